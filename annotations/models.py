@@ -1,0 +1,318 @@
+"""The disjunctive annotation scheme.
+
+A *span* is a character range with a set of alternative labels: any one of them is an
+acceptable annotation of the range. The special label ``NO_FALLACY`` (⊥) among them makes
+annotating the range optional. Two spans on the same range are two *required* labels,
+which is different from one span with two alternatives.
+
+Invariants the database can enforce are constraints here; the rest (labels drawn from the
+project's taxonomy, ranges inside the text, sentence snapping) is checked by the services.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+NO_FALLACY = "no fallacy"  # ⊥: "no fallacy" is an acceptable alternative
+
+
+class Taxonomy(models.Model):
+    """A versioned tree of labels: level 0 (fallacy), level 1 (categories), level 2 (types)."""
+
+    name = models.SlugField(max_length=64)
+    version = models.CharField(max_length=32)
+    title = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name_plural = "taxonomies"
+        ordering = ["name", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["name", "version"], name="taxonomy_name_version_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"
+
+
+class TaxonomyNode(models.Model):
+    class Level(models.IntegerChoices):
+        FALLACY = 0, "fallacy"
+        CATEGORY = 1, "category"
+        TYPE = 2, "type"
+
+    taxonomy = models.ForeignKey(Taxonomy, on_delete=models.CASCADE, related_name="nodes")
+    parent = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="children"
+    )
+    level = models.PositiveSmallIntegerField(choices=Level.choices)
+    name = models.CharField(max_length=120, help_text="Canonical label, lower case.")
+    aliases = models.JSONField(
+        default=list, blank=True, help_text="Other spellings matched when importing labels."
+    )
+    definition = models.TextField(blank=True)
+    template = models.TextField(blank=True, help_text="The formal pattern, using the slots.")
+    slots = models.JSONField(default=list, blank=True, help_text='Slot names, e.g. ["E", "P"].')
+    example = models.TextField(blank=True)
+    position = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["taxonomy", "level", "position", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["taxonomy", "name"], name="taxonomy_node_name_unique"),
+            models.CheckConstraint(condition=Q(level__lte=2), name="taxonomy_node_level_0_2"),
+            models.CheckConstraint(
+                condition=Q(level=0, parent__isnull=True) | Q(level__gt=0, parent__isnull=False),
+                name="taxonomy_node_parent_iff_not_root",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (level {self.level})"
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=120, unique=True)
+    description = models.TextField(blank=True)
+    taxonomy = models.ForeignKey(Taxonomy, on_delete=models.PROTECT, related_name="projects")
+    guidelines = models.TextField(blank=True, help_text="Markdown shown to annotators.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="projects"
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        ADMIN = "admin", "admin"
+        REVIEWER = "reviewer", "reviewer"
+        ANNOTATOR = "annotator", "annotator"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "user"], name="membership_unique"),
+            models.CheckConstraint(
+                condition=Q(role__in=["admin", "reviewer", "annotator"]), name="membership_role_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.role} · {self.project}"
+
+
+class Document(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="documents")
+    text = models.TextField()
+    source = models.CharField(max_length=255, blank=True, help_text="Where the text came from.")
+    external_id = models.CharField(max_length=255, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    position = models.PositiveIntegerField(default=0, help_text="Order within the project.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "external_id"],
+                condition=~Q(external_id=""),
+                name="document_external_id_unique",
+            )
+        ]
+        indexes = [models.Index(fields=["project", "position"])]
+
+    def __str__(self) -> str:
+        return self.external_id or f"document {self.pk}"
+
+
+class Sentence(models.Model):
+    """A sentence unit; a document's sentences tile the non-blank content of its text."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="sentences")
+    index = models.PositiveIntegerField()
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["document", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "index"], name="sentence_index_unique"),
+            models.CheckConstraint(condition=Q(start__lt=F("end")), name="sentence_start_lt_end"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.document_id}:{self.index} [{self.start}, {self.end})"
+
+
+class Assignment(models.Model):
+    """A document put in an annotator's queue."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["document", "annotator"], name="assignment_unique")
+        ]
+
+
+class Annotation(models.Model):
+    """One annotator's work on one document."""
+
+    class Status(models.TextChoices):
+        IN_PROGRESS = "in_progress", "in progress"
+        SUBMITTED = "submitted", "submitted"
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="annotations")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotations"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.IN_PROGRESS)
+    comments = models.JSONField(default=list, blank=True, help_text="Document-level notes.")
+    revision = models.PositiveIntegerField(default=1, help_text="Bumped by every change.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "annotator"], name="annotation_one_per_annotator"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["in_progress", "submitted"]),
+                name="annotation_status_valid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} on {self.document}"
+
+
+def span_constraints(prefix: str) -> list[models.BaseConstraint]:
+    return [
+        models.CheckConstraint(condition=Q(start__lt=F("end")), name=f"{prefix}_start_lt_end"),
+        models.CheckConstraint(condition=~Q(labels=[]), name=f"{prefix}_labels_not_empty"),
+        models.CheckConstraint(
+            condition=~Q(labels=[NO_FALLACY]), name=f"{prefix}_labels_not_only_no_fallacy"
+        ),
+    ]
+
+
+class SpanBase(models.Model):
+    """Shared shape of annotator spans and gold spans.
+
+    ``labels`` is the sorted set of alternatives (canonical names; may hold ``NO_FALLACY``).
+    ``details`` maps a label to ``{"slots": {slot: value}, "explanation": str}``.
+    """
+
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    labels = models.JSONField()
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def allows_no_fallacy(self) -> bool:
+        return NO_FALLACY in self.labels
+
+
+class Span(SpanBase):
+    annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="spans")
+    revision = models.PositiveIntegerField(default=1, help_text="For optimistic concurrency.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["annotation", "start", "end", "id"]
+        constraints = span_constraints("span")
+
+    def __str__(self) -> str:
+        return f"[{self.start}, {self.end}) {' | '.join(self.labels)}"
+
+
+class GoldStandard(models.Model):
+    """A version of a project's gold standard; immutable once published."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", "draft"
+        PUBLISHED = "published", "published"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="gold_standards")
+    version = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
+    source = models.CharField(
+        max_length=255, blank=True, help_text="What it was made from (file, adjudication)."
+    )
+    note = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    published_at = models.DateTimeField(null=True, blank=True)
+    documents = models.ManyToManyField(Document, through="GoldDocument", related_name="+")
+
+    class Meta:
+        ordering = ["project", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "version"], name="gold_version_unique"),
+            models.CheckConstraint(
+                condition=Q(status="draft", published_at__isnull=True)
+                | Q(status="published", published_at__isnull=False),
+                name="gold_published_at_iff_published",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project} gold v{self.version} ({self.status})"
+
+    @property
+    def is_published(self) -> bool:
+        return self.status == self.Status.PUBLISHED
+
+
+class GoldDocument(models.Model):
+    """A document covered by a gold version (no spans there means: no fallacy)."""
+
+    gold_standard = models.ForeignKey(
+        GoldStandard, on_delete=models.CASCADE, related_name="gold_documents"
+    )
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="gold_entries")
+    comments = models.JSONField(default=list, blank=True, help_text="Adjudicators' notes.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["gold_standard", "document"], name="gold_document_unique"
+            )
+        ]
+
+
+class GoldSpan(SpanBase):
+    gold_standard = models.ForeignKey(GoldStandard, on_delete=models.CASCADE, related_name="spans")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="gold_spans")
+
+    class Meta:
+        ordering = ["gold_standard", "document", "start", "end", "id"]
+        constraints = span_constraints("gold_span")
+        indexes = [models.Index(fields=["gold_standard", "document"])]
+
+    def __str__(self) -> str:
+        return f"[{self.start}, {self.end}) {' | '.join(self.labels)}"
