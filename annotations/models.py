@@ -236,13 +236,21 @@ class SpanBase(models.Model):
 
 class Span(SpanBase):
     annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="spans")
+    client_id = models.UUIDField(
+        null=True, blank=True, help_text="Set by the client so a retried create is idempotent."
+    )
     revision = models.PositiveIntegerField(default=1, help_text="For optimistic concurrency.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["annotation", "start", "end", "id"]
-        constraints = span_constraints("span")
+        constraints = [
+            *span_constraints("span"),
+            models.UniqueConstraint(
+                fields=["annotation", "client_id"], name="span_client_id_unique"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"[{self.start}, {self.end}) {' | '.join(self.labels)}"

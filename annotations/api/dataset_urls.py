@@ -1,0 +1,3 @@
+"""REST routes for dataset import and export."""
+
+urlpatterns: list = []

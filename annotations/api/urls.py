@@ -1,0 +1,3 @@
+"""REST routes for projects, documents, annotations and spans."""
+
+urlpatterns: list = []

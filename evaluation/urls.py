@@ -1,0 +1,3 @@
+"""REST routes for scoring and evaluation."""
+
+urlpatterns: list = []

@@ -1,0 +1,3 @@
+"""Routes of the browser app (the Vite build of frontend/)."""
+
+urlpatterns: list = []
