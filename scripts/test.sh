@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every test. Uses PostgreSQL and Redis when reachable (CI sets DATABASE_URL), else the
+# embedded default (SQLite + filesystem broker), and says which it used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+
+reachable() { "$PY" - "$1" "$2" <<'PYEOF'
+import socket, sys
+try:
+    socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=1).close()
+except OSError:
+    sys.exit(1)
+PYEOF
+}
+
+if [ -z "${DATABASE_URL:-}" ] && reachable 127.0.0.1 5432; then
+  export DATABASE_URL="postgres://postgres@127.0.0.1:5432/postgres"
+fi
+if [ -z "${CELERY_BROKER_URL:-}" ] && reachable 127.0.0.1 6379; then
+  export CELERY_BROKER_URL="redis://127.0.0.1:6379/15"
+fi
+echo "make test: database = ${DATABASE_URL:-embedded SQLite}; broker = ${CELERY_BROKER_URL:-embedded filesystem}"
+# Test runs keep their files (SQLite test DB, broker folders) apart from a developer's var/.
+export FALLACY_DATA_DIR="${FALLACY_DATA_DIR:-$PWD/var/test}"
+
+echo "== ruff"
+.venv/bin/ruff check .
+echo "== frontend unit tests (vitest)"
+(cd frontend && npm test --silent)
+echo "== python tests (pytest)"
+.venv/bin/pytest "$@"
