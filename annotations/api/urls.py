@@ -1,3 +1,38 @@
-"""REST routes for projects, documents, annotations and spans."""
+"""REST routes for auth, projects, documents, annotations and spans (mounted at /api/)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from annotations.api import auth_views, views
+
+urlpatterns = [
+    path("auth/csrf/", auth_views.CsrfView.as_view(), name="auth-csrf"),
+    path("auth/login/", auth_views.LoginView.as_view(), name="auth-login"),
+    path("auth/logout/", auth_views.LogoutView.as_view(), name="auth-logout"),
+    path("auth/me/", auth_views.MeView.as_view(), name="auth-me"),
+    path("auth/token/", auth_views.TokenView.as_view(), name="auth-token"),
+    path("projects/", views.ProjectListView.as_view(), name="project-list"),
+    path("projects/<int:pk>/", views.ProjectDetailView.as_view(), name="project-detail"),
+    path(
+        "projects/<int:pk>/next-document/",
+        views.NextDocumentView.as_view(),
+        name="project-next-document",
+    ),
+    path(
+        "projects/<int:pk>/documents/",
+        views.ProjectDocumentsView.as_view(),
+        name="project-documents",
+    ),
+    path("documents/<int:pk>/", views.DocumentDetailView.as_view(), name="document-detail"),
+    path(
+        "documents/<int:pk>/my-annotation/",
+        views.MyAnnotationView.as_view(),
+        name="document-my-annotation",
+    ),
+    path("annotations/<int:pk>/", views.AnnotationDetailView.as_view(), name="annotation-detail"),
+    path(
+        "annotations/<int:pk>/spans/", views.SpanListCreateView.as_view(), name="annotation-spans"
+    ),
+    path("annotations/<int:pk>/submit/", views.SubmitView.as_view(), name="annotation-submit"),
+    path("annotations/<int:pk>/reopen/", views.ReopenView.as_view(), name="annotation-reopen"),
+    path("spans/<int:pk>/", views.SpanDetailView.as_view(), name="span-detail"),
+]

@@ -1,0 +1,124 @@
+"""Authentication endpoints: session login for the browser (CSRF-protected), tokens for scripts.
+
+The browser first calls ``GET /api/auth/csrf/`` to get the ``csrftoken`` cookie, then sends
+it back as the ``X-CSRFToken`` header on every unsafe request (login included).
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import authenticate, login, logout
+from django.utils.decorators import method_decorator
+from django.views.decorators.csrf import ensure_csrf_cookie
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.authentication import SessionAuthentication
+from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations.api.serializers import (
+    CredentialsSerializer,
+    EmptySerializer,
+    MeSerializer,
+    TokenSerializer,
+    UserBriefSerializer,
+)
+from annotations.models import Membership
+from annotations.selectors.access import projects_for, roles_by_project
+
+
+def _authenticate(request: Request) -> object:
+    data = CredentialsSerializer(data=request.data)
+    data.is_valid(raise_exception=True)
+    user = authenticate(
+        request._request,
+        username=data.validated_data["username"],
+        password=data.validated_data["password"],
+    )
+    if user is None:
+        raise ValidationError(
+            {"non_field_errors": ["unknown username or wrong password (or inactive account)"]}
+        )
+    return user
+
+
+class CsrfView(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(
+        tags=["auth"], summary="Set the csrftoken cookie", responses={200: EmptySerializer}
+    )
+    @method_decorator(ensure_csrf_cookie)
+    def get(self, request: Request) -> Response:
+        return Response({})
+
+
+class LoginView(APIView):
+    """Session login. CSRF is enforced here too (login CSRF), so get the cookie first."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(
+        tags=["auth"],
+        summary="Log in (session)",
+        request=CredentialsSerializer,
+        responses={200: UserBriefSerializer, 400: OpenApiResponse(description="bad credentials")},
+    )
+    def post(self, request: Request) -> Response:
+        SessionAuthentication().enforce_csrf(request)  # 403 without the csrftoken
+        user = _authenticate(request)
+        login(request._request, user)
+        return Response({"id": user.pk, "username": user.get_username()})
+
+
+class LogoutView(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(tags=["auth"], summary="Log out", request=None, responses={204: None})
+    def post(self, request: Request) -> Response:
+        logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(tags=["auth"], summary="The current user", responses={200: MeSerializer})
+    def get(self, request: Request) -> Response:
+        user = request.user
+        roles = roles_by_project(user)
+        projects = [
+            {"id": p.pk, "name": p.name, "role": roles.get(p.pk, Membership.Role.ADMIN)}
+            for p in projects_for(user).order_by("name")
+        ]
+        return Response(
+            {
+                "id": user.pk,
+                "username": user.get_username(),
+                "is_staff": user.is_staff,
+                "projects": projects,
+            }
+        )
+
+
+class TokenView(APIView):
+    """A DRF auth token for scripts: send it as ``Authorization: Token <token>``."""
+
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    @extend_schema(
+        tags=["auth"],
+        summary="Get an API token",
+        request=CredentialsSerializer,
+        responses={200: TokenSerializer, 400: OpenApiResponse(description="bad credentials")},
+    )
+    def post(self, request: Request) -> Response:
+        user = _authenticate(request)
+        token, _ = Token.objects.get_or_create(user=user)
+        return Response({"token": token.key})

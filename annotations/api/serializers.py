@@ -1,0 +1,253 @@
+"""JSON shapes of the annotation API (the frontend's contract; fields may be added, not removed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from annotations.models import Annotation, Document, Membership, Project, Sentence, Span
+
+# --- auth -------------------------------------------------------------------------------
+
+
+class CredentialsSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
+
+
+class UserBriefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+
+
+class MembershipBriefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+class MeSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    is_staff = serializers.BooleanField()
+    projects = MembershipBriefSerializer(many=True)
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField()
+
+
+class EmptySerializer(serializers.Serializer):
+    pass
+
+
+# --- projects and documents -------------------------------------------------------------
+
+
+class ProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField(
+        help_text="Annotator: my submitted documents. "
+        "Reviewer/admin: documents with a submitted annotation."
+    )
+    total = serializers.IntegerField(
+        help_text="Annotator: documents assigned to me. "
+        "Reviewer/admin: all documents of the project."
+    )
+    assignments = serializers.IntegerField(
+        required=False, help_text="Reviewer/admin only: (document, annotator) assignments."
+    )
+    submitted = serializers.IntegerField(
+        required=False, help_text="Reviewer/admin only: submitted annotations."
+    )
+
+
+class _ProjectBase(serializers.ModelSerializer):
+    """Expects ``role`` and ``progress`` in the serializer context's ``progress`` map."""
+
+    role = serializers.SerializerMethodField()
+    progress = serializers.SerializerMethodField()
+
+    def _entry(self, obj: Project) -> tuple[str | None, dict[str, int]]:
+        return self.context["progress"].get(obj.pk, (None, {"done": 0, "total": 0}))
+
+    @extend_schema_field(serializers.ChoiceField(choices=Membership.Role.choices))
+    def get_role(self, obj: Project) -> str | None:
+        return self._entry(obj)[0]
+
+    @extend_schema_field(ProgressSerializer)
+    def get_progress(self, obj: Project) -> dict[str, int]:
+        return self._entry(obj)[1]
+
+
+class ProjectListSerializer(_ProjectBase):
+    class Meta:
+        model = Project
+        fields = ["id", "name", "description", "role", "taxonomy", "progress"]
+
+
+class TaxonomyTypeSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    aliases = serializers.ListField(child=serializers.CharField())
+    definition = serializers.CharField()
+    template = serializers.CharField()
+    slots = serializers.ListField(child=serializers.CharField())
+    example = serializers.CharField()
+
+
+class TaxonomyCategorySerializer(serializers.Serializer):
+    name = serializers.CharField()
+    definition = serializers.CharField()
+    types = TaxonomyTypeSerializer(many=True)
+
+
+class TaxonomyTreeSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    version = serializers.CharField()
+    title = serializers.CharField()
+    description = serializers.CharField()
+    categories = TaxonomyCategorySerializer(many=True)
+
+
+class ProjectDetailSerializer(_ProjectBase):
+    taxonomy = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Project
+        fields = ["id", "name", "description", "guidelines", "role", "taxonomy", "progress"]
+
+    @extend_schema_field(TaxonomyTreeSerializer)
+    def get_taxonomy(self, obj: Project) -> dict[str, Any]:
+        from annotations.selectors.taxonomy import taxonomy_tree
+
+        return taxonomy_tree(obj.taxonomy)
+
+
+class NextDocumentSerializer(serializers.Serializer):
+    document = serializers.IntegerField(allow_null=True)
+
+
+class MyDocumentSerializer(serializers.ModelSerializer):
+    status = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Document
+        fields = ["id", "external_id", "position", "status"]
+
+    @extend_schema_field(serializers.ChoiceField(choices=["todo", "in_progress", "submitted"]))
+    def get_status(self, obj: Document) -> str:
+        return getattr(obj, "my_status", None) or "todo"
+
+
+class SentenceSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Sentence
+        fields = ["index", "start", "end"]
+
+
+class DocumentSerializer(serializers.ModelSerializer):
+    sentences = SentenceSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Document
+        fields = ["id", "project", "external_id", "text", "sentences"]
+
+
+# --- annotations and spans --------------------------------------------------------------
+
+
+class SlotDetailSerializer(serializers.Serializer):
+    slots = serializers.DictField(child=serializers.CharField(), required=False)
+    explanation = serializers.CharField(required=False, allow_blank=True)
+
+
+DETAILS_HELP = (
+    'Per label of the span (not "no fallacy"): {"slots": {slot: value}, "explanation": str}; '
+    "slots must be slots of that label's template."
+)
+
+
+class SpanSerializer(serializers.ModelSerializer):
+    labels = serializers.ListField(
+        child=serializers.CharField(),
+        help_text='Alternative canonical labels, sorted; may include "no fallacy".',
+    )
+    details = serializers.DictField(child=SlotDetailSerializer(), help_text=DETAILS_HELP)
+
+    class Meta:
+        model = Span
+        fields = ["id", "client_id", "start", "end", "labels", "details", "revision"]
+
+
+class SpanCreateSerializer(serializers.Serializer):
+    start = serializers.IntegerField(min_value=0, help_text="Start of a sentence.")
+    end = serializers.IntegerField(min_value=1, help_text="End of a sentence (exclusive).")
+    labels = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Fallacy types of the project's taxonomy (case-insensitive); "
+        '"no fallacy" may be one of the alternatives.',
+    )
+    details = serializers.DictField(
+        child=serializers.JSONField(), required=False, help_text=DETAILS_HELP
+    )
+    client_id = serializers.UUIDField(
+        required=False,
+        allow_null=True,
+        help_text="Chosen by the client: repeating a create with the same client_id "
+        "returns the span created the first time (200) instead of a duplicate.",
+    )
+
+
+class SpanPatchSerializer(serializers.Serializer):
+    revision = serializers.IntegerField(
+        min_value=1, help_text="The span revision the client last saw (409 if stale)."
+    )
+    start = serializers.IntegerField(min_value=0, required=False)
+    end = serializers.IntegerField(min_value=1, required=False)
+    labels = serializers.ListField(child=serializers.CharField(), required=False)
+    details = serializers.DictField(
+        child=serializers.JSONField(), required=False, help_text=DETAILS_HELP
+    )
+
+
+class SpanDeleteQuerySerializer(serializers.Serializer):
+    revision = serializers.IntegerField(
+        min_value=1, help_text="The span revision the client last saw (409 if stale)."
+    )
+
+
+class AnnotationSerializer(serializers.ModelSerializer):
+    spans = SpanSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Annotation
+        fields = [
+            "id",
+            "document",
+            "annotator",
+            "status",
+            "revision",
+            "comments",
+            "submitted_at",
+            "spans",
+        ]
+
+
+class SubmitSerializer(serializers.Serializer):
+    revision = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        help_text="Optional: the annotation revision the client last saw (409 if stale).",
+    )
+
+
+class SpanConflictSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    current = SpanSerializer()
+
+
+class AnnotationConflictSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    current = AnnotationSerializer()

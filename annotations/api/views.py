@@ -1,0 +1,295 @@
+"""Thin REST views over the access selectors and the annotation services.
+
+Visibility comes from ``annotations.selectors.access``: whatever is outside the user's
+querysets is a 404, so existence does not leak. Writes go through
+``annotations.services.annotations``; its errors map to HTTP here (``ServiceErrorsMixin``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import ValidationError as DRFValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations.api.serializers import (
+    AnnotationConflictSerializer,
+    AnnotationSerializer,
+    DocumentSerializer,
+    MyDocumentSerializer,
+    NextDocumentSerializer,
+    ProjectDetailSerializer,
+    ProjectListSerializer,
+    SpanConflictSerializer,
+    SpanCreateSerializer,
+    SpanDeleteQuerySerializer,
+    SpanPatchSerializer,
+    SpanSerializer,
+    SubmitSerializer,
+)
+from annotations.models import Annotation, Document, Project, Span
+from annotations.selectors.access import annotations_for, documents_for, projects_for
+from annotations.selectors.annotations import (
+    annotation_with_spans,
+    my_documents,
+    next_document,
+    progress_for,
+    visible_annotations,
+    visible_spans,
+)
+from annotations.services import annotations as services
+
+
+class ServiceErrorsMixin:
+    """Service exceptions -> HTTP: conflict 409 (with the current object), validation 400,
+    writing someone else's annotation 404, other permission errors 403."""
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if isinstance(exc, services.ConflictError):
+            current = exc.current
+            if isinstance(current, Span):
+                body = SpanSerializer(current).data
+            else:
+                body = AnnotationSerializer(
+                    annotation_with_spans(Annotation.objects.filter(pk=current.pk)).get()
+                ).data
+            return Response({"detail": str(exc), "current": body}, status=status.HTTP_409_CONFLICT)
+        if isinstance(exc, services.NotYourAnnotation | ObjectDoesNotExist):
+            exc = NotFound()
+        elif isinstance(exc, DjangoValidationError):
+            exc = DRFValidationError(
+                exc.message_dict
+                if hasattr(exc, "error_dict")
+                else {"non_field_errors": exc.messages}
+            )
+        return super().handle_exception(exc)  # type: ignore[misc]
+
+
+def _project(request: Request, pk: int) -> Project:
+    return get_object_or_404(projects_for(request.user), pk=pk)
+
+
+# --- projects -----------------------------------------------------------------------------
+
+
+@extend_schema(tags=["projects"], summary="My projects, with my role and progress")
+class ProjectListView(generics.ListAPIView):
+    serializer_class = ProjectListSerializer
+
+    def get_queryset(self) -> Any:
+        return projects_for(self.request.user).order_by("name")
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        context = {"progress": progress_for(request.user, page), "request": request}
+        data = ProjectListSerializer(page, many=True, context=context).data
+        return self.get_paginated_response(data)
+
+
+class ProjectDetailView(APIView):
+    @extend_schema(
+        tags=["projects"],
+        summary="A project with its guidelines and taxonomy tree",
+        responses={200: ProjectDetailSerializer},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        project = _project(request, pk)
+        context = {"progress": progress_for(request.user, [project]), "request": request}
+        return Response(ProjectDetailSerializer(project, context=context).data)
+
+
+class NextDocumentView(APIView):
+    @extend_schema(
+        tags=["projects"],
+        summary="My next document to annotate",
+        description="The first document assigned to me, in project order, whose annotation "
+        "by me is not submitted; null when my queue is done.",
+        responses={200: NextDocumentSerializer},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        document = next_document(request.user, _project(request, pk))
+        return Response({"document": document.pk if document else None})
+
+
+@extend_schema(
+    tags=["projects"],
+    summary="My documents of a project, with the status of my annotation",
+    description="Annotators: the documents assigned to them. Reviewers/admins: all documents.",
+)
+class ProjectDocumentsView(generics.ListAPIView):
+    serializer_class = MyDocumentSerializer
+
+    def get_queryset(self) -> Any:
+        return my_documents(self.request.user, _project(self.request, self.kwargs["pk"]))
+
+
+# --- documents and annotations ------------------------------------------------------------
+
+
+@extend_schema(tags=["documents"], summary="A document's text and sentences")
+class DocumentDetailView(generics.RetrieveAPIView):
+    serializer_class = DocumentSerializer
+
+    def get_queryset(self) -> Any:
+        return documents_for(self.request.user).prefetch_related("sentences")
+
+
+class MyAnnotationView(ServiceErrorsMixin, APIView):
+    def _document(self, request: Request, pk: int) -> Document:
+        return get_object_or_404(documents_for(request.user), pk=pk)
+
+    def _annotation(self, document: Document, user: Any) -> Annotation:
+        return annotation_with_spans(
+            Annotation.objects.filter(document=document, annotator=user)
+        ).get()
+
+    @extend_schema(
+        tags=["annotations"],
+        summary="My annotation of a document (404 if I have none)",
+        responses={200: AnnotationSerializer},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        document = self._document(request, pk)
+        return Response(AnnotationSerializer(self._annotation(document, request.user)).data)
+
+    @extend_schema(
+        tags=["annotations"],
+        summary="Get or start my annotation of a document",
+        description="201 when it was created, 200 when it existed. 403 when the document is "
+        "not assigned to me.",
+        request=None,
+        responses={200: AnnotationSerializer, 201: AnnotationSerializer},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        document = self._document(request, pk)
+        existed = Annotation.objects.filter(document=document, annotator=request.user).exists()
+        services.start_annotation(document=document, annotator=request.user)
+        return Response(
+            AnnotationSerializer(self._annotation(document, request.user)).data,
+            status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED,
+        )
+
+
+@extend_schema(tags=["annotations"], summary="An annotation with its spans")
+class AnnotationDetailView(generics.RetrieveAPIView):
+    serializer_class = AnnotationSerializer
+
+    def get_queryset(self) -> Any:
+        return visible_annotations(self.request.user)
+
+
+class SpanListCreateView(ServiceErrorsMixin, APIView):
+    @extend_schema(
+        tags=["spans"],
+        summary="The spans of an annotation",
+        responses={200: SpanSerializer(many=True)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        annotation = get_object_or_404(visible_annotations(request.user), pk=pk)
+        return Response(SpanSerializer(annotation.spans.all(), many=True).data)
+
+    @extend_schema(
+        tags=["spans"],
+        summary="Add a span to my annotation",
+        description="201 with the new span; 200 with the existing one when client_id was "
+        "already used in this annotation (safe retries). Only the annotator writes.",
+        request=SpanCreateSerializer,
+        responses={200: SpanSerializer, 201: SpanSerializer, 400: OpenApiResponse()},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        annotation = get_object_or_404(annotations_for(request.user), pk=pk)
+        data = SpanCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        span, created = services.create_or_get_span(
+            annotation=annotation, by=request.user, **data.validated_data
+        )
+        return Response(
+            SpanSerializer(span).data,
+            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+        )
+
+
+class SpanDetailView(ServiceErrorsMixin, APIView):
+    def _span(self, request: Request, pk: int) -> Span:
+        return get_object_or_404(visible_spans(request.user), pk=pk)
+
+    @extend_schema(tags=["spans"], summary="A span", responses={200: SpanSerializer})
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(SpanSerializer(self._span(request, pk)).data)
+
+    @extend_schema(
+        tags=["spans"],
+        summary="Change a span of my annotation",
+        description="Send the revision you last saw; 409 with the current span if it moved on.",
+        request=SpanPatchSerializer,
+        responses={200: SpanSerializer, 409: SpanConflictSerializer, 400: OpenApiResponse()},
+    )
+    def patch(self, request: Request, pk: int) -> Response:
+        span = self._span(request, pk)
+        data = SpanPatchSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        changes = dict(data.validated_data)
+        revision = changes.pop("revision")
+        span = services.update_span(
+            span=span, expected_revision=revision, by=request.user, **changes
+        )
+        return Response(SpanSerializer(span).data)
+
+    @extend_schema(
+        tags=["spans"],
+        summary="Delete a span of my annotation",
+        parameters=[
+            OpenApiParameter("revision", int, required=True, description="The revision you saw.")
+        ],
+        responses={204: None, 409: SpanConflictSerializer},
+    )
+    def delete(self, request: Request, pk: int) -> Response:
+        span = self._span(request, pk)
+        query = SpanDeleteQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        services.delete_span(
+            span=span, expected_revision=query.validated_data["revision"], by=request.user
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class SubmitView(ServiceErrorsMixin, APIView):
+    @extend_schema(
+        tags=["annotations"],
+        summary="Submit my annotation (read-only until a reviewer reopens it)",
+        request=SubmitSerializer,
+        responses={200: AnnotationSerializer, 409: AnnotationConflictSerializer},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        annotation = get_object_or_404(visible_annotations(request.user), pk=pk)
+        data = SubmitSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        services.submit_annotation(
+            annotation=annotation,
+            expected_revision=data.validated_data.get("revision"),
+            by=request.user,
+        )
+        fresh = visible_annotations(request.user).get(pk=pk)
+        return Response(AnnotationSerializer(fresh).data)
+
+
+class ReopenView(ServiceErrorsMixin, APIView):
+    @extend_schema(
+        tags=["annotations"],
+        summary="Reopen a submitted annotation (reviewers and admins of the project)",
+        request=None,
+        responses={200: AnnotationSerializer},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        annotation = get_object_or_404(visible_annotations(request.user), pk=pk)
+        services.reopen_annotation(annotation=annotation, by=request.user)
+        fresh = visible_annotations(request.user).get(pk=pk)
+        return Response(AnnotationSerializer(fresh).data)
