@@ -1,0 +1,147 @@
+"""Load the demo: users for each role, a small project of our own texts, and — when
+``../shared/datasets`` is present — the MAFALDA gold standard and user study. Idempotent."""
+
+import os
+from pathlib import Path
+
+import yaml
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from annotations.models import Membership, Project
+from annotations.services.documents import NewDocument, add_documents, assign_documents
+from annotations.services.imports import import_doccano_annotations, import_mafalda_gold
+from annotations.services.projects import add_member, create_project
+from annotations.services.taxonomy import install_preset
+
+DEMO_FILE = Path(__file__).resolve().parents[2] / "demo" / "demo_project.yaml"
+DEMO_PASSWORD = "fallacy-demo"
+DEMO_USERS = {
+    "demo-admin": "admin",
+    "demo-reviewer": "reviewer",
+    "demo-annotator": "annotator",
+    "demo-annotator2": "annotator",
+}
+MAFALDA_PROJECT = "MAFALDA gold standard"
+USER_STUDY_PROJECT = "MAFALDA user study"
+USER_STUDY_ANNOTATORS = ("user1", "user2", "user4", "user5")
+
+
+def shared_datasets() -> Path:
+    return Path(
+        os.environ.get(
+            "FALLACY_SHARED_DATASETS", Path(settings.BASE_DIR).parent / "shared" / "datasets"
+        )
+    )
+
+
+class Command(BaseCommand):
+    help = "Create the demo users and projects (safe to run again)."
+
+    def handle(self, *args, **options) -> None:
+        taxonomy = install_preset(name="mafalda")
+        users = self._users()
+        demo = self._demo_project(taxonomy, users)
+        loaded = [demo.name]
+        datasets = shared_datasets() / "mafalda" / "datasets"
+        if (datasets / "gold_standard_dataset.jsonl").exists():
+            loaded.append(self._mafalda_gold(taxonomy, users, datasets).name)
+            loaded.append(self._user_study(taxonomy, users, datasets).name)
+        else:
+            self.stdout.write(f"(no MAFALDA data at {datasets}: demo project only)")
+        self.stdout.write("Projects: " + "; ".join(loaded))
+        self.stdout.write(f"Logins (password for all: {DEMO_PASSWORD}):")
+        for username, role in DEMO_USERS.items():
+            extra = " + Django admin" if role == "admin" else ""
+            self.stdout.write(f"  {username:<16} {role}{extra}")
+
+    def _users(self) -> dict:
+        user_model = get_user_model()
+        users = {}
+        for username, role in DEMO_USERS.items():
+            user, _ = user_model.objects.get_or_create(username=username)
+            user.is_staff = user.is_superuser = role == "admin"
+            user.set_password(DEMO_PASSWORD)
+            user.save()
+            users[username] = user
+        return users
+
+    def _add_members(self, project: Project, users: dict) -> None:
+        for username, role in DEMO_USERS.items():
+            add_member(project=project, user=users[username], role=role)
+
+    @transaction.atomic
+    def _demo_project(self, taxonomy, users: dict) -> Project:
+        spec = yaml.safe_load(DEMO_FILE.read_text())
+        project = Project.objects.filter(name=spec["name"]).first()
+        if project is None:
+            project = create_project(
+                name=spec["name"],
+                taxonomy=taxonomy,
+                guidelines=spec["guidelines"],
+                description=spec["description"],
+            )
+            add_documents(
+                project=project,
+                texts=[
+                    NewDocument(text=t["text"], external_id=t["id"], source="demo")
+                    for t in spec["texts"]
+                ],
+            )
+        self._add_members(project, users)
+        for username, role in DEMO_USERS.items():
+            if role == Membership.Role.ANNOTATOR:
+                assign_documents(project=project, annotator=users[username])
+        return project
+
+    @transaction.atomic
+    def _mafalda_gold(self, taxonomy, users: dict, datasets: Path) -> Project:
+        project = Project.objects.filter(name=MAFALDA_PROJECT).first()
+        if project is None:
+            project = create_project(
+                name=MAFALDA_PROJECT,
+                taxonomy=taxonomy,
+                description="MAFALDA (Helwe et al., 2024), CC BY-SA 4.0: 200 gold texts.",
+            )
+            report = import_mafalda_gold(
+                path=datasets / "gold_standard_dataset.jsonl",
+                project=project,
+                created_by=users["demo-admin"],
+                note="MAFALDA (Helwe et al., 2024)",
+            )
+            self.stdout.write(f"MAFALDA gold: {report.texts} texts, {report.spans} spans")
+        self._add_members(project, users)
+        first_texts = project.documents.order_by("position")[:10]
+        for username, role in DEMO_USERS.items():
+            if role == Membership.Role.ANNOTATOR:
+                assign_documents(project=project, annotator=users[username], documents=first_texts)
+        return project
+
+    @transaction.atomic
+    def _user_study(self, taxonomy, users: dict, datasets: Path) -> Project:
+        project = Project.objects.filter(name=USER_STUDY_PROJECT).first()
+        if project is None:
+            project = create_project(
+                name=USER_STUDY_PROJECT,
+                taxonomy=taxonomy,
+                description="The 20 texts of the MAFALDA user study, with four annotators' work.",
+            )
+            import_mafalda_gold(
+                path=datasets / "user_study_examples_with_labels.jsonl",
+                project=project,
+                created_by=users["demo-admin"],
+                note="MAFALDA user study gold",
+            )
+            user_model = get_user_model()
+            for name in USER_STUDY_ANNOTATORS:
+                annotator, _ = user_model.objects.get_or_create(username=f"mafalda-{name}")
+                add_member(project=project, user=annotator, role=Membership.Role.ANNOTATOR)
+                import_doccano_annotations(
+                    path=datasets / "users_results" / f"{name}.jsonl",
+                    project=project,
+                    annotator=annotator,
+                )
+        self._add_members(project, users)
+        return project
