@@ -1,0 +1,108 @@
+"""Writes for taxonomies: creating the node tree from a validated spec, installing presets."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from django.db import IntegrityError, transaction
+
+from annotations.models import Taxonomy, TaxonomyNode
+from annotations.taxonomy_files import ROOT_NAME, TaxonomySpec, read_taxonomy_file
+
+PRESETS_DIR = Path(__file__).resolve().parents[1] / "presets"
+ROOT_DEFINITION = "An argument whose reasoning is flawed in a way that can mislead."
+
+
+class TaxonomyExistsError(ValueError):
+    """A taxonomy with this name and version is already in the database."""
+
+
+def available_presets() -> list[str]:
+    return sorted(path.stem for path in PRESETS_DIR.glob("*.yaml"))
+
+
+def preset_path(name: str) -> Path:
+    """The file of a built-in preset; ``LookupError`` naming the presets if there is none."""
+    path = PRESETS_DIR / f"{name}.yaml"
+    if not re.fullmatch(r"[-a-z0-9_]+", name) or not path.is_file():
+        known = ", ".join(available_presets())
+        raise LookupError(f'no taxonomy preset "{name}" (available: {known})')
+    return path
+
+
+def create_taxonomy(*, spec: TaxonomySpec) -> Taxonomy:
+    """Create the taxonomy and its nodes: root "fallacy", categories, types (file order)."""
+    if Taxonomy.objects.filter(name=spec.name, version=spec.version).exists():
+        raise TaxonomyExistsError(f"taxonomy {spec.name} v{spec.version} already exists")
+    try:
+        with transaction.atomic():
+            taxonomy = Taxonomy.objects.create(
+                name=spec.name,
+                version=spec.version,
+                title=spec.title,
+                description=spec.description,
+            )
+            root = TaxonomyNode.objects.create(
+                taxonomy=taxonomy,
+                level=TaxonomyNode.Level.FALLACY,
+                name=ROOT_NAME,
+                definition=ROOT_DEFINITION,
+            )
+            category_nodes = TaxonomyNode.objects.bulk_create(
+                TaxonomyNode(
+                    taxonomy=taxonomy,
+                    parent=root,
+                    level=TaxonomyNode.Level.CATEGORY,
+                    name=category.name,
+                    definition=category.definition,
+                    position=position,
+                )
+                for position, category in enumerate(spec.categories)
+            )
+            # Types are numbered across the whole taxonomy, so ordering by (level,
+            # position) lists them in file order.
+            type_rows = [
+                (category_node, type_)
+                for category_node, category in zip(category_nodes, spec.categories, strict=True)
+                for type_ in category.types
+            ]
+            TaxonomyNode.objects.bulk_create(
+                TaxonomyNode(
+                    taxonomy=taxonomy,
+                    parent=category_node,
+                    level=TaxonomyNode.Level.TYPE,
+                    name=type_.name,
+                    aliases=list(type_.aliases),
+                    definition=type_.definition,
+                    template=type_.template,
+                    slots=list(type_.slots),
+                    example=type_.example,
+                    position=position,
+                )
+                for position, (category_node, type_) in enumerate(type_rows)
+            )
+    except IntegrityError as exc:  # a concurrent create of the same name and version
+        if Taxonomy.objects.filter(name=spec.name, version=spec.version).exists():
+            raise TaxonomyExistsError(
+                f"taxonomy {spec.name} v{spec.version} already exists"
+            ) from exc
+        raise
+    return taxonomy
+
+
+def load_taxonomy_file(*, path: Path) -> Taxonomy:
+    """Validate a taxonomy file and create it (``TaxonomyFileError`` creates nothing)."""
+    return create_taxonomy(spec=read_taxonomy_file(path))
+
+
+def install_preset(*, name: str = "mafalda") -> Taxonomy:
+    """Install a built-in preset, or return it if that name and version is already there."""
+    spec = read_taxonomy_file(preset_path(name))
+    existing = Taxonomy.objects.filter(name=spec.name, version=spec.version).first()
+    if existing is not None:
+        return existing
+    try:
+        return create_taxonomy(spec=spec)
+    except TaxonomyExistsError:  # installed concurrently
+        return Taxonomy.objects.get(name=spec.name, version=spec.version)
