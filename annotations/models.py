@@ -16,6 +16,10 @@ from django.db.models import F, Q
 NO_FALLACY = "no fallacy"  # ⊥: "no fallacy" is an acceptable alternative
 
 
+class PublishedGoldIsImmutable(Exception):
+    """A published gold standard version, its documents and spans never change."""
+
+
 class Taxonomy(models.Model):
     """A versioned tree of labels: level 0 (fallacy), level 1 (categories), level 2 (types)."""
 
@@ -105,7 +109,8 @@ class Membership(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["project", "user"], name="membership_unique"),
             models.CheckConstraint(
-                condition=Q(role__in=["admin", "reviewer", "annotator"]), name="membership_role_valid"
+                condition=Q(role__in=["admin", "reviewer", "annotator"]),
+                name="membership_role_valid",
             ),
         ]
 
@@ -169,6 +174,9 @@ class Assignment(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["document", "annotator"], name="assignment_unique")
         ]
+
+    def __str__(self) -> str:
+        return f"{self.document} → {self.annotator}"
 
 
 class Annotation(models.Model):
@@ -291,12 +299,31 @@ class GoldStandard(models.Model):
     def __str__(self) -> str:
         return f"{self.project} gold v{self.version} ({self.status})"
 
+    def save(self, *args, **kwargs) -> None:
+        if self.pk and GoldStandard.objects.filter(pk=self.pk, status="published").exists():
+            raise PublishedGoldIsImmutable(f"{self} is published and cannot change")
+        super().save(*args, **kwargs)
+
     @property
     def is_published(self) -> bool:
         return self.status == self.Status.PUBLISHED
 
 
-class GoldDocument(models.Model):
+class PartOfGoldVersion(models.Model):
+    """Rows of a gold version: writable while the version is a draft only."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs) -> None:
+        if GoldStandard.objects.filter(pk=self.gold_standard_id, status="published").exists():
+            raise PublishedGoldIsImmutable(
+                f"gold standard {self.gold_standard_id} is published and cannot change"
+            )
+        super().save(*args, **kwargs)
+
+
+class GoldDocument(PartOfGoldVersion):
     """A document covered by a gold version (no spans there means: no fallacy)."""
 
     gold_standard = models.ForeignKey(
@@ -312,8 +339,11 @@ class GoldDocument(models.Model):
             )
         ]
 
+    def __str__(self) -> str:
+        return f"{self.document} in gold {self.gold_standard_id}"
 
-class GoldSpan(SpanBase):
+
+class GoldSpan(SpanBase, PartOfGoldVersion):
     gold_standard = models.ForeignKey(GoldStandard, on_delete=models.CASCADE, related_name="spans")
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="gold_spans")
 
