@@ -163,3 +163,20 @@ def test_make_demo_serves_the_demo(tmp_path: Path) -> None:
         output = demo.stdout.read() if demo.stdout else ""
     assert f"http://127.0.0.1:{port}/" in output
     assert "demo-annotator" in output and "fallacy-demo" in output
+
+
+def test_api_docs_page_works_offline(client) -> None:
+    """The browsable OpenAPI page serves its JavaScript and CSS itself (no CDN)."""
+    import re
+
+    page = client.get("/api/docs/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assets = re.findall(r'(?:src|href)="([^"]+\.(?:js|css))"', html)
+    assert assets and all(url.startswith("/static/") for url in assets)
+    for url in assets:
+        response = client.get(url)
+        assert response.status_code == 200, url
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert schema.status_code == 200
+    assert schema.json()["openapi"].startswith("3.")
