@@ -1,0 +1,208 @@
+"""Dataset import and export over REST (thin: the services do the work).
+
+Only a project admin (or a superuser) may import, or export a gold standard; a member may
+export their own annotations. A project the user is not a member of answers 404.
+"""
+
+from __future__ import annotations
+
+import io
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.http import HttpResponse, QueryDict
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.renderers import BaseRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations.formats import DatasetFormatError
+from annotations.models import Membership, Project
+from annotations.selectors.access import projects_for, role_in
+from annotations.services.exports import ExportError, export_doccano, export_mafalda, published_gold
+from annotations.services.imports import (
+    import_doccano_annotations,
+    import_mafalda_gold,
+    import_texts,
+)
+
+JSONL = "application/jsonl"
+
+
+class IgnoreFormatParameter(DefaultContentNegotiation):
+    """``?format=`` names the dataset format here, not a DRF renderer."""
+
+    def select_renderer(
+        self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        return renderers[0], renderers[0].media_type
+
+
+class BadRequest(APIException):
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "bad_request"
+
+
+class ImportRequestSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    format = serializers.ChoiceField(choices=["mafalda", "doccano", "text"])
+    project = serializers.IntegerField(help_text="project id")
+    annotator = serializers.IntegerField(
+        required=False, help_text="user id whose annotations a doccano file holds (required)"
+    )
+
+
+class ImportReportSerializer(serializers.Serializer):
+    format = serializers.CharField()
+    file = serializers.CharField()
+    texts = serializers.IntegerField()
+    documents_created = serializers.IntegerField()
+    documents_reused = serializers.IntegerField()
+    sentences = serializers.IntegerField()
+    sentence_units = serializers.IntegerField()
+    sentence_units_dropped = serializers.ListField(child=serializers.CharField())
+    sentences_added = serializers.IntegerField()
+    spans = serializers.IntegerField()
+    span_labels = serializers.IntegerField()
+    skipped_to_clean = serializers.IntegerField()
+    to_clean_lines = serializers.ListField(child=serializers.IntegerField())
+    texts_without_spans = serializers.IntegerField()
+    texts_without_required_fallacy = serializers.IntegerField()
+    gold_version = serializers.IntegerField(allow_null=True)
+    annotations_created = serializers.IntegerField()
+    annotations_replaced = serializers.IntegerField()
+
+
+class DetailSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+ERRORS = {
+    400: OpenApiResponse(DetailSerializer, description="bad request or bad file (file:line)"),
+    403: OpenApiResponse(DetailSerializer, description="not an admin of the project"),
+    404: OpenApiResponse(DetailSerializer, description="no such project (for this user)"),
+}
+
+
+def _project(request: Request, project_id: int) -> tuple[Project, str | None]:
+    project = projects_for(request.user).filter(pk=project_id).select_related("taxonomy").first()
+    if project is None:
+        raise NotFound("no such project")
+    return project, role_in(request.user, project)
+
+
+def _user(user_id: int) -> AbstractBaseUser:
+    user = get_user_model().objects.filter(pk=user_id).first()
+    if user is None:
+        raise BadRequest(f"no user with id {user_id}")
+    return user
+
+
+class DatasetImportView(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        summary="Import a dataset file into a project",
+        description=(
+            "MAFALDA JSONL becomes the project's next published gold standard version; a "
+            "doccano export becomes the annotator's submitted annotations (replacing theirs "
+            "on the same texts); text (.txt blocks or .jsonl) adds documents. All or nothing: "
+            'a bad file answers 400 with {"detail": "<file>:<line>: <field>: <message>"}.'
+        ),
+        request={"multipart/form-data": ImportRequestSerializer},
+        responses={201: ImportReportSerializer, **ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        params = ImportRequestSerializer(data=request.data)
+        params.is_valid(raise_exception=True)
+        data = params.validated_data
+        project, role = _project(request, data["project"])
+        if role != Membership.Role.ADMIN:
+            raise PermissionDenied("only a project admin may import datasets")
+        upload = data["file"]
+        try:
+            if data["format"] == "mafalda":
+                report = import_mafalda_gold(
+                    path=upload.file, name=upload.name, project=project, created_by=request.user
+                )
+            elif data["format"] == "doccano":
+                if "annotator" not in data:
+                    raise BadRequest("annotator is required for doccano files")
+                report = import_doccano_annotations(
+                    path=upload.file,
+                    name=upload.name,
+                    project=project,
+                    annotator=_user(data["annotator"]),
+                )
+            else:
+                report = import_texts(path=upload.file, name=upload.name, project=project)
+        except DatasetFormatError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(report.as_dict(), status=status.HTTP_201_CREATED)
+
+
+class DatasetExportView(APIView):
+    content_negotiation_class = IgnoreFormatParameter
+
+    @extend_schema(
+        summary="Export a gold standard or an annotator's annotations as JSON Lines",
+        description=(
+            "Without annotator: the latest published gold standard (or version N), as MAFALDA "
+            "or doccano JSONL (project admins). With annotator (doccano only): that "
+            "annotator's annotations (project admins, or the annotator themself)."
+        ),
+        parameters=[
+            OpenApiParameter("project", int, required=True, description="project id"),
+            OpenApiParameter("format", str, required=True, enum=["mafalda", "doccano"]),
+            OpenApiParameter("annotator", int, description="user id (doccano only)"),
+            OpenApiParameter("version", int, description="gold standard version"),
+        ],
+        responses={(200, JSONL): OpenApiTypes.STR, **ERRORS},
+    )
+    def get(self, request: Request) -> HttpResponse:
+        query = request.query_params
+        file_format = query.get("format")
+        if file_format not in ("mafalda", "doccano"):
+            raise BadRequest("format must be mafalda or doccano")
+        project, role = _project(request, _integer(query, "project", required=True))
+        annotator_id = _integer(query, "annotator")
+        version = _integer(query, "version")
+        out = io.StringIO()
+        if annotator_id is not None:
+            if file_format != "doccano":
+                raise BadRequest("annotator needs format=doccano")
+            if role != Membership.Role.ADMIN and annotator_id != request.user.pk:
+                raise PermissionDenied("only a project admin may export others' annotations")
+            export_doccano(project=project, annotator=_user(annotator_id), out=out)
+            filename = f"{project.pk}-annotator-{annotator_id}.jsonl"
+        else:
+            if role != Membership.Role.ADMIN:
+                raise PermissionDenied("only a project admin may export the gold standard")
+            try:
+                gold = published_gold(project, version)
+            except ExportError as error:
+                raise NotFound(str(error)) from error
+            exporter = export_mafalda if file_format == "mafalda" else export_doccano
+            exporter(project=project, gold_standard=gold, out=out)
+            filename = f"{project.pk}-gold-v{gold.version}-{file_format}.jsonl"
+        response = HttpResponse(out.getvalue(), content_type=f"{JSONL}; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response
+
+
+def _integer(query: QueryDict, key: str, *, required: bool = False) -> int | None:
+    raw = query.get(key)
+    if raw is None or raw == "":
+        if required:
+            raise BadRequest(f"{key} is required")
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise BadRequest(f"{key} must be an integer") from None

@@ -1,0 +1,26 @@
+"""The error every reader raises: file, line, field and what is wrong."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+
+class DatasetFormatError(ValueError):
+    """``gold.jsonl:17: labels[2][1]: end 900 is beyond the text (length 412)``."""
+
+    def __init__(self, path: str | PurePath, line: int, field: str | None, message: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.message = message
+        super().__init__(str(self))
+
+    @property
+    def file_name(self) -> str:
+        return PurePath(self.path).name or self.path
+
+    def __str__(self) -> str:
+        where = f"{self.file_name}:{self.line}"
+        return (
+            f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+        )

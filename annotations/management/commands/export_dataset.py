@@ -1,0 +1,77 @@
+"""``manage.py export_dataset --project NAME --format mafalda|doccano --out PATH``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import IO
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotations.models import GoldStandard, Project
+from annotations.services.exports import ExportError, export_doccano, export_mafalda, published_gold
+
+
+class Command(BaseCommand):
+    help = (
+        "Export a published gold standard (the latest, or --version N) as MAFALDA or doccano "
+        "JSON Lines, or with --annotator one annotator's annotations as doccano JSON Lines."
+    )
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs) -> CommandParser:
+        # Our --version (the gold standard's) replaces Django's (the program's).
+        return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--project", required=True, help="project name")
+        parser.add_argument("--format", required=True, choices=("mafalda", "doccano"))
+        parser.add_argument("--out", required=True, type=Path, help="file to write ('-': stdout)")
+        parser.add_argument("--annotator", help="username (doccano only): their annotations")
+        parser.add_argument("--version", type=int, dest="gold_version", help="gold version")
+
+    def handle(
+        self,
+        *args,
+        project: str,
+        out: Path,
+        annotator: str | None,
+        gold_version: int | None,
+        **options,
+    ) -> None:
+        file_format: str = options["format"]
+        found = Project.objects.filter(name=project).first()
+        if found is None:
+            raise CommandError(f"no project named {project!r}")
+        if annotator and file_format != "doccano":
+            raise CommandError("--annotator needs --format doccano (MAFALDA files hold gold)")
+        user = None
+        if annotator:
+            user = get_user_model().objects.filter(username=annotator).first()
+            if user is None:
+                raise CommandError(f"no user named {annotator!r}")
+        try:
+            gold = None if user else published_gold(found, gold_version)
+            if str(out) == "-":
+                count = self._export(found, file_format, user, gold, sys.stdout)
+            else:
+                with open(out, "w", encoding="utf-8", newline="\n") as stream:
+                    count = self._export(found, file_format, user, gold, stream)
+        except ExportError as error:
+            raise CommandError(str(error)) from error
+        what = f"{annotator}'s annotations" if user else f"gold standard v{gold.version}"
+        summary = f"Wrote {count} texts ({what}) to {out}."
+        (self.stderr if str(out) == "-" else self.stdout).write(summary)
+
+    @staticmethod
+    def _export(
+        project: Project,
+        file_format: str,
+        user: AbstractBaseUser | None,
+        gold: GoldStandard | None,
+        stream: IO[str],
+    ) -> int:
+        if file_format == "mafalda":
+            return export_mafalda(project=project, gold_standard=gold, out=stream)
+        return export_doccano(project=project, annotator=user, gold_standard=gold, out=stream)
