@@ -26,7 +26,9 @@ PROFILES: tuple[str, ...] = ("paper", "mafalda-2024")
 UNKNOWN = "unknown"  # mafalda-2024: an output the keyword parser could not read
 UNCOVERED = "(uncovered)"  # mafalda-2024: gold label of uncovered text, never predicted
 
-LevelSpans = dict[int, tuple[list[PredSpan], list[GoldSpan]]]
+# level -> (predicted spans, gold spans scored, gold spans of the annotation itself:
+# without mafalda-2024's uncovered ranges; used for counts and confusion).
+LevelSpans = dict[int, tuple[list[PredSpan], list[GoldSpan], list[GoldSpan]]]
 
 
 @dataclass
@@ -135,7 +137,7 @@ def paper_spans(
         else:
             mapped = [mapping.map_set(labels, level, where) for labels in sentence_sets]
             predicted = join_sentence_runs(positions, mapped)
-        result[level] = (predicted, gold_spans)
+        result[level] = (predicted, gold_spans, gold_spans)
     return result
 
 
@@ -206,7 +208,10 @@ def mafalda_2024_spans(
             PredSpan(span.start, span.end, _mafalda_label(span.label, level, mapping, gold.origin))
             for span in level_2_spans
         ]
-        result[level] = (predicted, gold_spans)
+        annotated = [
+            span for span, labels in zip(gold_spans, ranges.values(), strict=True) if labels
+        ]
+        result[level] = (predicted, gold_spans, annotated)
     return result
 
 

@@ -193,16 +193,15 @@ def score(
     confusion: dict[int, Counter[tuple[str, str]]] = {level: Counter() for level in levels}
     gold_spans = dict.fromkeys(levels, 0)
     for gold, prediction in zip(corpus.texts, aligned, strict=True):
-        for level, (predicted, gold_level) in spans_of(
+        for level, (predicted, gold_scored, gold_annotated) in spans_of(
             gold, prediction, levels, mapping, resolved_parser, tally
         ).items():
             per_text[level].append(
-                score_text(predicted, gold_level, per_label[level] if details else None)
+                score_text(predicted, gold_scored, per_label[level] if details else None)
             )
-            real_gold = [span for span in gold_level if UNCOVERED not in span.labels]
-            gold_spans[level] += len(real_gold)
+            gold_spans[level] += len(gold_annotated)
             if details:
-                confusion[level].update(overlap_pairs(predicted, real_gold, NONE_LABEL))
+                confusion[level].update(overlap_pairs(predicted, gold_annotated, NONE_LABEL))
 
     level_reports = {}
     for level in levels:
