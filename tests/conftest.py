@@ -20,3 +20,18 @@ def mafalda_dir() -> Path:
 @pytest.fixture(scope="session")
 def mafalda_gold_path(mafalda_dir: Path) -> Path:
     return MAFALDA_GOLD
+
+
+@pytest.fixture(scope="session")
+def test_database_url(django_db_setup, django_db_blocker) -> str:
+    """A URL of the test database, for worker processes started by a test."""
+    from django.db import connection
+
+    settings = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{settings['NAME']}"
+    user = settings.get("USER") or ""
+    password = f":{settings['PASSWORD']}" if settings.get("PASSWORD") else ""
+    host = settings.get("HOST") or "127.0.0.1"
+    port = settings.get("PORT") or 5432
+    return f"postgres://{user}{password}@{host}:{port}/{settings['NAME']}"

@@ -74,18 +74,20 @@ def test_embedded_worker_process_consumes_both_queues(tmp_path: Path) -> None:
     assert default_answer["pid"] != str(os.getpid())
 
 
-def test_redis_worker_consumes_both_queues(tmp_path: Path) -> None:
+def test_redis_worker_consumes_both_queues(tmp_path: Path, test_database_url: str) -> None:
     broker = os.environ.get("CELERY_BROKER_URL", "")
     if not broker.startswith("redis://"):
         pytest.skip("CELERY_BROKER_URL is not a Redis URL (make test sets it when Redis runs)")
-    env = embedded_env(tmp_path, CELERY_BROKER_URL=broker)
-    if os.environ.get("DATABASE_URL"):
-        env["DATABASE_URL"] = os.environ["DATABASE_URL"]
+    env = embedded_env(tmp_path, CELERY_BROKER_URL=broker, DATABASE_URL=test_database_url)
     with celery_worker(env):
         result = manage("shell", "-c", PING_BOTH_QUEUES, env=env, timeout=120)
     assert result.returncode == 0, result.stderr
     answers = json.loads(result.stdout.strip().splitlines()[-1])
     assert [a["queue"] for a in answers] == ["default", "gpu"]
+    expected = (
+        "postgresql" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "sqlite"
+    )
+    assert answers[0]["database"] == expected
 
 
 def test_gpu_tasks_route_to_the_gpu_queue() -> None:
