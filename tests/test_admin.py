@@ -1,0 +1,108 @@
+"""Every admin page of the platform's models renders; published gold standards are read-only."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from annotations.models import GoldDocument, GoldSpan, GoldStandard, Span
+from evaluation.models import ModelRun, RunOutput
+from tests.test_access import BOUNDS, PASSWORD, World, make_world
+
+pytestmark = pytest.mark.django_db
+
+APPS = {"annotations", "evaluation"}
+
+
+@pytest.fixture
+def world(db: None) -> World:
+    world = make_world()
+    Span.objects.create(
+        annotation=world.a1, start=BOUNDS[1][0], end=BOUNDS[1][1], labels=["ad hominem"]
+    )
+    published = GoldStandard.objects.create(project=world.p1, version=2)
+    for gold in (world.g1, published):
+        GoldDocument.objects.create(gold_standard=gold, document=world.d1)
+        GoldSpan.objects.create(
+            gold_standard=gold,
+            document=world.d1,
+            start=BOUNDS[0][0],
+            end=BOUNDS[0][1],
+            labels=["hasty generalization", "no fallacy"],
+        )
+    GoldStandard.objects.filter(pk=published.pk).update(
+        status="published", published_at=timezone.now()
+    )
+    run = ModelRun.objects.create(project=world.p1, gold_standard=published, name="run-1")
+    RunOutput.objects.create(
+        run=run, document=world.d1, unit_index=0, unit_text="x", raw_output="y"
+    )
+    return world
+
+
+@pytest.fixture
+def root(world: World) -> Client:
+    User.objects.create_superuser("root", password=PASSWORD)
+    client = Client()
+    client.login(username="root", password=PASSWORD)
+    return client
+
+
+def models_in_admin() -> list[type]:
+    return [m for m in admin.site._registry if m._meta.app_label in APPS]
+
+
+def test_every_model_is_registered() -> None:
+    from django.apps import apps
+
+    expected = {m for app in APPS for m in apps.get_app_config(app).get_models()}
+    assert expected <= set(models_in_admin())
+
+
+def test_changelist_and_change_pages_render(root: Client) -> None:
+    for model in models_in_admin():
+        opts = model._meta
+        changelist = reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist")
+        response = root.get(changelist)
+        assert response.status_code == 200, changelist
+        assert root.get(changelist, {"q": "a"}).status_code == 200, changelist
+        obj = model.objects.order_by("pk").first()
+        assert obj is not None, f"no {opts.model_name} to open"
+        change = reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk])
+        assert root.get(change).status_code == 200, change
+
+
+def test_published_gold_is_read_only(root: Client, world: World) -> None:
+    published = GoldStandard.objects.get(status="published")
+    url = reverse("admin:annotations_goldstandard_change", args=[published.pk])
+    page = root.get(url)
+    assert page.status_code == 200 and b'name="_save"' not in page.content
+    assert root.post(url, {"note": "edited"}).status_code == 403
+    delete = reverse("admin:annotations_goldstandard_delete", args=[published.pk])
+    assert root.post(delete, {"post": "yes"}).status_code == 403
+    span = GoldSpan.objects.get(gold_standard=published)
+    assert (
+        root.post(
+            reverse("admin:annotations_goldspan_delete", args=[span.pk]), {"post": "yes"}
+        ).status_code
+        == 403
+    )
+    assert GoldStandard.objects.filter(pk=published.pk, note="").exists()
+    assert GoldSpan.objects.filter(pk=span.pk).exists()
+    # A draft stays editable.
+    draft = reverse("admin:annotations_goldstandard_change", args=[world.g1.pk])
+    assert b'name="_save"' in root.get(draft).content
+
+
+def test_publishing_a_draft_in_the_admin_form_sets_published_at(world: World) -> None:
+    from annotations.admin import GoldStandardForm
+
+    data = {"project": world.p1.pk, "version": 1, "status": "published", "source": "", "note": ""}
+    form = GoldStandardForm(data=data, instance=world.g1)
+    assert form.is_valid(), form.errors
+    gold = form.save()
+    assert gold.is_published and gold.published_at is not None
