@@ -1,0 +1,467 @@
+// The autosave queue: every change to a span becomes an operation, kept in order, coalesced
+// while it waits, written to persistent storage before anything is sent, and sent one at a
+// time with retries. Nothing here touches the DOM; the HTTP function, the storage and the
+// clock are injected, so it runs the same under Vitest.
+
+import type { Details, ServerSpan } from "../types";
+
+export interface SpanFields {
+  start: number;
+  end: number;
+  labels: string[];
+  details: Details;
+}
+
+export type Op =
+  | { kind: "create"; key: string; fields: SpanFields }
+  | { kind: "update"; key: string; fields: Partial<SpanFields> }
+  | { kind: "delete"; key: string };
+
+export interface HttpResult {
+  status: number;
+  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** Resolves with any HTTP status; rejects only when no response came (network down). */
+export type Http = (method: string, url: string, body?: unknown) => Promise<HttpResult>;
+
+export interface KeyValueStore {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+export interface ServerRef {
+  id: number;
+  revision: number;
+}
+
+export type SaveStatus =
+  | { state: "saved" }
+  | { state: "saving"; pending: number }
+  | { state: "offline"; pending: number }
+  | { state: "retrying"; pending: number; message: string }
+  | { state: "error"; pending: number; message: string };
+
+export interface QueueOptions {
+  annotationId: number;
+  http: Http;
+  store?: KeyValueStore | null;
+  storageKey?: string;
+  refs?: Iterable<[string, ServerRef]>;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  maxConflictRetries?: number;
+  isOnline?: () => boolean;
+  /** Server copy after a successful write (ids and revisions; fields may lag local edits). */
+  onSaved?(key: string, span: ServerSpan | null): void;
+  /** 409: someone else changed the span; the pending change is re-applied on `current`. */
+  onConflict?(key: string, current: ServerSpan, op: Op): void;
+  /** 404 on update: the span no longer exists on the server; the change is dropped. */
+  onGone?(key: string, op: Op): void;
+  /** 400: the server refused the change; it is dropped. */
+  onRejected?(key: string, op: Op, message: string): void;
+  onStatus?(status: SaveStatus): void;
+}
+
+export function storageKeyFor(annotationId: number): string {
+  return `fallacy.autosave.v1.${annotationId}`;
+}
+
+export function newKey(): string {
+  if (typeof crypto !== "undefined" && "randomUUID" in crypto) return crypto.randomUUID();
+  // RFC 4122 v4 from Math.random (insecure contexts without crypto.randomUUID)
+  return "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx".replace(/[xy]/g, (c) => {
+    const r = (Math.random() * 16) | 0;
+    return (c === "x" ? r : (r & 0x3) | 0x8).toString(16);
+  });
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+export function sameFields(fields: SpanFields, span: ServerSpan): boolean {
+  return (
+    fields.start === span.start &&
+    fields.end === span.end &&
+    sameJson([...fields.labels].sort(), [...span.labels].sort()) &&
+    sameJson(canonicalDetails(fields.details), canonicalDetails(span.details ?? {}))
+  );
+}
+
+function canonicalDetails(d: Details): unknown {
+  return Object.keys(d)
+    .sort()
+    .map((k) => [
+      k,
+      Object.keys(d[k]?.slots ?? {})
+        .sort()
+        .filter((s) => d[k].slots[s])
+        .map((s) => [s, d[k].slots[s]]),
+      d[k]?.explanation ?? "",
+    ]);
+}
+
+/** First message of a DRF error body ({"field": ["message"]} or {"detail": "..."}). */
+export function errorMessage(data: unknown, fallback = "The server refused the change."): string {
+  if (!data || typeof data !== "object") return fallback;
+  const obj = data as Record<string, unknown>;
+  if (typeof obj.detail === "string") return obj.detail;
+  for (const [field, value] of Object.entries(obj)) {
+    const msg = Array.isArray(value) ? value[0] : value;
+    if (typeof msg === "string") return field === "non_field_errors" ? msg : `${field}: ${msg}`;
+  }
+  return fallback;
+}
+
+/** Apply queued operations to a list of spans (for showing unsaved work after a reload). */
+export function applyOps<T extends SpanFields & { key: string }>(
+  spans: T[],
+  ops: readonly Op[],
+  make: (key: string, fields: SpanFields) => T,
+): T[] {
+  const byKey = new Map(spans.map((s) => [s.key, s]));
+  for (const op of ops) {
+    const cur = byKey.get(op.key);
+    if (op.kind === "create") {
+      byKey.set(op.key, cur ? { ...cur, ...op.fields } : make(op.key, op.fields));
+    } else if (op.kind === "update") {
+      if (cur) byKey.set(op.key, { ...cur, ...op.fields });
+    } else {
+      byKey.delete(op.key);
+    }
+  }
+  return [...byKey.values()];
+}
+
+export class SaveQueue {
+  readonly annotationId: number;
+  private ops: Op[] = [];
+  private refs = new Map<string, ServerRef>();
+  private opts: QueueOptions;
+  private running = false;
+  private headInFlight = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private timerAt = 0;
+  private backingOff = false;
+  private attempts = 0;
+  private conflicts = 0;
+  private offline = false;
+  private retryMessage: string | null = null;
+  private authError: string | null = null;
+  private rejection: string | null = null;
+  private waiters: ((ok: boolean) => void)[] = [];
+  private lastStatus = "";
+  private stopped = false;
+
+  constructor(opts: QueueOptions) {
+    this.opts = opts;
+    this.annotationId = opts.annotationId;
+    for (const [k, r] of opts.refs ?? []) this.refs.set(k, r);
+    const raw = this.storageKey() ? opts.store?.getItem(this.storageKey()!) : null;
+    if (raw) {
+      try {
+        const parsed = JSON.parse(raw);
+        if (parsed?.v === 1 && Array.isArray(parsed.ops)) this.ops = parsed.ops;
+      } catch {
+        /* unreadable: start empty */
+      }
+    }
+  }
+
+  private storageKey(): string | null {
+    return this.opts.storageKey ?? storageKeyFor(this.annotationId);
+  }
+
+  /** Operations not yet confirmed by the server, in order. */
+  pendingOps(): readonly Op[] {
+    return this.ops;
+  }
+
+  pending(): number {
+    return this.ops.length;
+  }
+
+  ref(key: string): ServerRef | undefined {
+    return this.refs.get(key);
+  }
+
+  setRef(key: string, ref: ServerRef) {
+    this.refs.set(key, ref);
+  }
+
+  status(): SaveStatus {
+    const pending = this.ops.length;
+    if (this.authError) return { state: "error", pending, message: this.authError };
+    if (pending && this.offline) return { state: "offline", pending };
+    if (pending && this.retryMessage) return { state: "retrying", pending, message: this.retryMessage };
+    if (pending) return { state: "saving", pending };
+    if (this.rejection) return { state: "error", pending, message: this.rejection };
+    return { state: "saved" };
+  }
+
+  /** Forget the last refusal shown in the status. */
+  dismissError() {
+    this.rejection = null;
+    this.emit();
+  }
+
+  private emit() {
+    const st = this.status();
+    const sig = JSON.stringify(st);
+    if (sig !== this.lastStatus) {
+      this.lastStatus = sig;
+      this.opts.onStatus?.(st);
+    }
+    if (st.state === "saved") this.settle(true);
+    else if (st.state !== "saving") this.settle(false);
+  }
+
+  private settle(ok: boolean) {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f(ok);
+  }
+
+  private persist() {
+    const key = this.storageKey();
+    if (!key || !this.opts.store) return;
+    try {
+      if (this.ops.length) this.opts.store.setItem(key, JSON.stringify({ v: 1, ops: this.ops }));
+      else this.opts.store.removeItem(key);
+    } catch {
+      /* storage full or disabled: the in-memory queue still works */
+    }
+  }
+
+  /** Add a change. `delayMs` lets quick successive edits (typing) coalesce before sending. */
+  enqueue(op: Op, delayMs = 0) {
+    if (this.stopped) return;
+    const firstFree = this.headInFlight ? 1 : 0;
+    if (op.kind === "update") {
+      for (let i = this.ops.length - 1; i >= firstFree; i--) {
+        const prev = this.ops[i];
+        if (prev.key !== op.key) continue;
+        if (prev.kind === "create") {
+          this.ops[i] = { ...prev, fields: { ...prev.fields, ...op.fields } };
+          op = null as unknown as Op;
+        } else if (prev.kind === "update") {
+          this.ops[i] = { ...prev, fields: { ...prev.fields, ...op.fields } };
+          op = null as unknown as Op;
+        }
+        break;
+      }
+      if (op) this.ops.push(op);
+    } else if (op.kind === "delete") {
+      let createdHere = false;
+      const kept: Op[] = [];
+      this.ops.forEach((prev, i) => {
+        if (i >= firstFree && prev.key === op.key) {
+          if (prev.kind === "create") createdHere = true;
+          return; // superseded by the delete
+        }
+        kept.push(prev);
+      });
+      this.ops = kept;
+      // A span created and deleted while queued never needs to reach the server.
+      if (!createdHere) this.ops.push(op);
+    } else {
+      this.ops.push(op);
+    }
+    this.persist();
+    this.emit();
+    this.schedule(delayMs);
+  }
+
+  private schedule(delayMs: number) {
+    if (this.running || this.stopped) return;
+    if (this.backingOff) return; // the retry timer will pick it up
+    const at = Date.now() + delayMs;
+    if (this.timer) {
+      if (delayMs > 0 || this.timerAt <= at) {
+        clearTimeout(this.timer);
+      } else {
+        return;
+      }
+    }
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.pump();
+    }, delayMs);
+  }
+
+  /** Send now (after coming back online, or when the user asks). */
+  retryNow() {
+    if (this.stopped) return;
+    this.authError = null;
+    this.backingOff = false;
+    this.attempts = 0;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    void this.pump();
+  }
+
+  /** Send everything now; resolves true once all is saved, false if it cannot be (yet). */
+  flush(): Promise<boolean> {
+    if (!this.ops.length && !this.running) return Promise.resolve(true);
+    const p = new Promise<boolean>((resolve) => this.waiters.push(resolve));
+    this.retryNow();
+    return p;
+  }
+
+  /** Stop timers (page left). Pending operations stay in storage. */
+  stop() {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.settle(false);
+  }
+
+  private backoff(offline: boolean, message: string | null) {
+    this.offline = offline;
+    this.retryMessage = message;
+    const base = this.opts.baseDelayMs ?? 1000;
+    const max = this.opts.maxDelayMs ?? 30000;
+    const delay = Math.min(max, base * 2 ** this.attempts);
+    this.attempts++;
+    this.backingOff = true;
+    this.emit();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.backingOff = false;
+      void this.pump();
+    }, delay);
+  }
+
+  private async pump(): Promise<void> {
+    if (this.running || this.stopped) return;
+    this.running = true;
+    try {
+      while (this.ops.length && !this.stopped) {
+        if (this.opts.isOnline && !this.opts.isOnline()) {
+          this.backoff(true, null);
+          return;
+        }
+        const op = this.ops[0];
+        this.headInFlight = true;
+        let res: HttpResult | "skip";
+        try {
+          res = await this.send(op);
+        } catch {
+          this.headInFlight = false;
+          this.backoff(true, null);
+          return;
+        }
+        this.headInFlight = false;
+        if (res === "skip") {
+          this.ops.shift();
+          this.persist();
+          continue;
+        }
+        const outcome = this.handle(op, res);
+        if (outcome === "stop") return;
+        if (outcome === "retry") {
+          this.backoff(false, `Server error ${res.status}; retrying`);
+          return;
+        }
+      }
+    } finally {
+      this.running = false;
+      this.headInFlight = false;
+      this.emit();
+    }
+  }
+
+  private send(op: Op): Promise<HttpResult> | "skip" {
+    const aid = this.annotationId;
+    if (op.kind === "create") {
+      return this.opts.http("POST", `/api/annotations/${aid}/spans/`, {
+        client_id: op.key,
+        ...op.fields,
+      });
+    }
+    const ref = this.refs.get(op.key);
+    if (!ref) return "skip"; // its creation was refused: nothing to change on the server
+    if (op.kind === "update") {
+      return this.opts.http("PATCH", `/api/spans/${ref.id}/`, { revision: ref.revision, ...op.fields });
+    }
+    return this.opts.http("DELETE", `/api/spans/${ref.id}/?revision=${ref.revision}`);
+  }
+
+  /** Returns "next" (head done or to be re-sent now), "retry" (back off) or "stop". */
+  private handle(op: Op, res: HttpResult): "next" | "retry" | "stop" {
+    const { status, data } = res;
+    const ok = status >= 200 && status < 300;
+    if (ok) {
+      this.offline = false;
+      this.retryMessage = null;
+      this.attempts = 0;
+      this.rejection = null;
+      if (op.kind === "delete") {
+        this.refs.delete(op.key);
+        this.ops.shift();
+        this.conflicts = 0;
+        this.persist();
+        this.opts.onSaved?.(op.key, null);
+        return "next";
+      }
+      const span = data as ServerSpan;
+      this.refs.set(op.key, { id: span.id, revision: span.revision });
+      if (op.kind === "create" && !sameFields(op.fields, span)) {
+        // The span existed already (a retried create after a lost response, or a reload):
+        // make the server match what the annotator sees.
+        this.ops[0] = { kind: "update", key: op.key, fields: op.fields };
+      } else {
+        this.ops.shift();
+        this.conflicts = 0;
+      }
+      this.persist();
+      this.opts.onSaved?.(op.key, span);
+      this.emit();
+      return "next";
+    }
+    if (status === 409 && op.kind !== "create") {
+      const current = data?.current as ServerSpan | undefined;
+      this.conflicts++;
+      if (!current || this.conflicts > (this.opts.maxConflictRetries ?? 5)) {
+        this.ops.shift();
+        this.conflicts = 0;
+        this.persist();
+        const message = "This span was changed elsewhere; reload to see the latest version.";
+        this.rejection = message;
+        this.opts.onRejected?.(op.key, op, message);
+        return "next";
+      }
+      this.refs.set(op.key, { id: current.id, revision: current.revision });
+      this.opts.onConflict?.(op.key, current, op);
+      return "next"; // re-send the same change on the current revision
+    }
+    if (status === 404 && op.kind !== "create") {
+      this.ops.shift();
+      this.ops = this.ops.filter((o) => o.key !== op.key);
+      this.refs.delete(op.key);
+      this.persist();
+      if (op.kind === "update") this.opts.onGone?.(op.key, op);
+      else this.opts.onSaved?.(op.key, null); // already deleted: same end result
+      return "next";
+    }
+    if (status === 401 || status === 403) {
+      this.authError = "Signed out: sign in again to save. Your changes are kept in this browser.";
+      this.emit();
+      return "stop";
+    }
+    if (status === 400 || status === 404 || status === 422) {
+      const message = errorMessage(data);
+      this.ops.shift();
+      this.conflicts = 0;
+      this.persist();
+      this.rejection = `Not saved: ${message}`;
+      this.opts.onRejected?.(op.key, op, message);
+      return "next";
+    }
+    return "retry"; // 408, 429, 5xx, proxies' pages: try again later
+  }
+}

@@ -1,0 +1,53 @@
+// Minimal client-side routing over the History API.
+
+import { useEffect, useState } from "preact/hooks";
+
+const listeners = new Set<() => void>();
+
+export function navigate(to: string, replace = false) {
+  if (to === location.pathname + location.search) return;
+  if (replace) history.replaceState(null, "", to);
+  else history.pushState(null, "", to);
+  window.scrollTo(0, 0);
+  listeners.forEach((f) => f());
+}
+
+export function usePath(): string {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const update = () => setPath(location.pathname);
+    listeners.add(update);
+    window.addEventListener("popstate", update);
+    return () => {
+      listeners.delete(update);
+      window.removeEventListener("popstate", update);
+    };
+  }, []);
+  return path;
+}
+
+/** Left clicks on in-app links navigate without a page load. */
+export function linkHandler(to: string) {
+  return (e: MouseEvent) => {
+    if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    navigate(to);
+  };
+}
+
+export type Route =
+  | { name: "login" }
+  | { name: "home" }
+  | { name: "project"; id: number }
+  | { name: "document"; id: number }
+  | { name: "notfound" };
+
+export function match(path: string): Route {
+  if (path === "/" || path === "") return { name: "home" };
+  if (/^\/login\/?$/.test(path)) return { name: "login" };
+  let m = /^\/projects\/(\d+)\/?$/.exec(path);
+  if (m) return { name: "project", id: Number(m[1]) };
+  m = /^\/documents\/(\d+)\/?$/.exec(path);
+  if (m) return { name: "document", id: Number(m[1]) };
+  return { name: "notfound" };
+}

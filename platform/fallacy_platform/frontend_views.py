@@ -1,0 +1,37 @@
+"""Serve the browser app: the Vite build's index.html for every client-side route.
+
+Assets (frontend/dist/assets/…) are served by WhiteNoise under STATIC_URL; this view only
+returns the HTML shell, with the CSRF cookie set so the app can make session writes.
+"""
+
+from pathlib import Path
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import ensure_csrf_cookie
+
+MISSING_BUILD = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Frontend not built</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem}
+code{background:#f1f3f5;padding:2px 5px;border-radius:4px}</style></head>
+<body><h1>The annotation app is not built yet</h1>
+<p>The browser app lives in <code>frontend/</code> and must be built before Django can serve it.
+Run <code>make install</code>
+(or <code>cd frontend &amp;&amp; npm ci &amp;&amp; npm run build</code>), then restart the server.</p>
+<p>The REST API is available meanwhile at <a href="/api/docs/">/api/docs/</a>.</p></body></html>
+"""
+
+
+def index_path() -> Path:
+    return Path(settings.FRONTEND_DIST) / "index.html"
+
+
+@never_cache
+@ensure_csrf_cookie
+def app(request: HttpRequest, **kwargs) -> HttpResponse:
+    try:
+        html = index_path().read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return HttpResponse(MISSING_BUILD, status=503, content_type="text/html; charset=utf-8")
+    return HttpResponse(html, content_type="text/html; charset=utf-8")
