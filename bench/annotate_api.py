@@ -1,0 +1,380 @@
+"""Latency of the annotation API under concurrent annotators (span create + update).
+
+Creates a scratch PostgreSQL database, migrates it, installs the MAFALDA preset, makes a
+project with one 20-sentence document and one annotator per client, starts gunicorn on a free
+127.0.0.1 port, and drives it with 1 and 8 concurrent clients (threads with keep-alive HTTP
+connections and token auth, each its own annotator, each a fixed number of requests
+alternating "create a span" and "change that span"). Prints p50/p95/p99 latency, throughput and
+error counts per concurrency level, and the machine. Drops the database at the end.
+
+    .venv/bin/python bench/annotate_api.py [--requests 300] [--levels 1,8] [--workers 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import platform
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+VENV_BIN = ROOT / ".venv" / "bin"
+HOST = "127.0.0.1"
+SENTENCES = [
+    f"Sentence number {i} says that policy {i} will surely ruin everything." for i in range(20)
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def machine() -> dict[str, Any]:
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cpu": model or platform.processor(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "system": platform.platform(),
+    }
+
+
+# --- scratch database and fixtures ------------------------------------------------------------
+
+
+def admin_conn(base_url: str) -> Any:
+    import psycopg
+
+    return psycopg.connect(base_url, autocommit=True)
+
+
+def create_database(base_url: str, name: str) -> str:
+    with admin_conn(base_url) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return base_url.rsplit("/", 1)[0] + "/" + name
+
+
+def drop_database(base_url: str, name: str) -> None:
+    with admin_conn(base_url) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = %s AND pid <> pg_backend_pid()",
+            [name],
+        )
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+@dataclass
+class Fixture:
+    document: int
+    tokens: list[str]
+    sentences: list[tuple[int, int]]
+    labels: list[str]
+    pg_version: str = ""
+
+
+def build_fixture(db_url: str, annotators: int) -> Fixture:
+    """Migrate and fill the scratch database (in this process, through the services)."""
+    os.environ["DATABASE_URL"] = db_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fallacy_platform.settings")
+    sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.core.management import call_command
+    from django.db import connection
+    from rest_framework.authtoken.models import Token
+
+    from annotations.models import Sentence, TaxonomyNode
+    from annotations.services.documents import NewDocument, add_documents, assign_documents
+    from annotations.services.projects import add_member, create_project
+    from annotations.services.taxonomy import install_preset
+
+    call_command("migrate", verbosity=0)
+    taxonomy = install_preset(name="mafalda")
+    project = create_project(name="bench", taxonomy=taxonomy)
+    (document,) = add_documents(
+        project=project, texts=[NewDocument(text=" ".join(SENTENCES), external_id="bench-0")]
+    )
+    tokens = []
+    for i in range(annotators):
+        user = User.objects.create_user(f"bench-annotator-{i}", password=uuid.uuid4().hex)
+        add_member(project=project, user=user, role="annotator")
+        assign_documents(project=project, annotator=user)
+        tokens.append(Token.objects.create(user=user).key)
+    sentences = list(
+        Sentence.objects.filter(document=document).order_by("index").values_list("start", "end")
+    )
+    labels = list(
+        TaxonomyNode.objects.filter(taxonomy=taxonomy, level=2).values_list("name", flat=True)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW server_version")
+        pg_version = cursor.fetchone()[0]
+    connection.close()
+    return Fixture(document.pk, tokens, sentences, labels, pg_version)
+
+
+# --- server -----------------------------------------------------------------------------------
+
+
+def start_server(db_url: str, port: int, workers: int, threads: int) -> subprocess.Popen:
+    env = {
+        **os.environ,
+        "DATABASE_URL": db_url,
+        "DB_CONN_MAX_AGE": "60",
+        "ALLOWED_HOSTS": HOST,
+        "LOG_LEVEL": "ERROR",
+    }
+    cmd = [
+        str(VENV_BIN / "gunicorn"),
+        "--pythonpath",
+        "platform",
+        "--bind",
+        f"{HOST}:{port}",
+        "--workers",
+        str(workers),
+        "--threads",
+        str(threads),
+        "--worker-class",
+        "gthread" if threads > 1 else "sync",
+        "--keep-alive",
+        "30",
+        "--log-level",
+        "warning",
+        "fallacy_platform.wsgi:application",
+    ]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {proc.returncode}")
+        try:
+            conn = http.client.HTTPConnection(HOST, port, timeout=2)
+            conn.request("GET", "/api/auth/csrf/")
+            if conn.getresponse().status == 200:
+                return proc
+        except OSError:
+            time.sleep(0.2)
+    stop_server(proc)
+    raise RuntimeError("gunicorn did not answer within 60 s")
+
+
+def stop_server(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)  # the group we started (master + workers)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+# --- clients ----------------------------------------------------------------------------------
+
+
+@dataclass
+class ClientResult:
+    latencies: dict[str, list[float]] = field(default_factory=lambda: {"create": [], "update": []})
+    statuses: Counter = field(default_factory=Counter)
+    errors: Counter = field(default_factory=Counter)
+
+
+class ApiClient:
+    def __init__(self, port: int, token: str) -> None:
+        self.conn = http.client.HTTPConnection(HOST, port, timeout=30)
+        self.headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+
+    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any, float]:
+        payload = None if body is None else json.dumps(body)
+        started = time.perf_counter()
+        try:
+            self.conn.request(method, path, body=payload, headers=self.headers)
+            response = self.conn.getresponse()
+            raw = response.read()
+        except (OSError, http.client.HTTPException):
+            self.conn.close()  # reconnect on the next call
+            raise
+        elapsed = time.perf_counter() - started
+        return response.status, json.loads(raw) if raw else None, elapsed
+
+
+def run_client(
+    port: int, token: str, fx: Fixture, requests: int, seed: int, barrier: threading.Barrier
+) -> ClientResult:
+    result = ClientResult()
+    rng = random.Random(seed)
+    client = ApiClient(port, token)
+    status, annotation, _ = client.call("POST", f"/api/documents/{fx.document}/my-annotation/")
+    assert status in (200, 201), (status, annotation)
+    barrier.wait()
+    span: dict[str, Any] | None = None
+    for i in range(requests):
+        first = rng.randrange(len(fx.sentences))
+        last = min(len(fx.sentences) - 1, first + rng.randrange(3))
+        labels = rng.sample(fx.labels, rng.choice([1, 2]))
+        if i % 2 == 0 or span is None:
+            op, method, path = "create", "POST", f"/api/annotations/{annotation['id']}/spans/"
+            body: dict[str, Any] = {
+                "start": fx.sentences[first][0],
+                "end": fx.sentences[last][1],
+                "labels": labels,
+                "client_id": str(uuid.uuid4()),
+            }
+            expected = 201
+        else:
+            op, method, path = "update", "PATCH", f"/api/spans/{span['id']}/"
+            body = {"revision": span["revision"], "labels": [*labels, "no fallacy"]}
+            expected = 200
+        try:
+            status, data, elapsed = client.call(method, path, body)
+        except (OSError, http.client.HTTPException) as exc:
+            result.errors[type(exc).__name__] += 1
+            continue
+        result.statuses[status] += 1
+        result.latencies[op].append(elapsed)
+        if status != expected:
+            result.errors[f"{op}: HTTP {status}"] += 1
+        elif op == "create":
+            span = data
+        else:
+            span = None
+    return result
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[k]
+
+
+def run_level(port: int, tokens: list[str], fx: Fixture, requests: int) -> dict[str, Any]:
+    barrier = threading.Barrier(len(tokens) + 1)
+    results: list[ClientResult] = [ClientResult() for _ in tokens]
+
+    def work(i: int) -> None:
+        results[i] = run_client(port, tokens[i], fx, requests, seed=i, barrier=barrier)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(tokens))]
+    for t in threads:
+        t.start()
+    barrier.wait()
+    started = time.perf_counter()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - started
+    summary: dict[str, Any] = {"clients": len(tokens), "wall_s": round(wall, 2)}
+    every: list[float] = []
+    for op in ("create", "update"):
+        values = [v for r in results for v in r.latencies[op]]
+        every += values
+        summary[op] = latency_summary(values)
+    summary["all"] = latency_summary(every)
+    summary["throughput_rps"] = round(len(every) / wall, 1)
+    summary["statuses"] = dict(sum((r.statuses for r in results), Counter()))
+    summary["errors"] = dict(sum((r.errors for r in results), Counter()))
+    return summary
+
+
+def latency_summary(values: list[float]) -> dict[str, Any]:
+    ms = [v * 1000 for v in values]
+    return {
+        "n": len(ms),
+        "p50_ms": round(percentile(ms, 50), 1),
+        "p95_ms": round(percentile(ms, 95), 1),
+        "p99_ms": round(percentile(ms, 99), 1),
+        "mean_ms": round(statistics.fmean(ms), 1) if ms else None,
+        "max_ms": round(max(ms), 1) if ms else None,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--db-url",
+        default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
+        help="a PostgreSQL database to connect to for CREATE/DROP DATABASE",
+    )
+    parser.add_argument("--levels", default="1,8", help="concurrency levels (comma-separated)")
+    parser.add_argument("--requests", type=int, default=300, help="requests per client")
+    parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1) + 1)
+    parser.add_argument("--threads", type=int, default=1, help="gunicorn threads per worker")
+    parser.add_argument("--warmup", type=int, default=20, help="unmeasured requests first")
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    args = parser.parse_args()
+
+    levels = [int(x) for x in args.levels.split(",")]
+    db_name = f"fallacy_bench_{os.getpid()}"
+    db_url = create_database(args.db_url, db_name)
+    server = None
+    try:
+        fx = build_fixture(db_url, 1 + sum(levels))
+        port = free_port()
+        server = start_server(db_url, port, args.workers, args.threads)
+        run_level(port, fx.tokens[:1], fx, args.warmup)  # warm up workers and connections
+        report: dict[str, Any] = {
+            "machine": {**machine(), "postgresql": fx.pg_version},
+            "server": f"gunicorn, {args.workers} workers x {args.threads} threads, {HOST}:{port}",
+            "requests_per_client": args.requests,
+            "levels": [],
+        }
+        used = 1
+        for level in levels:
+            tokens = fx.tokens[used : used + level]
+            used += level
+            report["levels"].append(run_level(port, tokens, fx, args.requests))
+    finally:
+        if server is not None:
+            stop_server(server)
+        drop_database(args.db_url, db_name)
+
+    m = report["machine"]
+    print(f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, ", end="")
+    print(f"PostgreSQL {m['postgresql']}")
+    print(f"server:  {report['server']}; {args.requests} requests per client ", end="")
+    print("(create/update alternating)")
+    heads = ["p50 ms", "p95 ms", "p99 ms", "max ms"]
+    print(f"{'clients':>7} {'op':>6} {'n':>5} " + " ".join(f"{h:>8}" for h in heads), end="")
+    print(f" {'req/s':>7}  errors")
+    for level in report["levels"]:
+        for op in ("create", "update", "all"):
+            s = level[op]
+            rps = f"{level['throughput_rps']:>7}" if op == "all" else " " * 7
+            errs = (level["errors"] or "none") if op == "all" else ""
+            print(
+                f"{level['clients']:>7} {op:>6} {s['n']:>5} {s['p50_ms']:>8} {s['p95_ms']:>8} "
+                f"{s['p99_ms']:>8} {s['max_ms']:>8} {rps}  {errs}"
+            )
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
