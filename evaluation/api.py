@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 
 from annotations.models import GoldStandard, Membership
 from annotations.selectors.access import gold_standards_for, is_staff_of
-from evaluation import selectors
+from evaluation import selectors, stored
 from evaluation.models import ModelRun
 from evaluation.scoring import AVERAGES, PARSER_NAMES, PROFILES, ScoringInputError
 
@@ -106,22 +106,28 @@ class ScoreRequestSerializer(serializers.Serializer):
             raise serializers.ValidationError(
                 {"annotator": ["No member with this id in the gold standard's project."]}
             )
+        if not stored.submitted_annotations(
+            gold.project, annotator_id, gold_standard=gold
+        ).exists():
+            raise serializers.ValidationError(
+                {"annotator": ["No submitted annotation on this gold standard's documents."]}
+            )
         attrs["annotator"] = get_user_model().objects.get(pk=annotator_id)
         return attrs
 
 
 class AgreementQuerySerializer(serializers.Serializer):
     gold_standard = serializers.IntegerField()
-    profile = serializers.ChoiceField(choices=PROFILES, default=SPAN_PROFILE)
+    profile = serializers.ChoiceField(
+        choices=(SPAN_PROFILE,),
+        default=SPAN_PROFILE,
+        help_text="Annotators produce spans: profile paper only.",
+        error_messages={
+            "invalid_choice": f'"{{input}}" is not available: agreement uses profile '
+            f"{SPAN_PROFILE!r} only (mafalda-2024 scores per-sentence model outputs)."
+        },
+    )
     average = serializers.ChoiceField(choices=AVERAGES, default="text")
-
-    def validate_profile(self, value: str) -> str:
-        if value != SPAN_PROFILE:
-            raise serializers.ValidationError(
-                f"Agreement is computed with profile {SPAN_PROFILE!r} only (annotators "
-                "produce spans; mafalda-2024 scores per-sentence model outputs)."
-            )
-        return value
 
 
 class RunSerializer(serializers.ModelSerializer):
