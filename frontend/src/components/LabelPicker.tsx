@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { categoryColor } from "../lib/colors";
 import {
   displayOrder,
@@ -39,7 +39,7 @@ export function LabelPicker(p: Props) {
   const groups = useMemo(() => groupByCategory(results), [results]);
   const highlighted = results[Math.min(hi, results.length - 1)] ?? null;
 
-  useEffect(() => inputRef.current?.focus(), []);
+  useLayoutEffect(() => inputRef.current?.focus(), []); // before the next key event
   useEffect(() => setHi(0), [query]);
   useEffect(() => {
     p.onFocusLabel(highlighted);
@@ -126,7 +126,7 @@ export function LabelPicker(p: Props) {
         ref={inputRef}
         class="search"
         type="search"
-        placeholder="Type to filter labels…  (1–9 pick, Enter add/confirm)"
+        placeholder="Type to filter labels…"
         aria-label="Filter labels"
         aria-controls="label-list"
         aria-activedescendant={highlighted ? `opt-${order.indexOf(highlighted.name)}` : undefined}

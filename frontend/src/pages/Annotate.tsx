@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { get, http, post } from "../api";
 import { DocumentText, type ShownSpan } from "../components/DocumentText";
 import { GuidelinesPanel } from "../components/Guidelines";
@@ -33,11 +33,12 @@ interface Loaded {
 }
 
 const keyOf = (s: ServerSpan) => s.client_id ?? `srv-${s.id}`;
-const toLocal = (s: ServerSpan): LocalSpan => ({
+/** The server keeps labels sorted by name; show them in taxonomy order, "no fallacy" last. */
+const toLocal = (s: ServerSpan, order: string[]): LocalSpan => ({
   key: keyOf(s),
   start: s.start,
   end: s.end,
-  labels: s.labels,
+  labels: sortLabels(s.labels, order),
   details: s.details ?? {},
 });
 const fieldsOf = (s: SpanFields): SpanFields => ({
@@ -74,7 +75,7 @@ export function AnnotatePage({ me, id }: { me: Me; id: number }) {
   const [toasts, setToasts] = useState<{ id: number; text: string; kind: string }[]>([]);
   const [showGuide, setShowGuide] = useState(() => {
     const pref = storage()?.getItem(GUIDE_PREF);
-    return pref ? pref === "1" : window.innerWidth >= 1500;
+    return pref ? pref === "1" : window.innerWidth >= 1200; // new annotators see the guidelines
   });
   const [focusLabel, setFocusLabel] = useState<LabelOption | null>(null);
   const [submitting, setSubmitting] = useState(false);
@@ -87,6 +88,7 @@ export function AnnotatePage({ me, id }: { me: Me; id: number }) {
   const dialogRef = useRef<HTMLDialogElement>(null);
   const editSnapshot = useRef<{ key: string; before: SpanFields } | null>(null);
   const toastId = useRef(0);
+  const orderRef = useRef<string[]>([]);
 
   const setSpans = (next: LocalSpan[]) => {
     spansRef.current = next;
@@ -105,7 +107,8 @@ export function AnnotatePage({ me, id }: { me: Me; id: number }) {
     try {
       const ann = await post<Annotation>(`/api/documents/${id}/my-annotation/`);
       for (const s of ann.spans) q.setRef(keyOf(s), { id: s.id, revision: s.revision });
-      setSpans(sortSpans(applyOps(ann.spans.map(toLocal), q.pendingOps(), (key, f) => ({ key, ...f }))));
+      const order = orderRef.current;
+      setSpans(sortSpans(applyOps(ann.spans.map((s) => toLocal(s, order)), q.pendingOps(), (key, f) => ({ key, ...f }))));
     } catch {
       /* keep what is shown; the status says what is wrong */
     }
@@ -149,7 +152,8 @@ export function AnnotatePage({ me, id }: { me: Me; id: number }) {
           },
         });
         queueRef.current = q;
-        const server = annotation.spans.map(toLocal);
+        orderRef.current = flattenTaxonomy(project.taxonomy).map((o) => o.name);
+        const server = annotation.spans.map((s) => toLocal(s, orderRef.current));
         const submitted = annotation.status === "submitted";
         const shown = submitted ? server : applyOps(server, q.pendingOps(), (key, f) => ({ key, ...f }));
         setSpans(sortSpans(shown));
@@ -175,7 +179,7 @@ export function AnnotatePage({ me, id }: { me: Me; id: number }) {
   }, [id]);
 
   // Ready: rendered and listening to the keyboard.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!data) return;
     docRef.current?.focus({ preventScroll: true });
     requestAnimationFrame(() => document.documentElement.setAttribute("data-ready", "annotate"));
@@ -299,9 +303,22 @@ export function AnnotatePage({ me, id }: { me: Me; id: number }) {
     }
   };
 
-  const focusDoc = () => requestAnimationFrame(() => docRef.current?.focus({ preventScroll: true }));
-  const focusEditor = () =>
-    requestAnimationFrame(() => (document.querySelector(".editor input[data-slot], .editor textarea") as HTMLElement | null)?.focus());
+  const focusDoc = () => docRef.current?.focus({ preventScroll: true });
+  // Focus moves in a layout effect, i.e. right after the render and before the next key
+  // event, so fast typing never lands in the wrong place.
+  const pendingFocus = useRef<"editor" | null>(null);
+  const focusEditor = () => {
+    pendingFocus.current = "editor";
+  };
+  useLayoutEffect(() => {
+    if (pendingFocus.current === "editor") {
+      const el = document.querySelector(".editor input[data-slot], .editor textarea") as HTMLElement | null;
+      if (el) {
+        pendingFocus.current = null;
+        el.focus();
+      }
+    }
+  });
 
   const sameRange = (first: number, last: number, exceptKey?: string) =>
     shown.find((s) => s.first === first && s.last === last && s.key !== exceptKey);
@@ -401,7 +418,7 @@ export function AnnotatePage({ me, id }: { me: Me; id: number }) {
     } else if (k === "m" && active) {
       handled();
       moveActive();
-    } else if ((k === "Delete" || k === "Backspace") && active && !readOnly) {
+    } else if (k === "Delete" && active && !readOnly && !picker) {
       handled();
       deleteSpan(active.key);
     } else if (k === "Escape") {

@@ -1,0 +1,180 @@
+"""Real servers for the browser tests: a scratch database, migrations, demo data, gunicorn.
+
+The database is a fresh SQLite file in a temporary FALLACY_DATA_DIR, or, when DATABASE_URL
+points at PostgreSQL (CI), a scratch database created next to it and dropped afterwards.
+The browser is Debian's Chromium (/usr/bin/chromium, or $CHROMIUM); tests are skipped
+when it is missing. Screenshots go to artifacts/e2e/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts" / "e2e"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+PASSWORD = "fallacy-demo"
+
+
+@dataclass
+class LiveServer:
+    url: str
+    env: dict[str, str]
+    seed: dict
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ensure_frontend_build() -> None:
+    if (ROOT / "frontend" / "dist" / "index.html").exists():
+        return
+    npm = shutil.which("npm")
+    if not npm:
+        pytest.fail("frontend/dist is missing and npm is not installed: run `make install`")
+    frontend = ROOT / "frontend"
+    if not (frontend / "node_modules").exists():
+        subprocess.run([npm, "ci"], cwd=frontend, check=True)
+    subprocess.run([npm, "run", "build"], cwd=frontend, check=True)
+
+
+def _pg_admin(url: str):
+    import psycopg
+
+    return psycopg.connect(url, autocommit=True)
+
+
+@pytest.fixture(scope="session")
+def database_env(tmp_path_factory) -> Iterator[dict[str, str]]:
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env["FALLACY_DATA_DIR"] = str(tmp_path_factory.mktemp("e2e-data"))
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    base = os.environ.get("DATABASE_URL", "")
+    scratch = None
+    if base.startswith(("postgres://", "postgresql://")):
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(base)
+        scratch = f"fallacy_e2e_{uuid.uuid4().hex[:10]}"
+        with _pg_admin(base) as conn:
+            conn.execute(f'CREATE DATABASE "{scratch}"')
+        env["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{scratch}"))
+    elif base:
+        env.pop("DATABASE_URL")  # anything else: use the scratch SQLite file
+    yield env
+    if scratch:
+        with _pg_admin(base) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
+
+
+def _wait_until_up(url: str, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"web server exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url + "/login/", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"web server at {url} did not answer within {timeout:.0f}s")
+
+
+@pytest.fixture(scope="session")
+def web_server(database_env) -> Iterator[LiveServer]:
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install chromium)")
+    ensure_frontend_build()
+    env = database_env
+    py = sys.executable
+    subprocess.run([py, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    out = subprocess.run(
+        [py, "tests/e2e/seed.py"], cwd=ROOT, env=env, check=True, capture_output=True, text=True
+    )
+    seed = json.loads(out.stdout.strip().splitlines()[-1])
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    gunicorn = Path(py).with_name("gunicorn")
+    cmd = (
+        [str(gunicorn), "--pythonpath", "platform", "fallacy_platform.wsgi"]
+        if gunicorn.exists()
+        else [py, "manage.py", "runserver", "--noreload", "--insecure"]
+    )
+    if gunicorn.exists():
+        cmd += ["-b", f"127.0.0.1:{port}", "-w", "2", "--threads", "4", "--log-level", "warning"]
+    else:
+        cmd += [f"127.0.0.1:{port}"]
+    log = open(env["FALLACY_DATA_DIR"] + "/web.log", "w")  # noqa: SIM115
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        _wait_until_up(url, proc)
+        yield LiveServer(url=url, env=env, seed=seed)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser(web_server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def context(browser):
+    ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    ctx.set_default_timeout(10_000)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(context):
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
