@@ -457,3 +457,11 @@ def test_concurrent_patches_one_wins_one_conflicts() -> None:
     stored = Span.objects.get(pk=span["id"])
     assert stored.labels == winner and stored.revision == 2
     assert Annotation.objects.get(pk=world.a1.pk).revision == 3
+
+
+def test_sentence_hint_shows_a_window_around_the_offset() -> None:
+    from annotations.services.annotations import _fmt_positions
+
+    starts = list(range(0, 1000, 50))
+    assert _fmt_positions(starts, 13) == "0, 50, 100, 150, …"
+    assert _fmt_positions(starts, 512) == "…, 400, 450, 500, 550, 600, 650, …"

@@ -64,7 +64,7 @@ class ProgressSerializer(serializers.Serializer):
 
 
 class _ProjectBase(serializers.ModelSerializer):
-    """Expects ``role`` and ``progress`` in the serializer context's ``progress`` map."""
+    # Reads (role, progress) from context["progress"][project.id] (see progress_for).
 
     role = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
