@@ -1,6 +1,10 @@
 """Profile ``paper``: hand-checked cases for each rule of the scoring spec (no DB, no Django)."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,9 +17,11 @@ from evaluation.scoring import (
     ScoringInputError,
     TextGold,
     TextPrediction,
+    mafalda_mapping,
     score,
 )
 from evaluation.scoring.metric import join_sentence_runs, score_text
+from evaluation.scoring.profiles import locate_sentences
 
 A, B, C = "ad hominem", "straw man", "tu quoque"
 # Three 10-character sentences separated by single spaces: [0,10), [11,21), [22,32).
@@ -302,3 +308,34 @@ def test_join_sentence_runs_handles_labels_that_stop_and_restart():
 def test_zero_length_prediction_scores_zero_but_counts():
     counts = score_text([PredSpan(5, 5, A), PredSpan(0, 10, A)], [GoldSpan(0, 10, frozenset({A}))])
     assert (counts.precision, counts.recall) == (0.5, 1.0)
+
+
+def test_package_imports_and_scores_without_django():
+    code = (
+        "import sys\n"
+        "from evaluation.scoring import Corpus, Predictions, TextGold, TextPrediction, score\n"
+        "text = 'x' * 20\n"
+        "gold = TextGold.from_triples(text, [[0, 10, 'ad hominem']])\n"
+        "pred = TextPrediction.from_triples(text, [[0, 10, 'ad hominem']])\n"
+        "report = score(Corpus([gold]), Predictions([pred]))\n"
+        "assert report.levels[2].f1 == 1.0\n"
+        "assert not [m for m in sys.modules if m.split('.')[0] == 'django']\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "DJANGO_SETTINGS_MODULE"}
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_sentence_repeated_inside_the_previous_one_is_found_there():
+    # As in one MAFALDA text: the last key is the tail of the sentence before it.
+    text = "One two. Three four five. "
+    positions = locate_sentences(text, ["One two.", "Three four five.", "four five."], "t")
+    assert positions == [(0, 8), (9, 25), (15, 25)]
+
+
+def test_mafalda_2024_refuses_another_mapping():
+    with pytest.raises(ScoringInputError, match="published MAFALDA table"):
+        score(Corpus([]), Predictions([]), profile="mafalda-2024", mapping=mafalda_mapping())

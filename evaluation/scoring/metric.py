@@ -85,8 +85,11 @@ def score_text(
         length = span.end - span.start
         best = 0
         if length > 0:
+            start, end = span.start, span.end
             for gold_start, gold_end in gold_by_label.get(span.label, ()):
-                overlap = _overlap(span.start, span.end, gold_start, gold_end)
+                overlap = (end if end < gold_end else gold_end) - (
+                    start if start > gold_start else gold_start
+                )
                 if overlap > best:
                     best = overlap
         score = best / length if best else 0.0
@@ -98,7 +101,8 @@ def score_text(
 
     for span in gold:
         required = NO_FALLACY not in span.labels
-        length = span.end - span.start
+        start, end = span.start, span.end
+        length = end - start
         if per_label is not None:
             for label in span.labels:
                 if label != NO_FALLACY:
@@ -111,7 +115,9 @@ def score_text(
             best = 0
             if length > 0:
                 for pred_start, pred_end in pred_by_label.get(label, ()):
-                    overlap = _overlap(pred_start, pred_end, span.start, span.end)
+                    overlap = (pred_end if pred_end < end else end) - (
+                        pred_start if pred_start > start else start
+                    )
                     if overlap > best:
                         best = overlap
             score = best / length if best else 0.0

@@ -145,11 +145,12 @@ def bootstrap_f1_ci(
 def _resolve_parser(
     parser: str | OutputParser | None, predictions: Predictions
 ) -> OutputParser | None:
+    """The parser of raw outputs (``keyword`` by default); none for span predictions."""
+    if predictions.kind == "spans":
+        return None
     if isinstance(parser, str):
         return get_parser(parser)
-    if parser is None and predictions.kind == "sentences":
-        return get_parser("keyword")
-    return parser
+    return parser or get_parser("keyword")
 
 
 def score(
