@@ -7,6 +7,7 @@ import { HomePage } from "./pages/Home";
 import { ProjectPage } from "./pages/Project";
 import { AnnotatePage } from "./pages/Annotate";
 import { TopBar } from "./components/TopBar";
+import { clearPrefetch } from "./prefetch";
 
 export function App() {
   const path = usePath();
@@ -23,6 +24,7 @@ export function App() {
       })
       .catch((e) => {
         setMe(null);
+        clearPrefetch();
         if (!isAuthError(e)) setError(String(e.message ?? e));
       })
       .finally(() => setChecked(true));
@@ -42,6 +44,7 @@ export function App() {
     return (
       <LoginPage
         onLogin={async () => {
+          clearPrefetch();
           await loadMe();
           const next = new URLSearchParams(location.search).get("next");
           navigate(next && next.startsWith("/") && !next.startsWith("//") ? next : "/", true);

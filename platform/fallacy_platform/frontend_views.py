@@ -18,7 +18,8 @@ code{background:#f1f3f5;padding:2px 5px;border-radius:4px}</style></head>
 <body><h1>The annotation app is not built yet</h1>
 <p>The browser app lives in <code>frontend/</code> and must be built before Django can serve it.
 Run <code>make install</code>
-(or <code>cd frontend &amp;&amp; npm ci &amp;&amp; npm run build</code>), then restart the server.</p>
+(or <code>cd frontend &amp;&amp; npm ci &amp;&amp; npm run build</code>),
+then restart the server.</p>
 <p>The REST API is available meanwhile at <a href="/api/docs/">/api/docs/</a>.</p></body></html>
 """
 

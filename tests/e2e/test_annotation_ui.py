@@ -44,7 +44,9 @@ def wait_saved(page: Page) -> None:
 
 
 def open_next_document(page: Page) -> int:
-    page.locator(".project-card").first.get_by_role("button", name=re.compile("Start|Continue")).click()
+    page.locator(".project-card").first.get_by_role(
+        "button", name=re.compile("Start|Continue")
+    ).click()
     page.wait_for_url(re.compile(r"/documents/\d+/$"))
     page.wait_for_selector("html[data-ready]")
     return int(re.search(r"/documents/(\d+)/", page.url).group(1))
@@ -150,8 +152,13 @@ def test_annotator_flow_keyboard(web_server, page: Page, artifacts):
     wait_saved(page)
     spans = my_annotation(page, base, doc_id)["spans"]
     assert len(spans) == 3
-    same = [s for s in spans if (s["start"], s["end"]) == (sentences[0]["start"], sentences[1]["end"])]
-    assert sorted(sorted(s["labels"]) for s in same) == [["ad hominem", "false dilemma"], ["straw man"]]
+    same = [
+        s for s in spans if (s["start"], s["end"]) == (sentences[0]["start"], sentences[1]["end"])
+    ]
+    assert sorted(sorted(s["labels"]) for s in same) == [
+        ["ad hominem", "false dilemma"],
+        ["straw man"],
+    ]
     page.locator(".spans .span-item", has_text="straw man").click()
     page.screenshot(path=artifacts / "overlapping-spans-demo.png")
 
@@ -244,9 +251,16 @@ def test_conflict_from_another_tab_is_not_lost(web_server, page: Page, context):
     span = ann["spans"][0]
     page.locator(".spans .span-item").first.click()
     # Another tab changes the labels behind this page's back (revision moves on).
-    api(page, base, "PATCH", f"/api/spans/{span['id']}/", {
-        "revision": span["revision"], "labels": ["appeal to fear", "slippery slope"],
-    })
+    api(
+        page,
+        base,
+        "PATCH",
+        f"/api/spans/{span['id']}/",
+        {
+            "revision": span["revision"],
+            "labels": ["appeal to fear", "slippery slope"],
+        },
+    )
     box = page.locator('.editor textarea[data-explanation="appeal to fear"]')
     box.click()
     box.press("End")

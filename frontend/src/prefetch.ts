@@ -1,0 +1,52 @@
+// Start the annotation page's requests as soon as the script runs (in parallel with the
+// session check), so the page needs two round trips after the bundle, not three.
+
+import { get, post } from "./api";
+import type { Annotation, DocumentDetail, Project } from "./types";
+
+export interface DocumentBundle {
+  doc: Promise<DocumentDetail>;
+  annotation: Promise<Annotation>;
+  project: Promise<Project>;
+}
+
+const pending = new Map<number, DocumentBundle>();
+const projects = new Map<number, Promise<Project>>();
+
+function quiet<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined); // consumers handle errors; avoid "unhandled rejection" noise
+  return p;
+}
+
+export function projectDetail(id: number, fresh = false): Promise<Project> {
+  let p = projects.get(id);
+  if (!p || fresh) {
+    p = quiet(get<Project>(`/api/projects/${id}/`));
+    projects.set(id, p);
+    p.catch(() => projects.delete(id));
+  }
+  return p;
+}
+
+export function prefetchDocument(id: number): void {
+  if (pending.has(id)) return;
+  const doc = quiet(get<DocumentDetail>(`/api/documents/${id}/`));
+  pending.set(id, {
+    doc,
+    annotation: quiet(post<Annotation>(`/api/documents/${id}/my-annotation/`)),
+    project: quiet(doc.then((d) => projectDetail(d.project))),
+  });
+}
+
+/** The prefetched requests for a document (started now if they were not), used once. */
+export function takeDocument(id: number): DocumentBundle {
+  prefetchDocument(id);
+  const bundle = pending.get(id)!;
+  pending.delete(id);
+  return bundle;
+}
+
+export function clearPrefetch(): void {
+  pending.clear();
+  projects.clear();
+}
