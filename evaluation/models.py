@@ -61,3 +61,6 @@ class RunOutput(models.Model):
                 fields=["run", "document", "unit_index"], name="run_output_unique"
             )
         ]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} · document {self.document_id} · unit {self.unit_index}"

@@ -63,13 +63,3 @@ def prediction_reference(reference: str) -> Predictions | None:
     if user is None:
         raise ScoringInputError(f"{reference}: no user {item!r}")
     return stored.annotator_predictions(project, user)
-
-
-def register() -> None:
-    """Plug the stored sources into ``manage.py score`` (idempotent)."""
-    from evaluation.management.commands import score
-
-    if gold_reference not in score.GOLD_RESOLVERS:
-        score.GOLD_RESOLVERS.insert(0, gold_reference)
-    if prediction_reference not in score.PREDICTION_RESOLVERS:
-        score.PREDICTION_RESOLVERS.insert(0, prediction_reference)

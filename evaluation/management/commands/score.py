@@ -1,10 +1,10 @@
 """``manage.py score GOLD PRED``: score predictions against a gold standard.
 
-A thin shell over ``evaluation.scoring``. GOLD and PRED are file paths by default; other
-sources (a stored gold version, a run) plug in by appending a resolver to
-``GOLD_RESOLVERS`` / ``PREDICTION_RESOLVERS``: a callable taking the argument string and
-returning a ``Corpus`` / ``Predictions``, or ``None`` when the string is not theirs.
-Resolvers are tried in order; the file reader comes last.
+A thin shell over ``evaluation.scoring``. GOLD and PRED are file paths, or stored sources
+(``evaluation.references``): ``gold:PROJECT[@VERSION]``, ``run:PROJECT/RUN``,
+``annotator:PROJECT/USERNAME``. Resolvers in ``GOLD_RESOLVERS`` / ``PREDICTION_RESOLVERS``
+take the argument string and return a ``Corpus`` / ``Predictions``, or ``None`` when the
+string is not theirs; they are tried in order and the file reader comes last.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from evaluation.references import gold_reference, prediction_reference
 from evaluation.scoring import (
     AVERAGES,
     PARSER_NAMES,
@@ -30,8 +31,8 @@ from evaluation.scoring import (
 
 GoldResolver = Callable[[str], Corpus | None]
 PredictionResolver = Callable[[str], Predictions | None]
-GOLD_RESOLVERS: list[GoldResolver] = []
-PREDICTION_RESOLVERS: list[PredictionResolver] = []
+GOLD_RESOLVERS: list[GoldResolver] = [gold_reference]
+PREDICTION_RESOLVERS: list[PredictionResolver] = [prediction_reference]
 
 
 def resolve_gold(reference: str) -> Corpus:
@@ -76,8 +77,14 @@ class Command(BaseCommand):
     help = "Score span predictions or raw per-sentence outputs against a gold standard."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("gold", help="gold standard (MAFALDA JSONL path)")
-        parser.add_argument("pred", help="predictions (span JSONL or raw per-sentence outputs)")
+        parser.add_argument(
+            "gold", help="gold standard: MAFALDA JSONL path, or gold:PROJECT[@VERSION]"
+        )
+        parser.add_argument(
+            "pred",
+            help="predictions: span JSONL or raw per-sentence outputs path, "
+            "or run:PROJECT/RUN, or annotator:PROJECT/USERNAME",
+        )
         parser.add_argument("--level", choices=["0", "1", "2", "all"], default="all")
         parser.add_argument("--profile", choices=PROFILES, default="paper")
         parser.add_argument(
