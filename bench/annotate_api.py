@@ -16,7 +16,6 @@ import argparse
 import http.client
 import json
 import os
-import platform
 import random
 import signal
 import socket
@@ -31,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from machine import machine_facts  # noqa: E402 (bench/ is the script's folder)
+
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = ROOT / ".venv" / "bin"
 HOST = "127.0.0.1"
@@ -43,23 +44,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind((HOST, 0))
         return s.getsockname()[1]
-
-
-def machine() -> dict[str, Any]:
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {
-        "cpu": model or platform.processor(),
-        "cores": os.cpu_count(),
-        "python": platform.python_version(),
-        "system": platform.platform(),
-    }
 
 
 # --- scratch database and fixtures ------------------------------------------------------------
@@ -340,7 +324,7 @@ def main() -> None:
         server = start_server(db_url, port, args.workers, args.threads)
         run_level(port, fx.tokens[:1], fx, args.warmup)  # warm up workers and connections
         report: dict[str, Any] = {
-            "machine": {**machine(), "postgresql": fx.pg_version},
+            "machine": {**machine_facts(), "postgresql": fx.pg_version},
             "server": f"gunicorn, {args.workers} workers x {args.threads} threads, {HOST}:{port}",
             "requests_per_client": args.requests,
             "levels": [],

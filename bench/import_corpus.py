@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from machine import cpu_model  # noqa: E402 (bench/ is the script's folder)
+
 REPO = Path(__file__).resolve().parents[1]
 GOLD = REPO.parent / "shared" / "datasets" / "mafalda" / "datasets" / "gold_standard_dataset.jsonl"
 DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
@@ -39,16 +41,6 @@ def build_corpus(path: Path, texts: int) -> None:
             record = records[number % len(records)]
             copy = {**record, "text": f"{record['text']}Copy {number}."}
             out.write(json.dumps(copy) + "\n")
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def max_rss_mib() -> float:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import socket
 import statistics
@@ -30,6 +29,8 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+
+from machine import describe_machine  # noqa: E402 (bench/ is the script's folder)
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -43,18 +44,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def machine() -> str:
-    cpu = platform.processor() or "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{platform.node()} · {platform.platform()} · {cpu} · {os.cpu_count()} CPUs"
 
 
 def free_port() -> int:
@@ -193,7 +182,7 @@ def main() -> None:
             shutil.rmtree(tmp, ignore_errors=True)
 
     runs = out["runs"]
-    print(f"machine:   {machine()}")
+    print(f"machine:   {describe_machine()}")
     print(f"browser:   Chromium {out['chromium']} (headless), server: gunicorn on 127.0.0.1")
     print(
         f"document:  {runs[0]['chars']} characters shown, {runs[0]['spans']} spans; "

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from machine import describe_machine  # noqa: E402 (bench/ is the script's folder)
 
 from evaluation.scoring import (  # noqa: E402
     Corpus,
@@ -31,21 +32,6 @@ from evaluation.scoring import (  # noqa: E402
 )
 
 PROFILES = ("paper", "mafalda-2024")
-
-
-def machine() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"{cpu}; {os.cpu_count()} logical cores; Python {platform.python_version()} "
-        f"({platform.python_implementation()}) on {platform.system()} {platform.release()}"
-    )
 
 
 def synthetic(gold: Corpus, predictions: Predictions, size: int) -> tuple[Corpus, Predictions]:
@@ -76,7 +62,7 @@ def main() -> None:
     parser.add_argument("--bootstrap", type=int, default=1000, help="resamples per level")
     args = parser.parse_args()
     mafalda = args.data / "mafalda"
-    print(f"machine: {machine()}")
+    print(f"machine: {describe_machine()}")
 
     gold = read_gold(mafalda / "datasets" / "gold_standard_dataset.jsonl")
     result_files = sorted((mafalda / "results").glob("*_level_2_results.jsonl"))

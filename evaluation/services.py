@@ -26,7 +26,7 @@ from django.utils import timezone
 from annotations.formats import DatasetFormatError
 from annotations.formats.jsonl import RecordChecker, Source, iter_json_objects, source_name
 from annotations.models import Document, GoldDocument, GoldStandard, Project
-from annotations.services.documents import BATCH_SIZE
+from annotations.services.documents import BATCH_SIZE, batched
 from evaluation.models import ModelRun, RunOutput
 
 RAW_RESULTS_FORMAT = "raw-results-jsonl"
@@ -65,17 +65,6 @@ def _records(path: Source, name: str) -> Iterator[_Record]:
                 raise check.fail(where, "the raw output must be a string")
             units.append((sentence, output))
         yield _Record(line, text, units)
-
-
-def _batched(records: Iterator[_Record]) -> Iterator[list[_Record]]:
-    batch: list[_Record] = []
-    for record in records:
-        batch.append(record)
-        if len(batch) == BATCH_SIZE:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 @transaction.atomic
@@ -130,7 +119,7 @@ def import_run(
     )
     seen: dict[int, int] = {}  # document id -> line
     texts = outputs = 0
-    for batch in _batched(_records(path, file_name)):
+    for batch in batched(_records(path, file_name)):
         # The oldest document with the text, when the project has it twice.
         found = dict(
             documents.filter(text__in={record.text for record in batch})

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -14,6 +14,19 @@ from annotations.models import Assignment, Document, Project, Sentence
 from annotations.sentences import Range, check_tiling, split_sentences
 
 BATCH_SIZE = 500
+T = TypeVar("T")
+
+
+def batched(items: Iterable[T], size: int = BATCH_SIZE) -> Iterator[list[T]]:
+    """Consecutive lists of ``size`` items (the last may be shorter), read lazily."""
+    batch: list[T] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 @dataclass(frozen=True)
@@ -71,15 +84,9 @@ def add_documents(*, project: Project, texts: Iterable[NewDocument]) -> list[Doc
     Project.objects.select_for_update().filter(pk=project.pk).first()  # serialise positions
     position = next_position(project)
     created: list[Document] = []
-    batch: list[NewDocument] = []
-    for new in texts:
-        batch.append(new)
-        if len(batch) == BATCH_SIZE:
-            created += create_documents(project=project, texts=batch, first_position=position)[0]
-            position += len(batch)
-            batch = []
-    if batch:
+    for batch in batched(texts):
         created += create_documents(project=project, texts=batch, first_position=position)[0]
+        position += len(batch)
     return created
 
 

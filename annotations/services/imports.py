@@ -17,7 +17,7 @@ Shared rules for labelled records:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,7 @@ from annotations.sentences import Range, SentenceError, sentences_from_units
 from annotations.services.documents import (
     BATCH_SIZE,
     NewDocument,
+    batched,
     create_documents,
     next_position,
 )
@@ -201,17 +202,6 @@ def _lock_project(project: Project) -> None:
     Project.objects.select_for_update().filter(pk=project.pk).first()
 
 
-def _batched(records: Iterator[Any], size: int = BATCH_SIZE) -> Iterator[list[Any]]:
-    batch: list[Any] = []
-    for record in records:
-        batch.append(record)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def _count_spans(report: ImportReport, spans: list[SpanDraft]) -> None:
     report.spans += len(spans)
     report.span_labels += sum(len(span.labels) for span in spans)
@@ -288,7 +278,7 @@ def import_mafalda_gold(
     matcher = _DocumentMatcher(project, name)
     position = next_position(project)
     items = (_gold_item(record, resolver, name, report) for record in read_mafalda(path, name=name))
-    for batch in _batched(items):
+    for batch in batched(items):
         for item in batch:
             matcher.check_repeat(item.record.line, item.record.text)
         existing = matcher.existing(item.record.text for item in batch)
@@ -397,7 +387,7 @@ def import_doccano_annotations(
         matcher.check_repeat(record.line, record.text)
         return _DoccanoItem(record, spans)
 
-    for batch in _batched(item(record) for record in read_doccano(path, name=name)):
+    for batch in batched(item(record) for record in read_doccano(path, name=name)):
         existing = matcher.existing(item.record.text for item in batch)
         new_items = [item for item in batch if item.record.text not in existing]
         created, sentence_count = create_documents(
@@ -496,7 +486,7 @@ def import_texts(*, path: Source, project: Project, name: str | None = None) -> 
             id_lines[record.external_id] = record.line
         return record
 
-    for batch in _batched(checked(record) for record in read_texts(path, name=name)):
+    for batch in batched(checked(record) for record in read_texts(path, name=name)):
         existing = matcher.existing(record.text for record in batch)
         new_records = [record for record in batch if record.text not in existing]
         _check_external_ids(project, name, new_records)
