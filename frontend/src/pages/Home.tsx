@@ -59,17 +59,21 @@ export function HomePage({ me }: { me: Me }) {
                 </span>
               </div>
               <div class="card-actions">
-                <button
-                  class="btn primary"
-                  type="button"
-                  onClick={() =>
-                    continueProject(p.id, () => setDoneMsg((m) => ({ ...m, [p.id]: "All your documents are done. Thank you!" }))).catch(
-                      (e) => setDoneMsg((m) => ({ ...m, [p.id]: e.message })),
-                    )
-                  }
-                >
-                  {p.progress.done === 0 ? "Start" : "Continue"}
-                </button>
+                {p.progress.total === 0 ? (
+                  <span class="muted">No documents assigned to you yet.</span>
+                ) : (
+                  <button
+                    class="btn primary"
+                    type="button"
+                    onClick={() =>
+                      continueProject(p.id, () => setDoneMsg((m) => ({ ...m, [p.id]: "All your documents are done. Thank you!" }))).catch(
+                        (e) => setDoneMsg((m) => ({ ...m, [p.id]: e.message })),
+                      )
+                    }
+                  >
+                    {p.progress.done === 0 ? "Start" : "Continue"}
+                  </button>
+                )}
                 <a class="btn ghost" href={`/projects/${p.id}/`} onClick={linkHandler(`/projects/${p.id}/`)}>
                   All documents
                 </a>

@@ -68,9 +68,10 @@ class Command(BaseCommand):
             users[username] = user
         return users
 
-    def _add_members(self, project: Project, users: dict) -> None:
+    def _add_members(self, project: Project, users: dict, *, annotators: bool = True) -> None:
         for username, role in DEMO_USERS.items():
-            add_member(project=project, user=users[username], role=role)
+            if annotators or role != Membership.Role.ANNOTATOR:
+                add_member(project=project, user=users[username], role=role)
 
     @transaction.atomic
     def _demo_project(self, taxonomy, users: dict) -> Project:
@@ -143,5 +144,6 @@ class Command(BaseCommand):
                     project=project,
                     annotator=annotator,
                 )
-        self._add_members(project, users)
+        # The study's own four annotators did the work; demo annotators have nothing there.
+        self._add_members(project, users, annotators=False)
         return project

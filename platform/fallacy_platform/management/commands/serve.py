@@ -63,6 +63,7 @@ class Command(BaseCommand):
             f"broker: {settings.CELERY_BROKER_URL}\n"
             "Press Ctrl+C to stop."
         )
+        self.stdout.flush()
 
         stopping = False
 
