@@ -2,7 +2,8 @@
 
 - ``gold:PROJECT`` (latest published version) or ``gold:PROJECT@VERSION``;
 - ``run:PROJECT/RUN`` — a stored model run's raw outputs;
-- ``annotator:PROJECT/USERNAME`` — an annotator's submitted annotations (as predictions).
+- ``annotator:PROJECT/USERNAME`` — an annotator's submitted annotations (as predictions, or
+  as a corpus for ``manage.py agreement``).
 
 Project names may contain spaces and colons; the last ``@`` or ``/`` separates the part after.
 """
@@ -14,7 +15,7 @@ from django.contrib.auth import get_user_model
 from annotations.models import GoldStandard, Project
 from evaluation import stored
 from evaluation.models import ModelRun
-from evaluation.scoring import Corpus, Predictions, ScoringInputError
+from evaluation.scoring import Corpus, Predictions, ScoringInputError, as_predictions
 
 
 def _project(name: str, reference: str) -> Project:
@@ -48,18 +49,31 @@ def gold_reference(reference: str) -> Corpus | None:
     return stored.gold_corpus(gold)
 
 
+def _stored_annotator(body: str, reference: str) -> Corpus:
+    name, username = _split(body, "/", reference, "USERNAME")
+    project = _project(name, reference)
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise ScoringInputError(f"{reference}: no user {username!r}")
+    return stored.annotator_corpus(project, user)
+
+
+def annotator_reference(reference: str) -> Corpus | None:
+    """``annotator:PROJECT/USERNAME`` as a corpus (their spans with alternative sets)."""
+    if not reference.startswith("annotator:"):
+        return None
+    return _stored_annotator(reference.removeprefix("annotator:"), reference)
+
+
 def prediction_reference(reference: str) -> Predictions | None:
     kind, found, body = reference.partition(":")
     if not found or kind not in {"run", "annotator"}:
         return None
-    name, item = _split(body, "/", reference, "RUN" if kind == "run" else "USERNAME")
+    if kind == "annotator":
+        return as_predictions(_stored_annotator(body, reference))
+    name, run_name = _split(body, "/", reference, "RUN")
     project = _project(name, reference)
-    if kind == "run":
-        run = ModelRun.objects.filter(project=project, name=item).first()
-        if run is None:
-            raise ScoringInputError(f"{reference}: no run {item!r} in project {name!r}")
-        return stored.run_predictions(run)
-    user = get_user_model().objects.filter(username=item).first()
-    if user is None:
-        raise ScoringInputError(f"{reference}: no user {item!r}")
-    return stored.annotator_predictions(project, user)
+    run = ModelRun.objects.filter(project=project, name=run_name).first()
+    if run is None:
+        raise ScoringInputError(f"{reference}: no run {run_name!r} in project {name!r}")
+    return stored.run_predictions(run)
