@@ -182,3 +182,18 @@ def test_api_docs_page_works_offline(client) -> None:
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert schema.status_code == 200
     assert schema.json()["openapi"].startswith("3.")
+
+
+def test_openapi_schema_is_valid_without_warnings(tmp_path: Path) -> None:
+    from django.core.management import call_command
+
+    out = tmp_path / "schema.yml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
+    paths = yaml.safe_load(out.read_text())["paths"]
+    for path in (
+        "/api/spans/{id}/",
+        "/api/datasets/import/",
+        "/api/evaluation/score/",
+        "/api/evaluation/agreement/",
+    ):
+        assert path in paths
