@@ -105,6 +105,7 @@ class Command(BaseCommand):
                 name=MAFALDA_PROJECT,
                 taxonomy=taxonomy,
                 description="MAFALDA (Helwe et al., 2024), CC BY-SA 4.0: 200 gold texts.",
+                guidelines=yaml.safe_load(DEMO_FILE.read_text())["guidelines"],
             )
             report = import_mafalda_gold(
                 path=datasets / "gold_standard_dataset.jsonl",
@@ -128,6 +129,7 @@ class Command(BaseCommand):
                 name=USER_STUDY_PROJECT,
                 taxonomy=taxonomy,
                 description="The 20 texts of the MAFALDA user study, with four annotators' work.",
+                guidelines=yaml.safe_load(DEMO_FILE.read_text())["guidelines"],
             )
             import_mafalda_gold(
                 path=datasets / "user_study_examples_with_labels.jsonl",
