@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from evaluation.scoring.core import NO_FALLACY, Corpus, Predictions, ScoringInputError, align
 from evaluation.scoring.levels import (
@@ -113,32 +114,47 @@ class Report:
         }
 
 
+def _pooled_f1(p_sum, predicted, r_sum, required, axis=-1):
+    """F1 of pooled sums (corpus averaging), vectorised over resamples."""
+    p_sum, predicted, r_sum, required = (
+        np.sum(column, axis=axis) for column in (p_sum, predicted, r_sum, required)
+    )
+    precision = np.divide(p_sum, predicted, out=np.ones(predicted.shape), where=predicted > 0)
+    recall = np.divide(r_sum, required, out=np.ones(required.shape), where=required > 0)
+    total = precision + recall
+    return np.divide(2 * precision * recall, total, out=np.zeros(total.shape), where=total > 0)
+
+
 def bootstrap_f1_ci(
     counts: Sequence[TextCounts], average: str, resamples: int, seed: int
 ) -> tuple[float, float] | None:
-    """95% percentile interval of F1 over texts resampled with replacement (seeded)."""
+    """95% percentile interval of F1 over texts resampled with replacement (seeded),
+    computed by ``scipy.stats.bootstrap``; texts are resampled as units (paired)."""
     n = len(counts)
     if n == 0 or resamples <= 0:
         return None
-    rng = np.random.default_rng(seed)
     columns = np.array(
         [(c.precision_sum, c.predicted, c.recall_sum, c.required, c.f1) for c in counts],
         dtype=np.float64,
+    ).T
+    if average == "text":
+        data, statistic = (columns[4],), np.mean
+    else:
+        data, statistic = tuple(columns[:4]), _pooled_f1
+    if n == 1:  # every resample is the one text
+        value = float(statistic(*data))
+        return value, value
+    result = stats.bootstrap(
+        data,
+        statistic,
+        paired=True,
+        vectorized=True,
+        n_resamples=resamples,
+        batch=max(1, 2_000_000 // n),
+        method="percentile",
+        random_state=np.random.default_rng(seed),
     )
-    chunk = max(1, min(resamples, 1_000_000 // n))
-    values = []
-    for done in range(0, resamples, chunk):
-        size = min(chunk, resamples - done)
-        draws = rng.integers(0, n, size=(size, n))
-        if average == "text":
-            values.append(columns[:, 4][draws].mean(axis=1))
-            continue
-        p_sum, predicted, r_sum, required = (columns[:, k][draws].sum(axis=1) for k in range(4))
-        precision = np.divide(p_sum, predicted, out=np.ones(size), where=predicted > 0)
-        recall = np.divide(r_sum, required, out=np.ones(size), where=required > 0)
-        total = precision + recall
-        values.append(np.divide(2 * precision * recall, total, out=np.zeros(size), where=total > 0))
-    low, high = np.percentile(np.concatenate(values), [2.5, 97.5])
+    low, high = result.confidence_interval
     return float(low), float(high)
 
 
