@@ -55,6 +55,30 @@ class MacroF1:
         return sum(s.recall for s in self.per_label.values()) / len(self.per_label)
 
 
+def _macro_f1_of_counts(
+    labels: Iterable[str],
+    support: Counter[str],
+    predicted_count: Counter[str],
+    correct: Counter[str],
+    out_of_set: int = 0,
+) -> MacroF1:
+    """Per-label P/R/F1 from counts; labels neither gold nor predicted are listed as absent
+    and left out of the macro average."""
+    per_label: dict[str, ClassScores] = {}
+    absent = []
+    for label in labels:
+        if not support[label] and not predicted_count[label]:
+            absent.append(label)
+            continue
+        precision = correct[label] / predicted_count[label] if predicted_count[label] else 0.0
+        recall = correct[label] / support[label] if support[label] else 0.0
+        per_label[label] = ClassScores(
+            precision, recall, f1_of(precision, recall), support[label], predicted_count[label]
+        )
+    score = sum(s.f1 for s in per_label.values()) / len(per_label) if per_label else 0.0
+    return MacroF1(score, per_label, absent, out_of_set)
+
+
 def macro_f1(
     gold: Sequence[str], predicted: Sequence[str | None], labels: Sequence[str]
 ) -> MacroF1:
@@ -74,20 +98,8 @@ def macro_f1(
     support = Counter(gold)
     predicted_count = Counter(p for p in predicted if p in known)
     correct = Counter(g for g, p in zip(gold, predicted, strict=True) if g == p)
-    per_label: dict[str, ClassScores] = {}
-    absent = []
-    for label in label_set:
-        if not support[label] and not predicted_count[label]:
-            absent.append(label)
-            continue
-        precision = correct[label] / predicted_count[label] if predicted_count[label] else 0.0
-        recall = correct[label] / support[label] if support[label] else 0.0
-        per_label[label] = ClassScores(
-            precision, recall, f1_of(precision, recall), support[label], predicted_count[label]
-        )
-    score = sum(s.f1 for s in per_label.values()) / len(per_label) if per_label else 0.0
     out_of_set = sum(p not in known for p in predicted)
-    return MacroF1(score, per_label, absent, out_of_set)
+    return _macro_f1_of_counts(label_set, support, predicted_count, correct, out_of_set)
 
 
 def ranked_score(gold: Iterable[str], ranked: Sequence[str]) -> float:
@@ -125,19 +137,7 @@ def exact_span_f1(
     correct: Counter[str] = Counter(
         s[2] for g, p in zip(gold_sets, pred_sets, strict=True) for s in g & p
     )
-    per_label: dict[str, ClassScores] = {}
-    absent = []
-    for label in all_labels:
-        if not support[label] and not predicted_count[label]:
-            absent.append(label)
-            continue
-        precision = correct[label] / predicted_count[label] if predicted_count[label] else 0.0
-        recall = correct[label] / support[label] if support[label] else 0.0
-        per_label[label] = ClassScores(
-            precision, recall, f1_of(precision, recall), support[label], predicted_count[label]
-        )
-    score = sum(s.f1 for s in per_label.values()) / len(per_label) if per_label else 0.0
-    return MacroF1(score, per_label, absent)
+    return _macro_f1_of_counts(all_labels, support, predicted_count, correct)
 
 
 @dataclass
