@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-NO_FALLACY = "no fallacy"  # ⊥: "no fallacy" is an acceptable alternative
+from annotations.labels import NO_FALLACY  # ⊥: "no fallacy" is an acceptable alternative
 
 
 class PublishedGoldIsImmutable(Exception):

@@ -3,7 +3,7 @@
 Run as a script against the database the environment selects (FALLACY_DATA_DIR or
 DATABASE_URL), after ``manage.py migrate``::
 
-    python tests/e2e/seed.py            # demo data (``load_demo`` when present) + long doc
+    python tests/e2e/seed.py            # the demo (``manage.py load_demo``) + long doc
     python tests/e2e/seed.py --bench    # only what the benchmark needs
 
 Prints a JSON object with the ids the callers need.
@@ -22,46 +22,6 @@ DEMO_PASSWORD = "fallacy-demo"
 LONG_PROJECT = "Long-document benchmark"
 LONG_USER = "bench-annotator"
 
-GUIDELINES = """# How to annotate
-
-Read the whole text first. Then mark every **argument that commits a fallacy**.
-
-## Spans
-
-- A span is a run of **whole sentences**: select the sentences that hold the argument.
-- Give the span **all labels that fit** as alternatives; tick *no fallacy is also
-  acceptable* when a careful reader could also see no fallacy there.
-- Two different fallacies on the same sentences are **two spans**.
-
-## Justification
-
-1. Fill the template slots (E, P, C …) with words from the text.
-2. Explain in one or two sentences why the label fits.
-
-A text without any fallacy is submitted with no spans.
-"""
-
-DEMO_TEXTS = [
-    (
-        "demo-1",
-        "My opponent wants to raise taxes on small businesses. But he has been divorced "
-        "twice, so why should anyone trust his judgement on money? Everyone in this town "
-        "knows the answer. Either we cut taxes now or our town will be a ghost town by "
-        "next year.",
-    ),
-    (
-        "demo-2",
-        "Scientists at a famous university say this supplement works. I saw a celebrity "
-        "recommend it on television too. It must be effective. Sales have doubled since "
-        "March, which proves it.",
-    ),
-    (
-        "demo-3",
-        "We should invest in public libraries. They lend books for free. They also offer "
-        "quiet study rooms and internet access to people who cannot afford it at home.",
-    ),
-]
-
 
 def setup_django() -> None:
     sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
@@ -69,10 +29,6 @@ def setup_django() -> None:
     import django
 
     django.setup()
-
-
-def has_load_demo() -> bool:
-    return (ROOT / "annotations" / "management" / "commands" / "load_demo.py").exists()
 
 
 def user(username: str, *, staff: bool = False):
@@ -95,36 +51,18 @@ def mafalda():
     )
 
 
+def demo_guidelines() -> str:
+    import yaml
+    from fallacy_platform.management.commands.load_demo import DEMO_FILE
+
+    return yaml.safe_load(DEMO_FILE.read_text())["guidelines"]
+
+
 def ensure_demo() -> None:
-    """``load_demo`` when another part of the platform provides it, else a small stand-in."""
-    from annotations.models import Project
-    from annotations.services.documents import NewDocument, add_documents, assign_documents
-    from annotations.services.projects import add_member, create_project
+    """The demo users and projects, exactly as ``make demo`` loads them."""
+    from django.core.management import call_command
 
-    if has_load_demo():
-        from django.core.management import call_command
-
-        call_command("load_demo")
-        return
-    if Project.objects.filter(name="Demo project").exists():
-        return
-    admin = user("demo-admin", staff=True)
-    reviewer = user("demo-reviewer")
-    annotators = [user("demo-annotator"), user("demo-annotator2")]
-    project = create_project(
-        name="Demo project",
-        taxonomy=mafalda(),
-        guidelines=GUIDELINES,
-        description="A few short political and advertising texts.",
-    )
-    add_member(project=project, user=admin, role="admin")
-    add_member(project=project, user=reviewer, role="reviewer")
-    add_documents(
-        project=project, texts=[NewDocument(text=t, external_id=e) for e, t in DEMO_TEXTS]
-    )
-    for a in annotators:
-        add_member(project=project, user=a, role="annotator")
-        assign_documents(project=project, annotator=a)
+    call_command("load_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
 
 
 WORDS = (
@@ -169,7 +107,7 @@ def ensure_long_document(n_spans: int = 50) -> dict:
         project = create_project(
             name=LONG_PROJECT,
             taxonomy=mafalda(),
-            guidelines=GUIDELINES,
+            guidelines=demo_guidelines(),
             description="One long text with many overlapping spans (page-load benchmark).",
         )
         add_member(project=project, user=annotator, role="annotator")
@@ -225,7 +163,7 @@ def ensure_long_document(n_spans: int = 50) -> dict:
 
 def main(argv: list[str]) -> None:
     setup_django()
-    out: dict = {"load_demo": has_load_demo()}
+    out: dict = {}
     if "--bench" not in argv:
         ensure_demo()
     out["long"] = ensure_long_document()
