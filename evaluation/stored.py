@@ -25,6 +25,7 @@ from collections.abc import Collection
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Prefetch, QuerySet
+from django.db.models.functions import Coalesce
 
 from annotations.models import (
     Annotation,
@@ -39,6 +40,7 @@ from annotations.models import (
 )
 from evaluation.models import ModelRun, RunOutput
 from evaluation.scoring import (
+    NO_FALLACY,
     Corpus,
     LevelMapping,
     Predictions,
@@ -96,19 +98,44 @@ def gold_corpus(gold_standard: GoldStandard) -> Corpus:
     )
 
 
-def run_predictions(run: ModelRun, *, gold_standard: GoldStandard | None = None) -> Predictions:
-    """The run's raw outputs, one ``TextPrediction`` of sentences per document (2 queries).
+def _level_representatives(run: ModelRun) -> dict[str, str]:
+    """For a run prompted at level 1 or 0: each of its labels -> one type under it, so
+    that mapping the type back up gives the label (runs are scored at levels <= theirs)."""
+    mapping = taxonomy_mapping(run.project.taxonomy)
+    representatives: dict[str, str] = {}
+    for type_name, category in sorted(mapping.type_to_category.items()):
+        representatives.setdefault(category, type_name)
+        representatives.setdefault("fallacy", type_name)
+    return representatives
 
+
+def run_predictions(run: ModelRun, *, gold_standard: GoldStandard | None = None) -> Predictions:
+    """The run's outputs, one ``TextPrediction`` of sentences per document (2 queries).
+
+    A sentence's output is what the parser reads (``answer``, else the raw output); for
+    a run prompted at level 1 or 0, its parsed labels stand for types of those labels.
     With ``gold_standard``, only the documents that version covers.
     """
     outputs = RunOutput.objects.filter(run=run)
     if gold_standard is not None:
         outputs = outputs.filter(document_id__in=gold_document_ids(gold_standard))
+    lifted = run.prompt_variant_id is not None and run.level < 2
+    representatives = _level_representatives(run) if lifted else {}
     sentences: dict[int, list[SentenceOutput]] = {}
-    for document_id, unit_text, raw_output in outputs.order_by(
-        "document__position", "document_id", "unit_index"
-    ).values_list("document_id", "unit_text", "raw_output"):
-        sentences.setdefault(document_id, []).append(SentenceOutput(unit_text, raw_output))
+    rows = outputs.order_by("document__position", "document_id", "unit_index").values_list(
+        "document_id", "unit_text", Coalesce("answer", "raw_output"), "parsed_labels"
+    )
+    for document_id, unit_text, output, parsed in rows:
+        if lifted:
+            output = (
+                frozenset(
+                    NO_FALLACY if label == NO_FALLACY else representatives.get(label, label)
+                    for label in parsed
+                )
+                if parsed is not None
+                else ""
+            )
+        sentences.setdefault(document_id, []).append(SentenceOutput(unit_text, output))
     texts = Document.objects.in_bulk(list(sentences), field_name="pk")
     return Predictions(
         [

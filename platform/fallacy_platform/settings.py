@@ -188,6 +188,17 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_flag("CELERY_TASK_ALWAYS_EAGER")  # unit tests only
 
+# --- evaluation jobs --------------------------------------------------------------------
+# A run's generation is killed past this many seconds (its outputs are kept; it resumes).
+EVALUATION_RUN_TIME_LIMIT = int(os.environ.get("EVALUATION_RUN_TIME_LIMIT", 24 * 3600))
+# A runner killed by a signal nobody sent (OOM killer, a crash) is restarted this often.
+EVALUATION_RUNNER_RESTARTS = int(os.environ.get("EVALUATION_RUNNER_RESTARTS", "2"))
+# The Python that runs model runners (default: this one).
+EVALUATION_RUNNER_PYTHON = os.environ.get("EVALUATION_RUNNER_PYTHON", "")
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # An unacknowledged job is redelivered after this: longer than the longest job.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": EVALUATION_RUN_TIME_LIMIT + 3600}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -36,7 +36,7 @@ class Command(BaseCommand):
                 "-Q",
                 "default,gpu",
                 "--concurrency",
-                "1",
+                "2",  # a model run's supervisor must not block scoring and imports
                 "--loglevel",
                 "warning",
             ],

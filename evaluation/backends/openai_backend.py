@@ -1,0 +1,513 @@
+"""``openai``: any OpenAI-compatible server (OpenAI, vLLM's ``vllm serve``, llama.cpp...).
+
+Contract:
+
+- Endpoint: ``settings.base_url``, else ``OPENAI_BASE_URL`` (as the OpenAI client reads it),
+  with or without its trailing ``/v1``. ``chat`` (default true) posts the prompt as one user
+  message to ``/v1/chat/completions``; ``chat: false`` posts it to ``/v1/completions``.
+- Key: ``settings.api_key`` (accepted for scripts only), else the environment variable named
+  by ``settings.api_key_env`` (default ``OPENAI_API_KEY``), sent as ``Authorization: Bearer``.
+  A server on this machine (127.0.0.1, localhost, ::1) may go without one: ``EMPTY`` is sent,
+  as vLLM's server accepts. The key is read, never stored: it is not in the fingerprint, not
+  in ``environment()``, not in errors or logs (a server message echoing it is scrubbed). The
+  platform strips ``settings.api_key`` before it stores a run's settings; the launch page
+  passes ``api_key_env`` instead.
+- Concurrency: at most ``concurrency`` (default 8) requests in flight, from a thread pool.
+  Results are yielded in small batches as they complete, every request exactly once.
+- Retries: a 429, a 5xx or a connection error (refused, reset, timed out after ``timeout``
+  seconds without data, default 120) is retried up to ``max_retries`` times (default 5, so
+  at most 6 attempts) with exponential backoff from ``backoff`` seconds (default 1.0, doubled
+  each time, plus up to 25 % jitter, capped at 60 s); a ``Retry-After`` header, when present,
+  is obeyed instead (capped at 60 s). Any other 4xx fails at once. The first request that
+  fails for good stops the run (requests not yet sent are dropped) with a ``BackendError``
+  naming its key prefix, the HTTP status and the server's last message.
+- Decoding: ``temperature``, ``top_p``, ``max_tokens`` (``max_new_tokens``) and ``seed`` from
+  the run's ``GenerationParams``. A guided request also sends ``guided_choice`` (its labels;
+  vLLM's extension); a text outside the labels is kept as is (the parser reports it).
+- Standard library only (``urllib`` and threads): the runner needs no client library.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import http.client
+import json
+import platform
+import random
+import re
+import ssl
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from typing import Any
+
+from evaluation.backends.base import (
+    Backend,
+    BackendError,
+    GenerationParams,
+    GenerationRequest,
+    GenerationResult,
+    ModelSpec,
+    SettingProblem,
+    env_or_setting,
+)
+
+DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+BASE_URL_ENV = "OPENAI_BASE_URL"
+#: the key sent to a local server when none is configured (vLLM's server accepts any)
+LOCAL_KEY = "EMPTY"
+LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+DEFAULT_CONCURRENCY = 8
+DEFAULT_MAX_RETRIES = 5
+DEFAULT_TIMEOUT = 120.0
+DEFAULT_BACKOFF = 1.0
+#: longest wait between two attempts, whatever the backoff or the server's Retry-After
+MAX_WAIT = 60.0
+#: a batch is yielded when it holds this many results or is this many seconds old
+BATCH = 32
+FLUSH_SECONDS = 1.0
+#: how long ``environment()`` waits for ``/v1/models``
+MODELS_TIMEOUT = 10.0
+#: the most characters of a server's message quoted in an error
+MESSAGE_CHARS = 500
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class _Secret:
+    """A key that shows as ``***`` in reprs, tracebacks with locals and debuggers."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "'***'"
+
+    __str__ = __repr__
+
+
+class _Failure(Exception):
+    """One failed attempt: ``status`` is the HTTP status, or a word for a connection error."""
+
+    def __init__(
+        self, status: str, message: str, *, retry: bool, delay: float | None = None
+    ) -> None:
+        super().__init__(f"{status}: {message}")
+        self.status = status
+        self.message = message
+        self.retry = retry
+        self.delay = delay  # what the server asked for (Retry-After), else None
+
+
+class _Stopped(BackendError):
+    """A request dropped because another one failed for good (or the run was closed)."""
+
+
+class _Run:
+    """What the workers of one ``generate`` share: a stop flag and the first failure."""
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.failure: BackendError | None = None
+        self._lock = threading.Lock()
+
+    def fail(self, error: BackendError) -> BackendError:
+        """Record ``error`` (the first one wins) and stop the other workers."""
+        with self._lock:
+            if self.failure is None:
+                self.failure = error
+        self.stop.set()
+        return error
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Redirects are errors: the key is never carried to another address."""
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: Any,
+        code: int,
+        msg: str,
+        headers: Any,
+        newurl: str,
+    ) -> None:
+        return None
+
+
+def _is_local(url: str) -> bool:
+    return (urllib.parse.urlsplit(url).hostname or "") in LOCAL_HOSTS
+
+
+def _public_url(url: str) -> str:
+    """``url`` without credentials, query or fragment, and without a trailing slash."""
+    parts = urllib.parse.urlsplit(url.strip())
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = f"{host}:{port}" if port else host
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+def _api_root(url: str) -> str:
+    """The ``.../v1`` root of the API from a base URL given with or without it."""
+    root = url.strip().rstrip("/")
+    return root if root.endswith("/v1") else f"{root}/v1"
+
+
+def _key_variable(settings: Mapping[str, Any]) -> str:
+    name = settings.get("api_key_env")
+    return str(name) if name else DEFAULT_KEY_ENV
+
+
+def _read_key(settings: Mapping[str, Any]) -> str | None:
+    return env_or_setting(settings, "api_key", _key_variable(settings))
+
+
+def _retry_after(headers: Any) -> float | None:
+    """Seconds asked by ``Retry-After`` (seconds or an HTTP date) or ``retry-after-ms``."""
+    if headers is None:
+        return None
+    milliseconds = headers.get("retry-after-ms")
+    if milliseconds:
+        try:
+            return min(MAX_WAIT, max(0.0, float(milliseconds) / 1000))
+        except ValueError:
+            pass
+    value = headers.get("Retry-After")
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    return min(MAX_WAIT, max(0.0, seconds))
+
+
+def _server_message(body: bytes) -> str:
+    """The message of an error answer: ``error.message`` (OpenAI), ``message``, ``detail``,
+    or the start of the body."""
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict) and error.get("message"):
+            text = str(error["message"])
+        elif isinstance(error, str) and error:
+            text = error
+        elif data.get("message"):
+            text = str(data["message"])
+        elif data.get("detail"):
+            text = str(data["detail"])
+    return text[:MESSAGE_CHARS] or "(empty answer)"
+
+
+class OpenAIBackend(Backend):
+    name = "openai"
+    settings_keys = frozenset(
+        {
+            "base_url",
+            "api_key",
+            "api_key_env",
+            "concurrency",
+            "max_retries",
+            "timeout",
+            "chat",
+            "backoff",
+            "revision",
+        }
+    )
+
+    def __init__(self, spec: ModelSpec, params: GenerationParams) -> None:
+        super().__init__(spec, params)
+        settings = spec.settings
+        problems = [
+            problem for problem in type(self).check(spec) if problem.field != "settings.api_key"
+        ]
+        if problems:
+            raise BackendError("; ".join(str(problem) for problem in problems))
+        base_url = env_or_setting(settings, "base_url", BASE_URL_ENV) or ""
+        key = _read_key(settings)
+        if not key:
+            if not _is_local(base_url):
+                raise BackendError(
+                    f"no API key: set {_key_variable(settings)} or settings.api_key_env"
+                )
+            key = LOCAL_KEY
+        self._key = _Secret(key)
+        self.base_url = _public_url(base_url)
+        self._root = _api_root(base_url)
+        self.chat = bool(settings.get("chat", True))
+        self.concurrency = int(settings.get("concurrency", DEFAULT_CONCURRENCY))
+        self.max_retries = int(settings.get("max_retries", DEFAULT_MAX_RETRIES))
+        self.timeout = float(settings.get("timeout", DEFAULT_TIMEOUT))
+        self.backoff = float(settings.get("backoff", DEFAULT_BACKOFF))
+        self._random = random.Random()
+        handlers: list[urllib.request.BaseHandler] = [_NoRedirect()]
+        if _is_local(base_url):
+            handlers.append(urllib.request.ProxyHandler({}))  # never through a proxy
+        self._opener = urllib.request.build_opener(*handlers)
+
+    # ----------------------------------------------------------------- launch-time checks
+
+    @classmethod
+    def check(cls, spec: ModelSpec) -> list[SettingProblem]:
+        problems = super().check(spec)
+        settings = spec.settings
+        base_url = env_or_setting(settings, "base_url", BASE_URL_ENV)
+        if not base_url:
+            problems.append(
+                SettingProblem(
+                    "settings.base_url",
+                    f"no server address: set settings.base_url or {BASE_URL_ENV}",
+                )
+            )
+        else:
+            parts = urllib.parse.urlsplit(base_url.strip())
+            try:
+                parts.port  # noqa: B018 - raises on a bad port
+                valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+            except ValueError:
+                valid = False
+            if not valid:
+                problems.append(
+                    SettingProblem(
+                        "settings.base_url",
+                        f"not an http(s) URL: {_public_url(base_url)!r}",
+                    )
+                )
+            elif parts.username or parts.password:
+                problems.append(
+                    SettingProblem(
+                        "settings.base_url",
+                        "no credentials in the URL (it is stored): use settings.api_key_env",
+                    )
+                )
+        variable = settings.get("api_key_env")
+        if variable is not None and not (isinstance(variable, str) and _ENV_NAME.match(variable)):
+            problems.append(
+                SettingProblem(
+                    "settings.api_key_env", "the name of an environment variable, e.g. MY_KEY"
+                )
+            )
+        elif not _read_key(settings) and not (base_url and _is_local(base_url)):
+            problems.append(
+                SettingProblem(
+                    "settings.api_key",
+                    f"no API key: set {_key_variable(settings)} or settings.api_key_env",
+                )
+            )
+        for key, minimum in (("concurrency", 1), ("max_retries", 0)):
+            value = settings.get(key)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < minimum
+            ):
+                wanted = "a positive integer" if minimum else "an integer >= 0"
+                problems.append(SettingProblem(f"settings.{key}", wanted))
+        for key in ("timeout", "backoff"):
+            value = settings.get(key)
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
+            ):
+                problems.append(SettingProblem(f"settings.{key}", "a positive number of seconds"))
+        if "chat" in settings and not isinstance(settings["chat"], bool):
+            problems.append(SettingProblem("settings.chat", "true or false"))
+        return problems
+
+    @classmethod
+    def fingerprint(cls, spec: ModelSpec) -> str:
+        revision = spec.settings.get("revision")
+        if revision:
+            return f"revision:{revision}"
+        base_url = env_or_setting(spec.settings, "base_url", BASE_URL_ENV) or ""
+        return f"openai:{_public_url(base_url)}:{spec.model}"
+
+    # ------------------------------------------------------------------------ generation
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> Iterator[list[GenerationResult]]:
+        if not requests:
+            return
+        run = _Run()
+        executor = ThreadPoolExecutor(
+            max_workers=min(self.concurrency, len(requests)), thread_name_prefix="openai"
+        )
+        try:
+            pending: set[Future[GenerationResult]] = {
+                executor.submit(self._complete, request, run) for request in requests
+            }
+            batch: list[GenerationResult] = []
+            batch_started = time.monotonic()
+            while pending:
+                # with results waiting, wake up when they are due; else at the next result
+                left = (
+                    max(0.0, FLUSH_SECONDS - (time.monotonic() - batch_started)) if batch else None
+                )
+                done, pending = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
+                for future in done:
+                    error = future.exception()
+                    if error is not None:
+                        # the first request that failed for good, not one it stopped
+                        raise run.failure or error
+                    batch.append(future.result())
+                elapsed = time.monotonic() - batch_started
+                if batch and (len(batch) >= BATCH or elapsed >= FLUSH_SECONDS or not pending):
+                    share = elapsed / len(batch)
+                    yield [GenerationResult(result.key, result.output, share) for result in batch]
+                    batch = []
+                    batch_started = time.monotonic()
+        finally:
+            run.stop.set()
+            executor.shutdown(wait=True, cancel_futures=True)
+
+    def _body(self, request: GenerationRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.spec.model}
+        if self.chat:
+            body["messages"] = [{"role": "user", "content": request.prompt}]
+        else:
+            body["prompt"] = request.prompt
+        body.update(
+            max_tokens=self.params.max_new_tokens,
+            temperature=self.params.temperature,
+            top_p=self.params.top_p,
+            seed=self.params.seed,
+        )
+        if request.guided and request.labels:
+            body["guided_choice"] = list(request.labels)
+        return body
+
+    def _complete(self, request: GenerationRequest, run: _Run) -> GenerationResult:
+        """One request with its retries (runs in a worker thread)."""
+        url = f"{self._root}/chat/completions" if self.chat else f"{self._root}/completions"
+        data = json.dumps(self._body(request), ensure_ascii=False).encode()
+        attempt = 0
+        while not run.stop.is_set():
+            try:
+                answer = self._post(url, data)
+            except _Failure as failure:
+                if not failure.retry or attempt >= self.max_retries:
+                    tried = f" after {attempt + 1} attempts" if failure.retry else ""
+                    raise run.fail(
+                        BackendError(
+                            f"{self.name} request {request.key[:12]} failed{tried}: "
+                            f"{failure.status} {self._scrub(failure.message)} ({url})"
+                        )
+                    ) from None
+                delay = failure.delay
+                if delay is None:
+                    delay = self.backoff * 2**attempt * (1 + self._random.uniform(0, 0.25))
+                attempt += 1
+                run.stop.wait(min(MAX_WAIT, delay))
+                continue
+            try:
+                return GenerationResult(request.key, self._text(answer))
+            except BackendError as error:
+                raise run.fail(
+                    BackendError(f"{self.name} request {request.key[:12]}: {error}")
+                ) from None
+        raise _Stopped("stopped: another request failed")
+
+    def _headers(self) -> dict[str, str]:
+        return {
+            "Authorization": f"Bearer {self._key.value}",
+            "Content-Type": "application/json",
+            "Accept": "application/json",
+            "User-Agent": f"fallacy-platform ({self.name} backend; urllib)",
+        }
+
+    def _post(self, url: str, data: bytes) -> Any:
+        """The decoded JSON answer of one attempt, or ``_Failure``."""
+        http_request = urllib.request.Request(url, data=data, headers=self._headers())
+        try:
+            with self._opener.open(http_request, timeout=self.timeout) as response:
+                body = response.read()
+        except urllib.error.HTTPError as error:
+            status = error.code
+            try:
+                message = _server_message(error.read())
+            except (OSError, http.client.HTTPException):
+                message = str(error.reason or "(no answer)")
+            finally:
+                error.close()
+            retry = status == 429 or status >= 500
+            wait_for = _retry_after(error.headers) if retry else None
+            raise _Failure(f"HTTP {status}", message, retry=retry, delay=wait_for) from None
+        except urllib.error.URLError as error:  # refused, unknown host, TLS...
+            reason = error.reason
+            retry = not isinstance(reason, ssl.SSLCertVerificationError)
+            raise _Failure("connection error", str(reason), retry=retry) from None
+        except (OSError, http.client.HTTPException) as error:  # reset, timed out, cut short
+            raise _Failure(
+                "connection error", f"{type(error).__name__}: {error}", retry=True
+            ) from None
+        try:
+            return json.loads(body)
+        except ValueError:
+            raise _Failure(
+                "bad answer", f"not JSON: {body[:200].decode('utf-8', 'replace')!r}", retry=False
+            ) from None
+
+    def _text(self, answer: Any) -> str:
+        try:
+            choice = answer["choices"][0]
+            text = choice["message"].get("content") if self.chat else choice.get("text")
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise BackendError(
+                f"an answer without choices: {self._scrub(json.dumps(answer)[:200])}"
+            ) from None
+        return text if isinstance(text, str) else ""
+
+    def _scrub(self, text: str) -> str:
+        key = self._key.value
+        return text.replace(key, "***") if key and key != LOCAL_KEY else text
+
+    # ----------------------------------------------------------------------- environment
+
+    def environment(self) -> dict[str, Any]:
+        facts: dict[str, Any] = {
+            "base_url": self.base_url,
+            "api": "chat/completions" if self.chat else "completions",
+            "concurrency": self.concurrency,
+            "max_retries": self.max_retries,
+            "client": f"urllib (Python {platform.python_version()})",
+        }
+        request = urllib.request.Request(f"{self._root}/models", headers=self._headers())
+        try:
+            with self._opener.open(request, timeout=min(self.timeout, MODELS_TIMEOUT)) as answer:
+                listing = json.loads(answer.read())
+            models = listing.get("data") or []
+            entry = next(
+                (m for m in models if isinstance(m, dict) and m.get("id") == self.spec.model),
+                None,
+            )
+            if entry is None:
+                facts["model"] = {"id": self.spec.model, "listed": False}
+            else:
+                facts["model"] = {
+                    "id": entry.get("id"),
+                    "owned_by": entry.get("owned_by"),
+                    "listed": True,
+                }
+                for extra in ("root", "max_model_len"):  # vLLM tells the weights and length
+                    if extra in entry:
+                        facts["model"][extra] = entry[extra]
+        except Exception as error:  # facts are best effort
+            facts["model"] = {"id": self.spec.model, "error": self._scrub(str(error))[:200]}
+        return facts

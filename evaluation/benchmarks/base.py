@@ -1,0 +1,119 @@
+"""The task contract: how a benchmark turns documents into prompts and outputs into answers.
+
+Plain Python (no Django). The Django side hands a task plain objects (``TaskDocument``,
+``TaskLabel``, ``Example``, ``VariantSpec``) and stores what it gives back.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar, Protocol
+
+VARIANT_KINDS: tuple[str, ...] = ("zero-shot", "guided", "few-shot", "chain-of-thought")
+
+
+class TaskError(ValueError):
+    """A task cannot build its prompts (e.g. a template placeholder it does not know)."""
+
+
+@dataclass(frozen=True)
+class TaskLabel:
+    name: str
+    definition: str = ""
+
+
+@dataclass(frozen=True)
+class TaskDocument:
+    """A text and its units (sentences) as strings, in text order."""
+
+    id: int
+    text: str
+    units: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Example:
+    """A few-shot example: a unit of another document and its gold answer."""
+
+    document_id: int
+    text: str
+    unit: str
+    answer: str
+
+
+@dataclass(frozen=True)
+class VariantSpec:
+    """A prompt variant as stored data: ``template`` with named placeholders."""
+
+    name: str
+    kind: str
+    template: str
+    parser: str = "keyword"
+    shots: int = 0
+    seed: int = 0
+    settings: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class UnitPrompt:
+    document_id: int
+    unit_index: int
+    unit_text: str
+    prompt: str
+    labels: tuple[str, ...]
+    guided: bool
+
+
+class Task(Protocol):
+    name: ClassVar[str]
+    placeholders: ClassVar[frozenset[str]]
+
+    def prompts(
+        self,
+        documents: Sequence[TaskDocument],
+        *,
+        labels: Sequence[TaskLabel],
+        variant: VariantSpec,
+        examples: Sequence[Example] = (),
+    ) -> Iterator[UnitPrompt]: ...
+
+    def answer(self, variant: VariantSpec, output: str) -> str: ...
+
+
+def template_fields(template: str) -> list[str]:
+    """The placeholder names of a ``str.format`` template (``TaskError`` when malformed)."""
+    try:
+        return [name for _, name, _, _ in string.Formatter().parse(template) if name is not None]
+    except ValueError as error:
+        raise TaskError(f"template: {error} (write a literal brace as {{{{ or }}}})") from None
+
+
+def check_template(template: str, allowed: frozenset[str], required: Sequence[str] = ()) -> None:
+    """``TaskError`` naming an unknown or missing placeholder."""
+    names = template_fields(template)
+    for name in names:
+        if not name or not re.fullmatch(r"\w+", name) or name not in allowed:
+            raise TaskError(
+                f"template: unknown placeholder {{{name}}}; "
+                f"allowed: {', '.join('{' + n + '}' for n in sorted(allowed))}"
+            )
+    for name in required:
+        if name not in names:
+            raise TaskError(f"template: the placeholder {{{name}}} is required")
+
+
+_THINK_RE = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
+_ANSWER_RE = re.compile(r"(?:final answer|answer)\s*:\s*", re.IGNORECASE)
+
+
+def strip_reasoning(output: str) -> str:
+    """The answer part of an output: ``<think>`` blocks removed, and the text after the
+    last "Answer:" (or "Final answer:") when there is one."""
+    text = _THINK_RE.sub("", output)
+    matches = list(_ANSWER_RE.finditer(text))
+    if matches:
+        text = text[matches[-1].end() :]
+    return text.strip()

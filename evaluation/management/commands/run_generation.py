@@ -1,0 +1,24 @@
+"""``manage.py run_generation RUN --shard I``: the runner process of one shard (see
+``evaluation.runner``). Started by the shard's Celery task; also usable by hand."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from evaluation.runner import run_shard
+
+
+class Command(BaseCommand):
+    help = "Generate the outputs of one shard of a model run (the runner process)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("run", type=int, help="run id")
+        parser.add_argument("--shard", type=int, default=0)
+
+    def handle(self, *args, run: int, shard: int, **options) -> None:
+        summary = run_shard(run, shard, log=lambda line: self.stdout.write(line))
+        self.stdout.write(
+            f"done: {summary.requests} requests, {summary.already_done} already done, "
+            f"{summary.from_cache} from cache, {summary.generated} generated "
+            f"in {summary.seconds:.1f} s"
+        )

@@ -1,0 +1,409 @@
+"""Writes on model runs: launch, cancel, resume, rescore, and the state changes of jobs.
+
+Concurrency contract:
+- ``launch_runs`` validates everything first (every problem named by its field, nothing
+  created), then creates the runs and their shards in one transaction and queues the
+  shard tasks only once it commits (``transaction.on_commit``), so a worker never sees a
+  run that is not there yet.
+- State changes lock the run row (``select_for_update``): a shard's supervisor, the
+  scoring task and a user's cancel or resume serialise on it, so two shards finishing
+  at once queue the scoring exactly once, and a cancel is never lost.
+- A run's key secret (an API key) is never stored: ``settings.api_key`` is refused at
+  launch; the workers read keys from their environment.
+
+States: created -> queued -> running (done/total) -> scoring -> done | failed | cancelled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from annotations.models import GoldStandard, Project, Sentence
+from evaluation.backends import GenerationParams, ModelSpec, SettingProblem, check_spec
+from evaluation.benchmarks import TaskError, get_task
+from evaluation.models import ModelRun, PromptVariant, RunScore, RunShard
+
+MAX_SHARDS = 64
+SECRET_SETTINGS = frozenset({"api_key"})
+Status = ModelRun.Status
+
+
+class LaunchError(ValueError):
+    """The launch is refused; ``problems`` name each bad field. Nothing was created."""
+
+    def __init__(self, problems: Sequence[SettingProblem]) -> None:
+        self.problems = list(problems)
+        super().__init__("; ".join(str(problem) for problem in self.problems))
+
+    def as_dict(self) -> dict[str, list[str]]:
+        fields: dict[str, list[str]] = {}
+        for problem in self.problems:
+            fields.setdefault(problem.field, []).append(problem.message)
+        return fields
+
+
+class RunStateError(ValueError):
+    """The run is not in a state that allows this (e.g. cancelling a finished run)."""
+
+
+def _model_label(spec: ModelSpec) -> str:
+    name = Path(spec.model).name if spec.model else spec.backend
+    return name or spec.backend
+
+
+def _unique_name(project: Project, base: str, taken: set[str]) -> str:
+    name, number = base, 1
+    while name in taken or ModelRun.objects.filter(project=project, name=name).exists():
+        number += 1
+        name = f"{base} #{number}"
+    taken.add(name)
+    return name
+
+
+def _check_launch(
+    *,
+    project: Project,
+    gold_standard: GoldStandard,
+    models: Sequence[ModelSpec],
+    variants: Sequence[PromptVariant],
+    level: int,
+    limit: int | None,
+    shards: int,
+) -> list[SettingProblem]:
+    problems: list[SettingProblem] = []
+    if gold_standard.project_id != project.pk:
+        problems.append(
+            SettingProblem(
+                "gold_standard",
+                f"gold version {gold_standard.version} belongs to another project "
+                f"({gold_standard.project.name!r}), not {project.name!r}",
+            )
+        )
+    elif not gold_standard.documents.exists():
+        problems.append(SettingProblem("gold_standard", "the gold version has no documents"))
+    if level not in (0, 1, 2):
+        problems.append(SettingProblem("level", f"must be 0, 1 or 2, not {level!r}"))
+    if limit is not None and limit < 1:
+        problems.append(SettingProblem("limit", "must be at least 1"))
+    if not 1 <= shards <= MAX_SHARDS:
+        problems.append(SettingProblem("shards", f"must be between 1 and {MAX_SHARDS}"))
+    if not models:
+        problems.append(SettingProblem("models", "choose at least one model"))
+    if not variants:
+        problems.append(SettingProblem("prompt_variants", "choose at least one prompt variant"))
+    for index, spec in enumerate(models):
+        where = f"models[{index}]"
+        if not spec.model and spec.backend not in ("random", "silent"):
+            problems.append(SettingProblem(f"{where}.model", "a model name or path is required"))
+        for key in sorted(SECRET_SETTINGS & set(spec.settings)):
+            problems.append(
+                SettingProblem(
+                    f"{where}.settings.{key}",
+                    "secrets are never stored with a run: set OPENAI_API_KEY (or the "
+                    "variable named by settings.api_key_env) on the workers",
+                )
+            )
+        problems.extend(
+            SettingProblem(f"{where}.{problem.field}", problem.message)
+            for problem in check_spec(spec)
+        )
+    for index, variant in enumerate(variants):
+        where = f"prompt_variants[{index}]"
+        try:
+            get_task(variant.task).check(variant.spec())
+        except TaskError as error:
+            problems.append(SettingProblem(where, f"{variant}: {error}"))
+    return problems
+
+
+def _request_count(gold_standard: GoldStandard, limit: int | None) -> int:
+    documents = gold_standard.documents.order_by("position", "id").values("id")
+    if limit:
+        documents = documents[:limit]
+    return Sentence.objects.filter(
+        document_id__in=list(documents.values_list("id", flat=True))
+    ).count()
+
+
+def launch_runs(
+    *,
+    project: Project,
+    gold_standard: GoldStandard,
+    models: Sequence[ModelSpec],
+    variants: Sequence[PromptVariant],
+    level: int = 2,
+    limit: int | None = None,
+    shards: int = 1,
+    params: dict[str, Any] | None = None,
+    created_by: AbstractBaseUser | None = None,
+    name: str | None = None,
+    enqueue: bool = True,
+) -> list[ModelRun]:
+    """One run per (model, variant), queued on the ``gpu`` queue (``LaunchError`` first
+    when anything is wrong). ``params`` override the variant's decoding settings."""
+    problems = _check_launch(
+        project=project,
+        gold_standard=gold_standard,
+        models=models,
+        variants=variants,
+        level=level,
+        limit=limit,
+        shards=shards,
+    )
+    try:
+        GenerationParams.from_dict(params)
+    except (TypeError, ValueError) as error:
+        problems.append(SettingProblem("params", str(error)))
+    if problems:
+        raise LaunchError(problems)
+    total = _request_count(gold_standard, limit)
+    runs: list[ModelRun] = []
+    with transaction.atomic():
+        taken: set[str] = set()
+        for spec in models:
+            for variant in variants:
+                decoding = GenerationParams.from_dict({**variant.decoding, **(params or {})})
+                base = (
+                    name or f"{_model_label(spec)} · {variant.name} v{variant.version} · L{level}"
+                )
+                run = ModelRun.objects.create(
+                    project=project,
+                    gold_standard=gold_standard,
+                    name=_unique_name(project, base, taken),
+                    backend=spec.backend,
+                    model_name=spec.model,
+                    task=variant.task,
+                    prompt_variant=variant,
+                    level=level,
+                    limit=limit,
+                    shards=shards,
+                    config={"settings": dict(spec.settings), "params": decoding.to_dict()},
+                    status=Status.QUEUED,
+                    total=total,
+                    created_by=created_by,
+                )
+                RunShard.objects.bulk_create(
+                    RunShard(run=run, index=index) for index in range(shards)
+                )
+                runs.append(run)
+        if enqueue:
+            transaction.on_commit(lambda: [_enqueue_shards(run) for run in runs])
+    return runs
+
+
+def _enqueue_shards(run: ModelRun, indexes: Sequence[int] | None = None) -> None:
+    from evaluation.tasks import gpu_generate
+
+    for index in range(run.shards) if indexes is None else indexes:
+        gpu_generate.apply_async(args=[run.pk, index])
+
+
+def _enqueue_scoring(run: ModelRun) -> None:
+    from evaluation.tasks import score_run
+
+    score_run.apply_async(args=[run.pk])
+
+
+def _locked(run_id: int) -> ModelRun:
+    return ModelRun.objects.select_for_update().get(pk=run_id)
+
+
+@transaction.atomic
+def cancel_run(*, run: ModelRun) -> ModelRun:
+    """Ask the run to stop: queued shards never start, running runners are killed by their
+    supervisor (within a second); what was produced is kept, and ``resume_run`` goes on."""
+    run = _locked(run.pk)
+    if run.status not in (Status.CREATED, Status.QUEUED, Status.RUNNING):
+        raise RunStateError(
+            f"run {run.name!r} is {run.status}; only a queued or running run can be cancelled"
+        )
+    run.cancel_requested = True
+    fields = ["cancel_requested"]
+    if not run.run_shards.filter(status=RunShard.Status.RUNNING).exists():
+        run.run_shards.filter(status=RunShard.Status.QUEUED).update(
+            status=RunShard.Status.CANCELLED, finished_at=timezone.now()
+        )
+        run.status, run.finished_at = Status.CANCELLED, timezone.now()
+        fields += ["status", "finished_at"]
+    run.save(update_fields=fields)
+    return run
+
+
+@transaction.atomic
+def resume_run(*, run: ModelRun) -> ModelRun:
+    """Queue a failed or cancelled run again: its unfinished shards restart and skip every
+    request already answered (the cache), or, if generation had finished, scoring."""
+    run = _locked(run.pk)
+    if run.imported:
+        raise RunStateError(f"run {run.name!r} was imported; there is nothing to resume")
+    if run.status not in (Status.FAILED, Status.CANCELLED):
+        raise RunStateError(
+            f"run {run.name!r} is {run.status}; only a failed or cancelled run resumes"
+        )
+    pending = list(
+        run.run_shards.exclude(status=RunShard.Status.DONE).values_list("index", flat=True)
+    )
+    run.cancel_requested, run.error, run.finished_at = False, "", None
+    if pending:
+        run.run_shards.filter(index__in=pending).update(
+            status=RunShard.Status.QUEUED, error="", finished_at=None, attempts=0
+        )
+        run.status = Status.QUEUED
+        transaction.on_commit(lambda: _enqueue_shards(run, pending))
+    else:
+        run.status = Status.SCORING
+        transaction.on_commit(lambda: _enqueue_scoring(run))
+    run.save(update_fields=["cancel_requested", "error", "finished_at", "status"])
+    return run
+
+
+@transaction.atomic
+def rescore_run(*, run: ModelRun) -> ModelRun:
+    """Score the stored outputs again (no model needed), e.g. after a parser change."""
+    run = _locked(run.pk)
+    if run.status not in (Status.DONE, Status.FAILED) or run.gold_standard_id is None:
+        raise RunStateError(
+            f"run {run.name!r} is {run.status}; only a finished run with a gold version is rescored"
+        )
+    if run.run_shards.exclude(status=RunShard.Status.DONE).exists():
+        raise RunStateError(f"run {run.name!r} has unfinished shards; resume it instead")
+    run.status, run.error = Status.SCORING, ""
+    run.save(update_fields=["status", "error"])
+    transaction.on_commit(lambda: _enqueue_scoring(run))
+    return run
+
+
+# --- what the jobs write ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ShardStart:
+    run: ModelRun
+    shard: RunShard
+    go: bool  # False: cancelled (or already done) before it started
+
+
+@transaction.atomic
+def start_shard(*, run_id: int, index: int, worker: str = "") -> ShardStart:
+    run = _locked(run_id)
+    shard = RunShard.objects.select_for_update().get(run=run, index=index)
+    if run.cancel_requested or run.status in (Status.CANCELLED, Status.DONE, Status.FAILED):
+        if shard.status in (RunShard.Status.QUEUED, RunShard.Status.RUNNING):
+            shard.status, shard.finished_at = RunShard.Status.CANCELLED, timezone.now()
+            shard.save(update_fields=["status", "finished_at"])
+        _settle(run)
+        return ShardStart(run, shard, go=False)
+    if shard.status == RunShard.Status.DONE:
+        return ShardStart(run, shard, go=False)
+    now = timezone.now()
+    shard.status, shard.worker, shard.started_at = RunShard.Status.RUNNING, worker, now
+    shard.save(update_fields=["status", "worker", "started_at"])
+    if run.status != Status.RUNNING:
+        run.status = Status.RUNNING
+        run.started_at = run.started_at or now
+        run.save(update_fields=["status", "started_at"])
+    return ShardStart(run, shard, go=True)
+
+
+@transaction.atomic
+def record_runner(*, run_id: int, index: int, pid: int | None, attempts: int) -> None:
+    RunShard.objects.filter(run_id=run_id, index=index).update(runner_pid=pid, attempts=attempts)
+
+
+@transaction.atomic
+def finish_shard(*, run_id: int, index: int, status: str, error: str = "") -> ModelRun:
+    """Record a shard's end; the last shard decides the run: all done -> scoring (queued
+    once), any failed -> failed (with the errors), else cancelled."""
+    run = _locked(run_id)
+    RunShard.objects.filter(run=run, index=index).update(
+        status=status, error=error, runner_pid=None, finished_at=timezone.now()
+    )
+    return _settle(run)
+
+
+def _settle(run: ModelRun) -> ModelRun:
+    """Derive the run's state from its shards (the run row is locked by the caller)."""
+    statuses = dict(run.run_shards.values_list("index", "status"))
+    active = {RunShard.Status.QUEUED, RunShard.Status.RUNNING}
+    if any(status in active for status in statuses.values()) or run.status in (
+        Status.SCORING,
+        Status.DONE,
+    ):
+        return run
+    failed = run.run_shards.filter(status=RunShard.Status.FAILED)
+    if failed.exists():
+        run.status = Status.FAILED
+        run.error = "\n".join(
+            f"shard {i}: {e}" if run.shards > 1 else e
+            for i, e in failed.values_list("index", "error")
+        )
+        run.finished_at = timezone.now()
+    elif all(status == RunShard.Status.DONE for status in statuses.values()):
+        run.status = Status.SCORING
+        transaction.on_commit(lambda: _enqueue_scoring(run))
+    else:
+        run.status, run.finished_at = Status.CANCELLED, timezone.now()
+    run.save(update_fields=["status", "error", "finished_at"])
+    return run
+
+
+def score_and_store(*, run: ModelRun) -> list[RunScore]:
+    """Score the run against its gold version under each profile that applies and store
+    the reports (all levels up to the run's, per-label tables); one transaction."""
+    from evaluation.selectors import score_run as score_stored_run
+
+    gold = run.gold_standard
+    if gold is None:
+        raise RunStateError(f"run {run.name!r} has no gold version to be scored against")
+    parser = run.prompt_variant.parser if run.prompt_variant_id else "keyword"
+    levels = list(range(run.level + 1))
+    profiles = ["paper", "mafalda-2024"] if run.level == 2 else ["paper"]
+    reports = {
+        profile: score_stored_run(
+            gold_standard=gold, run=run, profile=profile, levels=levels, parser=parser
+        ).to_dict()
+        for profile in profiles
+    }
+    with transaction.atomic():
+        stored = [
+            RunScore.objects.update_or_create(
+                run=run,
+                gold_standard=gold,
+                profile=profile,
+                defaults={"parser": parser, "report": report},
+            )[0]
+            for profile, report in reports.items()
+        ]
+    return stored
+
+
+def complete_scoring(*, run_id: int) -> ModelRun:
+    """The scoring task: score, then mark the run done (or failed with the error)."""
+    run = ModelRun.objects.select_related("gold_standard__project__taxonomy", "prompt_variant").get(
+        pk=run_id
+    )
+    try:
+        score_and_store(run=run)
+    except Exception as error:  # noqa: BLE001 - the run shows what went wrong
+        with transaction.atomic():
+            run = _locked(run_id)
+            run.status, run.error, run.finished_at = (
+                Status.FAILED,
+                f"scoring: {error}",
+                timezone.now(),
+            )
+            run.save(update_fields=["status", "error", "finished_at"])
+        raise
+    with transaction.atomic():
+        run = _locked(run_id)
+        if run.status == Status.SCORING:
+            run.status, run.finished_at = Status.DONE, timezone.now()
+            run.save(update_fields=["status", "finished_at"])
+    return run

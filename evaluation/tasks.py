@@ -1,0 +1,35 @@
+"""Celery tasks of evaluation jobs (thin: the work is in ``supervisor`` and ``services``).
+
+- ``evaluation.gpu_generate(run, shard)``: queue ``gpu`` (by its name); supervises the
+  shard's runner process. Acks late with prefetch 1 (settings), so a worker that dies
+  mid-job leaves the message to be redelivered, and the new runner resumes.
+- ``evaluation.score_run(run)``: queue ``default``; scores the stored outputs.
+"""
+
+from __future__ import annotations
+
+import socket
+
+from celery import shared_task
+from django.conf import settings
+
+from evaluation.services.runs import complete_scoring
+from evaluation.supervisor import supervise_shard
+
+RUN_TIME_LIMIT = int(getattr(settings, "EVALUATION_RUN_TIME_LIMIT", 24 * 3600))
+
+
+@shared_task(
+    name="evaluation.gpu_generate",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    time_limit=RUN_TIME_LIMIT + 600,
+    soft_time_limit=RUN_TIME_LIMIT + 300,
+)
+def gpu_generate(run_id: int, shard: int) -> str:
+    return supervise_shard(run_id=run_id, shard=shard, worker=socket.gethostname())
+
+
+@shared_task(name="evaluation.score_run", acks_late=True)
+def score_run(run_id: int) -> str:
+    return complete_scoring(run_id=run_id).status
