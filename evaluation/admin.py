@@ -8,7 +8,14 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
-from evaluation.models import ModelRun, RunOutput
+from evaluation.models import (
+    GenerationCache,
+    ModelRun,
+    PromptVariant,
+    RunOutput,
+    RunScore,
+    RunShard,
+)
 
 
 @admin.register(ModelRun)
@@ -28,9 +35,10 @@ class ModelRunAdmin(admin.ModelAdmin):
     search_fields = ["name", "model_name", "project__name"]
     list_select_related = ["project"]
     autocomplete_fields = ["project", "created_by"]
-    raw_id_fields = ["gold_standard"]
-    readonly_fields = ["created_at"]
+    readonly_fields = ["created_at", "started_at", "environment"]
+    raw_id_fields = ["gold_standard", "prompt_variant"]
     date_hierarchy = "created_at"
+    inlines = []
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ModelRun]:
         return super().get_queryset(request).annotate(_outputs=Count("outputs"))
@@ -56,3 +64,44 @@ class RunOutputAdmin(admin.ModelAdmin):
     @admin.display(description="output")
     def output_preview(self, obj: RunOutput) -> str:
         return obj.raw_output[:60]
+
+
+class RunShardInline(admin.TabularInline):
+    model = RunShard
+    extra = 0
+    readonly_fields = ["index", "status", "runner_pid", "worker", "attempts", "error"]
+
+
+ModelRunAdmin.inlines = [RunShardInline]
+
+
+@admin.register(PromptVariant)
+class PromptVariantAdmin(admin.ModelAdmin):
+    list_display = ["task", "name", "version", "kind", "parser", "shots", "builtin", "created_at"]
+    list_filter = ["task", "kind", "parser", "builtin"]
+    search_fields = ["name", "template", "description"]
+    raw_id_fields = ["created_by"]
+
+
+@admin.register(RunShard)
+class RunShardAdmin(admin.ModelAdmin):
+    list_display = ["run", "index", "status", "attempts", "worker", "started_at", "finished_at"]
+    list_filter = ["status"]
+    search_fields = ["run__name", "worker", "error"]
+    raw_id_fields = ["run"]
+
+
+@admin.register(GenerationCache)
+class GenerationCacheAdmin(admin.ModelAdmin):
+    list_display = ["key", "backend", "model_name", "seconds", "created_at"]
+    list_filter = ["backend"]
+    search_fields = ["key", "model_name", "output"]
+    raw_id_fields = ["run"]
+
+
+@admin.register(RunScore)
+class RunScoreAdmin(admin.ModelAdmin):
+    list_display = ["run", "gold_standard", "profile", "parser", "computed_at"]
+    list_filter = ["profile"]
+    search_fields = ["run__name"]
+    raw_id_fields = ["run", "gold_standard"]

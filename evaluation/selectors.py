@@ -27,7 +27,7 @@ from annotations.models import Annotation, GoldStandard, Membership
 from annotations.selectors.access import STAFF_ROLES, User
 from evaluation import stored
 from evaluation.models import ModelRun
-from evaluation.scoring import Report, pairwise_agreement, score, score_annotator
+from evaluation.scoring import Corpus, Report, pairwise_agreement, score, score_annotator
 
 LEVELS: tuple[int, ...] = (0, 1, 2)
 HEADLINE = ("precision", "recall", "f1")
@@ -61,14 +61,19 @@ def score_run(
     average: str = "text",
 ) -> Report:
     """A stored run scored against a gold version (documents outside it are ignored;
-    gold documents the run has no output for count as empty predictions)."""
+    gold documents the run has no output for count as empty predictions; a run limited
+    to the version's first N texts is scored on those N)."""
     mapping = (
         None
         if profile == "mafalda-2024"
         else stored.taxonomy_mapping(gold_standard.project.taxonomy)
     )
+    gold = stored.gold_corpus(gold_standard)
+    if run.limit and run.gold_standard_id == gold_standard.pk:
+        # a run over the first N texts is scored on those texts only
+        gold = Corpus(gold.texts[: run.limit], gold.dropped, gold.source)
     return score(
-        stored.gold_corpus(gold_standard),
+        gold,
         stored.run_predictions(run, gold_standard=gold_standard),
         profile=profile,
         levels=levels,

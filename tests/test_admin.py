@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from annotations.models import GoldDocument, GoldSpan, GoldStandard, Span
-from evaluation.models import ModelRun, RunOutput
+from evaluation.models import GenerationCache, ModelRun, RunOutput, RunScore, RunShard
 from tests.test_access import BOUNDS, PASSWORD, World, make_world
 
 pytestmark = pytest.mark.django_db
@@ -41,6 +41,9 @@ def world(db: None) -> World:
     RunOutput.objects.create(
         run=run, document=world.d1, unit_index=0, unit_text="x", raw_output="y"
     )
+    RunShard.objects.create(run=run, index=0)
+    GenerationCache.objects.create(key="0" * 64, output="y", backend="random", model_name="")
+    RunScore.objects.create(run=run, gold_standard=published, profile="paper", report={})
     return world
 
 

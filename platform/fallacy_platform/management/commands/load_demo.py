@@ -15,6 +15,9 @@ from annotations.services.documents import NewDocument, add_documents, assign_do
 from annotations.services.imports import import_doccano_annotations, import_mafalda_gold
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
+from evaluation.models import ModelRun
+from evaluation.services import import_run
+from evaluation.services.runs import score_and_store
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "demo" / "demo_project.yaml"
 DEMO_PASSWORD = "fallacy-demo"
@@ -47,8 +50,12 @@ class Command(BaseCommand):
         loaded = [demo.name]
         datasets = shared_datasets() / "mafalda" / "datasets"
         if (datasets / "gold_standard_dataset.jsonl").exists():
-            loaded.append(self._mafalda_gold(taxonomy, users, datasets).name)
-            loaded.append(self._user_study(taxonomy, users, datasets).name)
+            gold_project = self._mafalda_gold(taxonomy, users, datasets)
+            study_project = self._user_study(taxonomy, users, datasets)
+            results = shared_datasets() / "mafalda" / "results"
+            self._published_runs(gold_project, results, users)
+            self._published_runs(study_project, results / "20_samples", users)
+            loaded += [gold_project.name, study_project.name]
         else:
             self.stdout.write(f"(no MAFALDA data at {datasets}: demo project only)")
         self.stdout.write("Projects: " + "; ".join(loaded))
@@ -149,3 +156,27 @@ class Command(BaseCommand):
         # The study's own four annotators did the work; demo annotators have nothing there.
         self._add_members(project, users, annotators=False)
         return project
+
+    def _published_runs(self, project: Project, folder: Path, users: dict) -> None:
+        """The published systems' raw level-2 outputs as finished runs, scored."""
+        gold = project.gold_standards.order_by("version").first()
+        added = 0
+        for path in sorted(folder.glob("*_level_2_results.jsonl")):
+            system = path.name.removesuffix("_level_2_results.jsonl")
+            name = f"published · {system}"
+            if ModelRun.objects.filter(project=project, name=name).exists():
+                continue
+            with transaction.atomic():
+                run = import_run(
+                    project=project,
+                    path=path,
+                    name=name,
+                    gold_standard=gold,
+                    backend="published",
+                    model_name=system,
+                    created_by=users["demo-admin"],
+                )
+                score_and_store(run=run)
+            added += 1
+        if added:
+            self.stdout.write(f"{project.name}: {added} published runs imported and scored")

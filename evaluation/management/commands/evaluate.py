@@ -1,0 +1,200 @@
+"""``manage.py evaluate``: launch model runs over a gold version from a shell.
+
+    python manage.py evaluate --project P --gold-version N --model M --backend B
+        [--prompt V[@VERSION]]... [--level 2] [--limit N] [--shards K]
+        [--backend-settings JSON] [--max-new-tokens N] [--temperature T] [--seed S]
+        [--wait] [--inline] [--profile paper|mafalda-2024] [--format json|table]
+
+The same service as the launch page (``services.runs.launch_runs``): bad input is refused
+with the field named and nothing queued. Runs are queued for the Celery workers; with
+``--wait`` the command shows a progress bar until they finish and prints the scores as
+``score`` does (JSON: the same ``levels`` object). ``--inline`` needs no worker: this
+process supervises the runners and scores (the same code the workers run).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from annotations.models import GoldStandard, Project
+from evaluation.backends import ModelSpec
+from evaluation.models import ModelRun, PromptVariant
+from evaluation.scoring import PROFILES
+from evaluation.selectors import score_run
+from evaluation.services.runs import LaunchError, complete_scoring, launch_runs
+from evaluation.supervisor import supervise_shard
+
+FINISHED = (ModelRun.Status.DONE, ModelRun.Status.FAILED, ModelRun.Status.CANCELLED)
+
+
+def progress_line(run: ModelRun, width: int = 30) -> str:
+    share = run.done / run.total if run.total else 0.0
+    filled = int(share * width)
+    line = f"{run.name[:40]:<40} [{'#' * filled}{'.' * (width - filled)}] {run.done}/{run.total}"
+    if run.started_at and run.done and run.status == ModelRun.Status.RUNNING:
+        from django.utils import timezone
+
+        elapsed = max((timezone.now() - run.started_at).total_seconds(), 1e-6)
+        rate = run.done / elapsed
+        eta = (run.total - run.done) / rate if rate else 0
+        line += f" {rate:.1f} req/s ETA {eta:.0f} s"
+    return f"{line} {run.status}"
+
+
+class Command(BaseCommand):
+    help = "Run language models over a gold version and score them (evaluation jobs)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--project", required=True)
+        parser.add_argument("--gold-version", type=int, required=True)
+        parser.add_argument("--model", action="append", required=True, help="repeatable")
+        parser.add_argument("--backend", required=True)
+        parser.add_argument(
+            "--prompt",
+            action="append",
+            help="prompt variant NAME or NAME@VERSION (repeatable; default zero-shot)",
+        )
+        parser.add_argument("--task", default="mafalda")
+        parser.add_argument("--level", type=int, default=2)
+        parser.add_argument("--limit", type=int, help="only the first N texts of the version")
+        parser.add_argument("--shards", type=int, default=1)
+        parser.add_argument("--backend-settings", default="{}", help="backend settings as JSON")
+        parser.add_argument("--max-new-tokens", type=int)
+        parser.add_argument("--temperature", type=float)
+        parser.add_argument("--seed", type=int)
+        parser.add_argument("--name", help="run name (default: model · variant · level)")
+        parser.add_argument("--wait", action="store_true", help="wait and print the scores")
+        parser.add_argument(
+            "--inline", action="store_true", help="run here instead of on the workers (waits)"
+        )
+        parser.add_argument("--profile", choices=PROFILES, default="paper")
+        parser.add_argument("--format", choices=["json", "table"], default="table")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        project = Project.objects.filter(name=options["project"]).first()
+        if project is None:
+            raise CommandError(f"--project: no project named {options['project']!r}")
+        gold = GoldStandard.objects.filter(project=project, version=options["gold_version"]).first()
+        if gold is None:
+            raise CommandError(
+                f"--gold-version: project {project.name!r} has no gold version "
+                f"{options['gold_version']}"
+            )
+        try:
+            settings = json.loads(options["backend_settings"])
+        except ValueError as error:
+            raise CommandError(f"--backend-settings: not JSON: {error}") from None
+        if not isinstance(settings, dict):
+            raise CommandError("--backend-settings: expected a JSON object")
+        variants = [
+            self._variant(options["task"], name) for name in options["prompt"] or ["zero-shot"]
+        ]
+        params = {
+            key: options[option]
+            for key, option in (
+                ("max_new_tokens", "max_new_tokens"),
+                ("temperature", "temperature"),
+                ("seed", "seed"),
+            )
+            if options[option] is not None
+        }
+        inline = options["inline"]
+        try:
+            runs = launch_runs(
+                project=project,
+                gold_standard=gold,
+                models=[
+                    ModelSpec(options["backend"], model, settings) for model in options["model"]
+                ],
+                variants=variants,
+                level=options["level"],
+                limit=options["limit"],
+                shards=options["shards"],
+                params=params,
+                name=options["name"],
+                enqueue=not inline,
+            )
+        except LaunchError as error:
+            raise CommandError(
+                "launch refused:\n"
+                + "\n".join(f"  --{p.field}: {p.message}" for p in error.problems)
+            ) from None
+        for run in runs:
+            self.stderr.write(f"queued run {run.pk}: {run.name} ({run.total} requests)")
+        if inline:
+            for run in runs:
+                for shard in range(run.shards):
+                    supervise_shard(run_id=run.pk, shard=shard, worker="inline")
+                run.refresh_from_db()
+                if run.status == ModelRun.Status.SCORING:
+                    complete_scoring(run_id=run.pk)
+        elif options["wait"]:
+            self._wait(runs)
+        else:
+            return
+        self._report([ModelRun.objects.get(pk=run.pk) for run in runs], options)
+
+    def _variant(self, task: str, reference: str) -> PromptVariant:
+        name, _, version = reference.partition("@")
+        variants = PromptVariant.objects.filter(task=task, name=name)
+        if version:
+            variants = variants.filter(version=int(version) if version.isdigit() else -1)
+        variant = variants.order_by("-version").first()
+        if variant is None:
+            known = ", ".join(
+                sorted(set(PromptVariant.objects.filter(task=task).values_list("name", flat=True)))
+            )
+            raise CommandError(
+                f"--prompt: no variant {reference!r} of task {task!r}; known: {known}"
+            )
+        return variant
+
+    def _wait(self, runs: list[ModelRun]) -> None:
+        interactive = sys.stderr.isatty()
+        last: dict[int, str] = {}
+        while True:
+            current = list(ModelRun.objects.filter(pk__in=[run.pk for run in runs]).order_by("pk"))
+            for run in current:
+                line = progress_line(run)
+                if interactive or last.get(run.pk, "").split("]")[-1] != line.split("]")[-1]:
+                    self.stderr.write(line)
+                    last[run.pk] = line
+            if all(run.status in FINISHED for run in current):
+                return
+            time.sleep(1.0)
+
+    def _report(self, runs: list[ModelRun], options: dict[str, Any]) -> None:
+        from evaluation.management.commands.score import format_table
+
+        failed = [run for run in runs if run.status != ModelRun.Status.DONE]
+        results = []
+        for run in runs:
+            if run.status != ModelRun.Status.DONE:
+                continue
+            stored = run.scores.filter(profile=options["profile"]).first()
+            report = stored.report if stored else None
+            if options["format"] == "json":
+                results.append({"run": run.pk, "name": run.name, **(report or {})})
+            else:
+                parser = run.prompt_variant.parser if run.prompt_variant_id else None
+                live = score_run(
+                    gold_standard=run.gold_standard,
+                    run=run,
+                    profile=options["profile"],
+                    levels=list(range(run.level + 1)),
+                    parser=parser,
+                )
+                self.stdout.write(f"run {run.pk}: {run.name}\n{format_table(live)}\n")
+        if options["format"] == "json":
+            self.stdout.write(
+                json.dumps(results[0] if len(results) == 1 else results, ensure_ascii=False)
+            )
+        if failed:
+            raise CommandError(
+                "\n".join(f"run {run.pk} ({run.name}) {run.status}: {run.error}" for run in failed)
+            )

@@ -1,0 +1,318 @@
+"""Whole evaluation jobs through a real Celery worker, a real runner process and a real
+(tiny, random) transformers model: on the embedded default (SQLite, filesystem broker)
+and on PostgreSQL + Redis (a scratch database; skipped when they are not configured).
+
+Everything goes through the shell entry points a user has (``import_dataset``,
+``evaluate``); the test reads the database directly to count outputs, cache rows and
+the runner's pid.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.processes import celery_worker, embedded_env, manage
+
+pytestmark = pytest.mark.slow
+
+TEXTS = [
+    "We must ban video games now. My cousin played one game and failed his exam. "
+    "Every gamer will fail in life. Nobody who plays can succeed.",
+    "The senator is a liar, so his tax plan is wrong. He cheated on his wife. "
+    "Why would anyone trust his numbers?",
+    "If we allow one exception, soon there will be no rules at all. Then chaos follows. "
+    "The school will collapse within a year.",
+]
+
+
+def gold_file(folder: Path) -> Path:
+    """A MAFALDA-format gold file of three small texts (sentence units given)."""
+    path = folder / "gold.jsonl"
+    with path.open("w") as handle:
+        for text in TEXTS:
+            units = _sentences(text)
+            first = units[1]
+            start = text.index(first)
+            record = {
+                "text": text,
+                "labels": [[start, start + len(first), "hasty generalization"]],
+                "comments": [],
+                "sentences_with_labels": json.dumps({unit: [[]] for unit in units}),
+            }
+            handle.write(json.dumps(record) + "\n")
+    return path
+
+
+def _sentences(text: str) -> list[str]:
+    import re
+
+    return [s for s in re.split(r"(?<=[.?])\s+", text) if s]
+
+
+@dataclass
+class JobEnv:
+    env: dict[str, str]
+    mode: str
+
+    def query(self, sql: str, *params: Any) -> list[tuple]:
+        url = self.env.get("DATABASE_URL", "")
+        if url.startswith("postgres"):
+            import psycopg
+
+            with psycopg.connect(url, autocommit=True) as conn:
+                return conn.execute(sql.replace("?", "%s"), params).fetchall()
+        db = Path(self.env["FALLACY_DATA_DIR"]) / "db.sqlite3"
+        with sqlite3.connect(db, timeout=30) as conn:
+            return conn.execute(sql, params).fetchall()
+
+    def one(self, sql: str, *params: Any) -> Any:
+        rows = self.query(sql, *params)
+        return rows[0][0] if rows else None
+
+    def manage(self, *args: str, timeout: float = 300):
+        return manage(*args, env=self.env, timeout=timeout)
+
+
+@pytest.fixture(params=["embedded", "postgres+redis"])
+def job_env(request, tmp_path: Path, tiny_model_dir: Path) -> Iterator[JobEnv]:
+    env = embedded_env(tmp_path / "data", HF_HUB_OFFLINE="1", EVALUATION_RUNNER_RESTARTS="2")
+    scratch = None
+    base = os.environ.get("DATABASE_URL", "")
+    if request.param == "postgres+redis":
+        broker = os.environ.get("CELERY_BROKER_URL", "")
+        if not base.startswith("postgres") or not broker.startswith("redis://"):
+            pytest.skip("DATABASE_URL / CELERY_BROKER_URL are not PostgreSQL / Redis")
+        from urllib.parse import urlsplit, urlunsplit
+
+        import psycopg
+
+        scratch = f"fallacy_jobs_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{scratch}"')
+        env["DATABASE_URL"] = urlunsplit(urlsplit(base)._replace(path=f"/{scratch}"))
+        env["CELERY_BROKER_URL"] = broker
+    job = JobEnv(env, request.param)
+    result = job.manage("migrate", "-v0")
+    assert result.returncode == 0, result.stderr
+    result = job.manage(
+        "import_dataset", "--format", "mafalda", str(gold_file(tmp_path)), "--project", "Jobs"
+    )
+    assert result.returncode == 0, result.stderr
+    try:
+        yield job
+    finally:
+        if scratch:
+            import psycopg
+
+            with psycopg.connect(base, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
+
+
+def evaluate_args(model: Path, *extra: str, settings: dict | None = None) -> list[str]:
+    return [
+        "evaluate",
+        "--project",
+        "Jobs",
+        "--gold-version",
+        "1",
+        "--backend",
+        "transformers",
+        "--model",
+        str(model),
+        "--backend-settings",
+        json.dumps(settings or {"batch_size": 4}),
+        "--limit",
+        "3",
+        *extra,
+    ]
+
+
+def run_counts(job: JobEnv, run_id: int) -> dict[str, Any]:
+    status, total, done, generated = job.query(
+        "SELECT status, total, done, generated FROM evaluation_modelrun WHERE id = ?", run_id
+    )[0]
+    outputs = job.one("SELECT COUNT(*) FROM evaluation_runoutput WHERE run_id = ?", run_id)
+    distinct = job.one(
+        "SELECT COUNT(DISTINCT cache_key) FROM evaluation_runoutput WHERE run_id = ?", run_id
+    )
+    cached_rows = job.one(
+        "SELECT COUNT(*) FROM evaluation_generationcache WHERE run_id = ?", run_id
+    )
+    return {
+        "status": status,
+        "total": total,
+        "done": done,
+        "generated": generated,
+        "outputs": outputs,
+        "distinct_keys": distinct,
+        "cache_rows": cached_rows,
+    }
+
+
+def latest_run(job: JobEnv) -> int:
+    return job.one("SELECT MAX(id) FROM evaluation_modelrun")
+
+
+def wait_for(predicate, timeout: float = 120, interval: float = 0.05) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise TimeoutError("condition not met in time")
+
+
+def test_a_whole_job_runs_scores_and_a_second_identical_run_sends_nothing(
+    job_env: JobEnv, tiny_model_dir: Path
+) -> None:
+    with celery_worker(job_env.env):
+        result = job_env.manage(
+            *evaluate_args(tiny_model_dir, "--max-new-tokens", "8", "--wait", "--format", "json")
+        )
+        assert result.returncode == 0, result.stderr + result.stdout
+        report = json.loads(result.stdout.strip().splitlines()[-1])
+        assert set(report["levels"]) == {"0", "1", "2"}
+        first = latest_run(job_env)
+        counts = run_counts(job_env, first)
+        units = job_env.one("SELECT COUNT(*) FROM annotations_sentence")
+        assert counts["status"] == "done"
+        assert counts["total"] == counts["outputs"] == counts["done"] == units
+        # every distinct request was generated exactly once, and cached
+        assert counts["generated"] == counts["distinct_keys"] == counts["cache_rows"]
+        profiles = job_env.query("SELECT profile FROM evaluation_runscore WHERE run_id = ?", first)
+        assert sorted(p for (p,) in profiles) == ["mafalda-2024", "paper"]
+        prompt = job_env.one(
+            "SELECT prompt FROM evaluation_runoutput WHERE run_id = ? "
+            "ORDER BY document_id, unit_index LIMIT 1",
+            first,
+        )
+        assert TEXTS[0] in prompt and "hasty generalization" in prompt
+
+        again = job_env.manage(
+            *evaluate_args(tiny_model_dir, "--max-new-tokens", "8", "--wait", "--format", "json")
+        )
+        assert again.returncode == 0, again.stderr
+        second = latest_run(job_env)
+        assert second != first
+        counts2 = run_counts(job_env, second)
+        assert counts2["status"] == "done" and counts2["outputs"] == units
+        assert counts2["generated"] == 0  # no request sent: every output came from the cache
+        assert (
+            job_env.one(
+                "SELECT COUNT(*) FROM evaluation_runoutput WHERE run_id = ? AND NOT from_cache",
+                second,
+            )
+            == 0
+        )
+        environment = json.loads(
+            job_env.one("SELECT environment FROM evaluation_modelrun WHERE id = ?", second)
+        )
+        assert environment["shard 0"]["model_loaded"] is False
+
+
+def slow_settings() -> dict:
+    return {"batch_size": 1}
+
+
+def test_a_killed_runner_resumes_with_no_request_missing_or_duplicated(
+    job_env: JobEnv, tiny_model_dir: Path
+) -> None:
+    with celery_worker(job_env.env):
+        result = job_env.manage(
+            *evaluate_args(tiny_model_dir, "--max-new-tokens", "120", settings=slow_settings())
+        )
+        assert result.returncode == 0, result.stderr
+        run_id = latest_run(job_env)
+        total = job_env.one("SELECT total FROM evaluation_modelrun WHERE id = ?", run_id)
+        pid = wait_for(
+            lambda: job_env.one(
+                "SELECT s.runner_pid FROM evaluation_runshard s JOIN evaluation_modelrun r "
+                "ON r.id = s.run_id WHERE r.id = ? AND r.done >= 2",
+                run_id,
+            )
+        )
+        done_before = job_env.one("SELECT done FROM evaluation_modelrun WHERE id = ?", run_id)
+        assert 0 < done_before < total, "the runner must be killed mid-run"
+        os.kill(pid, signal.SIGKILL)
+        wait_for(
+            lambda: (
+                job_env.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id)
+                in ("done", "failed")
+            ),
+            timeout=300,
+        )
+        counts = run_counts(job_env, run_id)
+        assert counts["status"] == "done", job_env.one(
+            "SELECT error FROM evaluation_modelrun WHERE id = ?", run_id
+        )
+        assert counts["outputs"] == counts["total"] == total  # none missing (unique: none twice)
+        # each request was generated exactly once across both runner processes
+        assert counts["generated"] == counts["distinct_keys"] == counts["cache_rows"]
+        assert job_env.one("SELECT attempts FROM evaluation_runshard WHERE run_id = ?", run_id) == 2
+
+
+def test_cancel_stops_the_runner_and_resume_finishes(job_env: JobEnv, tiny_model_dir: Path) -> None:
+    with celery_worker(job_env.env):
+        result = job_env.manage(
+            *evaluate_args(tiny_model_dir, "--max-new-tokens", "120", settings=slow_settings())
+        )
+        assert result.returncode == 0, result.stderr
+        run_id = latest_run(job_env)
+        pid = wait_for(
+            lambda: job_env.one(
+                "SELECT s.runner_pid FROM evaluation_runshard s JOIN evaluation_modelrun r "
+                "ON r.id = s.run_id WHERE r.id = ? AND r.done >= 1",
+                run_id,
+            )
+        )
+        cancel = job_env.manage(
+            "shell",
+            "-c",
+            "from evaluation.models import ModelRun; from evaluation.services.runs import "
+            f"cancel_run; cancel_run(run=ModelRun.objects.get(pk={run_id}))",
+        )
+        assert cancel.returncode == 0, cancel.stderr
+        wait_for(
+            lambda: (
+                job_env.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id)
+                == "cancelled"
+            ),
+            timeout=60,
+        )
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # the runner is gone
+        kept = run_counts(job_env, run_id)
+        assert 0 < kept["outputs"] < kept["total"]
+        time.sleep(1.0)
+        assert run_counts(job_env, run_id)["outputs"] == kept["outputs"]  # nothing more written
+
+        resume = job_env.manage(
+            "shell",
+            "-c",
+            "from evaluation.models import ModelRun; from evaluation.services.runs import "
+            f"resume_run; resume_run(run=ModelRun.objects.get(pk={run_id}))",
+        )
+        assert resume.returncode == 0, resume.stderr
+        wait_for(
+            lambda: (
+                job_env.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id)
+                in ("done", "failed")
+            ),
+            timeout=300,
+        )
+        counts = run_counts(job_env, run_id)
+        assert counts["status"] == "done"
+        assert counts["outputs"] == counts["total"]
+        assert counts["generated"] == counts["distinct_keys"] == counts["cache_rows"]
