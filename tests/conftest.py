@@ -35,3 +35,15 @@ def test_database_url(django_db_setup, django_db_blocker) -> str:
     host = settings.get("HOST") or "127.0.0.1"
     port = settings.get("PORT") or 5432
     return f"postgres://{user}{password}@{host}:{port}/{settings['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny random Llama checkpoint with a chat template (``tests/tiny_model.py``), built
+    once per session; nothing is downloaded."""
+    import os
+
+    from tests.tiny_model import build_tiny_llama
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))

@@ -113,8 +113,8 @@ class Backend(ABC):
         revision = spec.settings.get("revision")
         if revision:
             return f"revision:{revision}"
-        path = Path(spec.model)
-        if path.exists():
+        path = Path(spec.model).expanduser()
+        if spec.model and path.exists():
             return "files:" + files_fingerprint(path, spec.settings.get("gguf_file"))
         return f"name:{spec.model}"
 
