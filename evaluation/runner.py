@@ -26,7 +26,13 @@ from typing import Any
 
 from django.conf import settings
 
-from evaluation.backends import GenerationParams, GenerationRequest, ModelSpec, get_backend
+from evaluation.backends import (
+    GenerationParams,
+    GenerationRequest,
+    GenerationResult,
+    ModelSpec,
+    get_backend,
+)
 from evaluation.backends.base import package_versions, request_key
 from evaluation.benchmarks import get_task
 from evaluation.models import GenerationCache, ModelRun, RunOutput
@@ -50,6 +56,14 @@ class ShardSummary:
     from_cache: int = 0
     generated: int = 0
     seconds: float = 0.0
+
+
+def clean(result: GenerationResult) -> GenerationResult:
+    """An output the database can store: PostgreSQL text refuses NUL characters, which
+    models (random ones especially) can emit; they become U+FFFD."""
+    if "\x00" not in result.output:
+        return result
+    return GenerationResult(result.key, result.output.replace("\x00", "\ufffd"), result.seconds)
 
 
 def git_commit() -> str:
@@ -169,6 +183,7 @@ def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) ->
                     environment={**environment, **backend.environment(), "model_loaded": True},
                 )
                 first = False
+            results = [clean(result) for result in results]
             outputs = {r.key: (r.output, r.seconds) for r in results}
             batch_units = [p for r in results for p in by_key.get(r.key, ())]
             rows = outputs_for(

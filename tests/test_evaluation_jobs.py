@@ -87,7 +87,7 @@ class JobEnv:
 @pytest.fixture(params=["embedded", "postgres+redis"])
 def job_env(request, tmp_path: Path, tiny_model_dir: Path) -> Iterator[JobEnv]:
     env = embedded_env(tmp_path / "data", HF_HUB_OFFLINE="1", EVALUATION_RUNNER_RESTARTS="2")
-    scratch = None
+    scratch = admin = None
     base = os.environ.get("DATABASE_URL", "")
     if request.param == "postgres+redis":
         broker = os.environ.get("CELERY_BROKER_URL", "")
@@ -98,7 +98,8 @@ def job_env(request, tmp_path: Path, tiny_model_dir: Path) -> Iterator[JobEnv]:
         import psycopg
 
         scratch = f"fallacy_jobs_{uuid.uuid4().hex[:10]}"
-        with psycopg.connect(base, autocommit=True) as conn:
+        admin = urlunsplit(urlsplit(base)._replace(path="/postgres"))
+        with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{scratch}"')
         env["DATABASE_URL"] = urlunsplit(urlsplit(base)._replace(path=f"/{scratch}"))
         env["CELERY_BROKER_URL"] = broker
@@ -115,7 +116,7 @@ def job_env(request, tmp_path: Path, tiny_model_dir: Path) -> Iterator[JobEnv]:
         if scratch:
             import psycopg
 
-            with psycopg.connect(base, autocommit=True) as conn:
+            with psycopg.connect(admin, autocommit=True) as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
 
 
@@ -216,9 +217,11 @@ def test_a_whole_job_runs_scores_and_a_second_identical_run_sends_nothing(
             )
             == 0
         )
-        environment = json.loads(
-            job_env.one("SELECT environment FROM evaluation_modelrun WHERE id = ?", second)
+        environment = job_env.one(
+            "SELECT environment FROM evaluation_modelrun WHERE id = ?", second
         )
+        if isinstance(environment, str):  # SQLite gives the JSON text
+            environment = json.loads(environment)
         assert environment["shard 0"]["model_loaded"] is False
 
 

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { get, isAuthError } from "./api";
 import { match, navigate, usePath } from "./router";
@@ -7,7 +8,17 @@ import { HomePage } from "./pages/Home";
 import { ProjectPage } from "./pages/Project";
 import { AnnotatePage } from "./pages/Annotate";
 import { TopBar } from "./components/TopBar";
+import { ForbiddenMessage, NotFoundMessage } from "./components/PageMessage";
 import { clearPrefetch } from "./prefetch";
+import { isProjectStaff } from "./lib/roles";
+import { lazyComponent } from "./components/Lazy";
+
+// The evaluation pages (and Chart.js, on the leaderboard) load on demand.
+const evaluation = () => import("./pages/evaluation");
+const RunsPage = lazyComponent(() => evaluation().then((m) => m.RunsPage));
+const LaunchPage = lazyComponent(() => evaluation().then((m) => m.LaunchPage));
+const RunPage = lazyComponent(() => evaluation().then((m) => m.RunPage));
+const LeaderboardPage = lazyComponent(() => evaluation().then((m) => m.LeaderboardPage));
 
 export function App() {
   const path = usePath();
@@ -73,17 +84,33 @@ export function App() {
       return <ProjectPage me={me} id={route.id} />;
     case "document":
       return <AnnotatePage me={me} id={route.id} key={route.id} />;
+    case "runs":
+    case "launch":
+    case "leaderboard": {
+      // Evaluation pages are for the project's reviewers and admins; the API checks too.
+      const member = me.projects.some((p) => p.id === route.projectId);
+      if (!isProjectStaff(me, route.projectId))
+        return <MessagePage me={me}>{member ? <ForbiddenMessage /> : <NotFoundMessage />}</MessagePage>;
+      if (route.name === "runs") return <RunsPage me={me} projectId={route.projectId} key={route.projectId} />;
+      if (route.name === "launch") return <LaunchPage me={me} projectId={route.projectId} key={route.projectId} />;
+      return <LeaderboardPage me={me} projectId={route.projectId} goldId={route.goldId} key={`${route.projectId}/${route.goldId}`} />;
+    }
+    case "run":
+      return <RunPage me={me} id={route.id} key={route.id} />;
     default:
       return (
-        <>
-          <TopBar me={me} />
-          <main class="page narrow">
-            <h1>Page not found</h1>
-            <p>
-              <a href="/">Back to your projects</a>
-            </p>
-          </main>
-        </>
+        <MessagePage me={me}>
+          <NotFoundMessage />
+        </MessagePage>
       );
   }
+}
+
+function MessagePage({ me, children }: { me: Me; children: ComponentChildren }) {
+  return (
+    <>
+      <TopBar me={me} />
+      <main class="page narrow">{children}</main>
+    </>
+  );
 }

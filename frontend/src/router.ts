@@ -40,6 +40,10 @@ export type Route =
   | { name: "home" }
   | { name: "project"; id: number }
   | { name: "document"; id: number }
+  | { name: "runs"; projectId: number }
+  | { name: "launch"; projectId: number }
+  | { name: "run"; id: number }
+  | { name: "leaderboard"; projectId: number; goldId: number }
   | { name: "notfound" };
 
 export function match(path: string): Route {
@@ -49,5 +53,22 @@ export function match(path: string): Route {
   if (m) return { name: "project", id: Number(m[1]) };
   m = /^\/documents\/(\d+)\/?$/.exec(path);
   if (m) return { name: "document", id: Number(m[1]) };
+  m = /^\/projects\/(\d+)\/runs\/?$/.exec(path);
+  if (m) return { name: "runs", projectId: Number(m[1]) };
+  m = /^\/projects\/(\d+)\/runs\/new\/?$/.exec(path);
+  if (m) return { name: "launch", projectId: Number(m[1]) };
+  m = /^\/runs\/(\d+)\/?$/.exec(path);
+  if (m) return { name: "run", id: Number(m[1]) };
+  m = /^\/projects\/(\d+)\/leaderboard\/(\d+)\/?$/.exec(path);
+  if (m) return { name: "leaderboard", projectId: Number(m[1]), goldId: Number(m[2]) };
   return { name: "notfound" };
 }
+
+/** Paths of the app's pages (with the trailing slash Django's routes use). */
+export const paths = {
+  project: (id: number) => `/projects/${id}/`,
+  runs: (projectId: number) => `/projects/${projectId}/runs/`,
+  launch: (projectId: number) => `/projects/${projectId}/runs/new/`,
+  run: (id: number) => `/runs/${id}/`,
+  leaderboard: (projectId: number, goldId: number) => `/projects/${projectId}/leaderboard/${goldId}/`,
+};

@@ -12,4 +12,8 @@ urlpatterns = [
     path("login/", app, name="app-login"),
     path("projects/<int:project_id>/", app, name="app-project"),
     path("documents/<int:document_id>/", app, name="app-document"),
+    path("projects/<int:project_id>/runs/", app, name="app-runs"),
+    path("projects/<int:project_id>/runs/new/", app, name="app-launch"),
+    path("projects/<int:project_id>/leaderboard/<int:gold_id>/", app, name="app-leaderboard"),
+    path("runs/<int:run_id>/", app, name="app-run"),
 ]

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { get } from "../api";
+import { ProgressBar } from "../components/ProgressBar";
 import { TopBar } from "../components/TopBar";
 import { linkHandler, navigate } from "../router";
 import type { Me, Page, ProjectSummary } from "../types";
@@ -8,15 +9,6 @@ export async function continueProject(projectId: number, onNone: () => void) {
   const { document: doc } = await get<{ document: number | null }>(`/api/projects/${projectId}/next-document/`);
   if (doc) navigate(`/documents/${doc}/`);
   else onNone();
-}
-
-export function ProgressBar({ done, total }: { done: number; total: number }) {
-  const pct = total ? Math.round((100 * done) / total) : 0;
-  return (
-    <div class="progress" role="progressbar" aria-valuemin={0} aria-valuemax={total} aria-valuenow={done} aria-label="Documents done">
-      <div class="progress-fill" style={{ width: `${pct}%` }} />
-    </div>
-  );
 }
 
 export function HomePage({ me }: { me: Me }) {

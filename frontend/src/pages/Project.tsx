@@ -1,9 +1,11 @@
 import { useEffect, useState } from "preact/hooks";
 import { get } from "../api";
+import { ProgressBar } from "../components/ProgressBar";
 import { TopBar } from "../components/TopBar";
-import { linkHandler } from "../router";
+import { isProjectStaff } from "../lib/roles";
+import { linkHandler, paths } from "../router";
 import type { DocumentSummary, Me, Page, Project } from "../types";
-import { ProgressBar, continueProject } from "./Home";
+import { continueProject } from "./Home";
 
 const STATUS_TEXT = { todo: "To do", in_progress: "In progress", submitted: "Submitted" };
 
@@ -42,13 +44,20 @@ export function ProjectPage({ me, id }: { me: Me; id: number }) {
                 <h1>{project.name}</h1>
                 {project.description && <p class="muted">{project.description}</p>}
               </div>
-              <button
-                class="btn primary"
-                type="button"
-                onClick={() => continueProject(id, () => setNote("All your documents are done.")).catch((e) => setNote(e.message))}
-              >
-                Continue
-              </button>
+              <div class="head-actions">
+                {isProjectStaff(me, id, project.role) && (
+                  <a class="btn" href={paths.runs(id)} onClick={linkHandler(paths.runs(id))} data-testid="project-runs-link">
+                    Model runs &amp; leaderboards
+                  </a>
+                )}
+                <button
+                  class="btn primary"
+                  type="button"
+                  onClick={() => continueProject(id, () => setNote("All your documents are done.")).catch((e) => setNote(e.message))}
+                >
+                  Continue
+                </button>
+              </div>
             </div>
             <div class="progress-row">
               <ProgressBar done={project.progress.done} total={project.progress.total} />

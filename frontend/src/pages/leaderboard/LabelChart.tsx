@@ -1,0 +1,111 @@
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { LEVEL_NAMES } from "../../lib/format";
+import { labelChartData } from "../../lib/labelChart";
+import type { Leaderboard } from "../../types/evaluation";
+
+const MAX_ROWS = 8;
+
+type ChartModule = typeof import("./chartjs");
+let loading: Promise<ChartModule> | null = null;
+const loadChart = () => (loading ??= import("./chartjs"));
+
+/** Grouped bars of per-label F1 at a level (one dataset per row, the best rows only). */
+export function LabelChart({ board }: { board: Leaderboard }) {
+  const levels = useMemo(() => {
+    const keys = new Set([...Object.keys(board.labels ?? {}), ...board.rows.flatMap((r) => Object.keys(r.per_label ?? {}))]);
+    return [...keys].sort().reverse();
+  }, [board]);
+  const [level, setLevel] = useState(levels.includes("2") ? "2" : levels[0] ?? "2");
+  const data = useMemo(() => labelChartData(board.rows, board.labels ?? {}, level, MAX_ROWS), [board, level]);
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const [failed, setFailed] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!levels.includes(level) && levels.length) setLevel(levels.includes("2") ? "2" : levels[0]);
+  }, [levels]);
+
+  useEffect(() => {
+    if (!canvas.current || !data.datasets.length) return;
+    let chart: { destroy: () => void } | null = null;
+    let live = true;
+    loadChart()
+      .then(({ Chart }) => {
+        if (!live || !canvas.current) return;
+        chart = new Chart(canvas.current, {
+          type: "bar",
+          data: {
+            labels: data.labels,
+            datasets: data.datasets.map((d) => ({
+              label: d.label,
+              data: d.data,
+              backgroundColor: d.backgroundColor,
+              borderColor: d.borderColor,
+              borderWidth: 1,
+            })),
+          },
+          options: {
+            responsive: true,
+            maintainAspectRatio: false,
+            animation: false,
+            interaction: { mode: "index", intersect: false },
+            scales: {
+              x: { ticks: { autoSkip: false, maxRotation: 60, minRotation: 0, font: { size: 11 } }, grid: { display: false } },
+              y: { min: 0, max: 1, title: { display: true, text: "F1" }, ticks: { stepSize: 0.2 } },
+            },
+            plugins: {
+              legend: { position: "bottom", labels: { boxWidth: 12, font: { size: 12 } } },
+              tooltip: {
+                callbacks: {
+                  label: (ctx) => `${ctx.dataset.label}: ${ctx.parsed.y == null ? "—" : ctx.parsed.y.toFixed(2)}`,
+                },
+              },
+            },
+          },
+        });
+      })
+      .catch((e) => live && setFailed(String(e?.message ?? e)));
+    return () => {
+      live = false;
+      chart?.destroy();
+    };
+  }, [data]);
+
+  const levelName = (l: string) => `Level ${l}${LEVEL_NAMES[Number(l)] ? ` — ${LEVEL_NAMES[Number(l)]}` : ""}`;
+  return (
+    <section class="panel label-chart" aria-labelledby="label-chart-title" data-testid="label-chart">
+      <div class="panel-head">
+        <h2 id="label-chart-title">F1 per label</h2>
+        {levels.length > 1 && (
+          <label class="inline-field">
+            <span>Level</span>
+            <select value={level} onChange={(e) => setLevel((e.target as HTMLSelectElement).value)} data-testid="chart-level">
+              {levels.map((l) => (
+                <option key={l} value={l}>
+                  {levelName(l)}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+      </div>
+      {data.datasets.length === 0 ? (
+        <p class="muted">No per-label scores at this level.</p>
+      ) : (
+        <>
+          <p class="muted small" data-testid="chart-note">
+            {data.available > data.datasets.length
+              ? `The top ${data.datasets.length} of ${data.available} rows by level-${level} F1 are shown.`
+              : `${data.datasets.length === 1 ? "1 row" : `All ${data.datasets.length} rows`} by level-${level} F1.`}{" "}
+            Human annotators have lighter bars.
+          </p>
+          {failed && <p class="form-error">The chart could not be drawn: {failed}</p>}
+          <div class="chart-box" style={{ height: `${Math.max(320, 260 + data.labels.length * 4)}px` }}>
+            <canvas ref={canvas} role="img" aria-label={`Bar chart: F1 per label at level ${level} for ${data.datasets.map((d) => d.label).join(", ")}`}>
+              F1 per label at level {level}.
+            </canvas>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

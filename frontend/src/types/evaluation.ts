@@ -1,0 +1,195 @@
+// Shapes of the evaluation-jobs REST API (/api/evaluation/…: runs, variants, leaderboard).
+
+export type RunStatus = "created" | "queued" | "running" | "scoring" | "done" | "failed" | "cancelled";
+
+export interface VariantRef {
+  id: number;
+  name: string;
+  version: number;
+  kind: string;
+}
+
+export interface Variant extends VariantRef {
+  task: string;
+  parser: string;
+  shots: number;
+  seed: number;
+  decoding: Record<string, unknown>;
+  description: string;
+  builtin: boolean;
+  template: string;
+  created_at: string;
+}
+
+/** Body of POST /api/evaluation/variants/ (a "copy and edit" makes a new version). */
+export interface VariantInput {
+  task: string;
+  name: string;
+  kind: string;
+  template: string;
+  parser: string;
+  shots: number;
+  seed: number;
+  decoding: Record<string, unknown>;
+  description: string;
+}
+
+export interface Run {
+  id: number;
+  name: string;
+  project: number;
+  gold_standard: number | null;
+  gold_version: number | null;
+  backend: string;
+  model_name: string;
+  task: string;
+  prompt_variant: VariantRef | null;
+  level: number;
+  limit: number | null;
+  shards: number;
+  status: RunStatus;
+  error: string;
+  total: number;
+  done: number;
+  generated: number;
+  generation_seconds: number | null;
+  /** Requests done per second since started_at; null before it started. */
+  throughput: number | null;
+  eta_seconds: number | null;
+  imported: boolean;
+  created_by: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  can_manage: boolean;
+}
+
+export interface RunShard {
+  index: number;
+  status: string;
+  attempts: number;
+  error: string;
+  worker: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface PRF {
+  precision: number;
+  recall: number;
+  f1: number;
+}
+
+export interface RunScore {
+  profile: string;
+  parser: string;
+  levels: Record<string, PRF | null>;
+}
+
+/** GET /runs/{id}/: a Run whose `shards` is the list of shard states (the count elsewhere). */
+export interface RunDetail extends Omit<Run, "shards"> {
+  shards: RunShard[];
+  config: unknown;
+  environment: unknown;
+  scores: RunScore[];
+}
+
+export interface RunRequest {
+  id: number;
+  document: number;
+  document_name: string;
+  unit_index: number;
+  unit_text: string;
+  prompt: string;
+  raw_output: string;
+  answer: string;
+  parsed_labels: string[] | null;
+  unparseable: boolean;
+  from_cache: boolean;
+  seconds: number | null;
+}
+
+export interface GoldOption {
+  id: number;
+  version: number;
+  status: string;
+  documents: number;
+}
+
+export interface ModelChoice {
+  backend: string;
+  model: string;
+  settings: Record<string, unknown>;
+}
+
+export interface SuggestedModel extends ModelChoice {
+  label: string;
+}
+
+export interface DecodingParams {
+  max_new_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  seed?: number;
+}
+
+export interface LaunchOptions {
+  can_launch: boolean;
+  gold_standards: GoldOption[];
+  backends: string[];
+  suggested_models: SuggestedModel[];
+  variants: Variant[];
+  levels: number[];
+  defaults: { level: number; limit: number | null; shards: number; params: DecodingParams };
+}
+
+export interface LaunchBody {
+  project: number;
+  gold_standard: number | null;
+  models: ModelChoice[];
+  prompt_variants: number[];
+  level: number;
+  limit: number | null;
+  shards: number;
+  params: DecodingParams;
+  name?: string;
+}
+
+export interface LaunchResponse {
+  runs: Run[];
+}
+
+export type Profile = "paper" | "mafalda-2024";
+
+export interface LeaderboardScore extends PRF {
+  f1_low: number | null;
+  f1_high: number | null;
+}
+
+export interface LeaderboardRow {
+  kind: "run" | "annotator";
+  id: number;
+  name: string;
+  model: string | null;
+  backend: string | null;
+  variant: string | null;
+  status: string | null;
+  levels: Record<string, LeaderboardScore | null>;
+  unparseable_share: number | null;
+  requests: number | null;
+  generated: number | null;
+  seconds: number | null;
+  documents: number;
+  per_label: Record<string, Record<string, number>>;
+  note?: string;
+}
+
+export interface Leaderboard {
+  gold_standard: { id: number; version: number; project: number; project_name: string; documents: number };
+  profile: Profile;
+  average: string;
+  levels: number[];
+  rows: LeaderboardRow[];
+  labels: Record<string, string[]>;
+  note?: string;
+}
