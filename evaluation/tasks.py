@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 
 from celery import shared_task
@@ -27,7 +28,9 @@ RUN_TIME_LIMIT = int(getattr(settings, "EVALUATION_RUN_TIME_LIMIT", 24 * 3600))
     soft_time_limit=RUN_TIME_LIMIT + 300,
 )
 def gpu_generate(run_id: int, shard: int) -> str:
-    return supervise_shard(run_id=run_id, shard=shard, worker=socket.gethostname())
+    return supervise_shard(
+        run_id=run_id, shard=shard, worker=f"{socket.gethostname()}:{os.getpid()}"
+    )
 
 
 @shared_task(name="evaluation.score_run", acks_late=True)

@@ -29,6 +29,7 @@ from evaluation.selectors import score_run
 from evaluation.services.runs import LaunchError, complete_scoring, launch_runs
 from evaluation.supervisor import supervise_shard
 
+WORKER_HINT_SECONDS = 15
 FINISHED = (ModelRun.Status.DONE, ModelRun.Status.FAILED, ModelRun.Status.CANCELLED)
 
 
@@ -157,6 +158,8 @@ class Command(BaseCommand):
     def _wait(self, runs: list[ModelRun]) -> None:
         interactive = sys.stderr.isatty()
         last: dict[int, str] = {}
+        started = time.monotonic()
+        hinted = False
         while True:
             current = list(ModelRun.objects.filter(pk__in=[run.pk for run in runs]).order_by("pk"))
             for run in current:
@@ -166,6 +169,13 @@ class Command(BaseCommand):
                     last[run.pk] = line
             if all(run.status in FINISHED for run in current):
                 return
+            waiting = all(run.status == ModelRun.Status.QUEUED for run in current)
+            if waiting and not hinted and time.monotonic() - started > WORKER_HINT_SECONDS:
+                self.stderr.write(
+                    "still queued: is a worker running? (`make demo` starts one; or "
+                    "`celery -A fallacy_platform worker -Q default,gpu`; or use --inline)"
+                )
+                hinted = True
             time.sleep(1.0)
 
     def _report(self, runs: list[ModelRun], options: dict[str, Any]) -> None:

@@ -1,0 +1,138 @@
+"""A model server that starts failing: the run fails with the server's error, keeps what it
+produced, and a resume finishes it without asking any request twice. Also: one run split
+into two shards, processed by two workers at the same time.
+
+The model is an OpenAI-compatible server started by the test (``tests/openai_server.py``);
+runs go through the real runner processes, supervised inline or by real Celery workers.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.openai_server import openai_server
+from tests.processes import celery_worker, embedded_env
+from tests.test_evaluation_jobs import JobEnv, gold_file, wait_for
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def job(tmp_path: Path) -> JobEnv:
+    env = embedded_env(tmp_path / "data")
+    job = JobEnv(env, "embedded")
+    assert job.manage("migrate", "-v0").returncode == 0
+    result = job.manage(
+        "import_dataset", "--format", "mafalda", str(gold_file(tmp_path)), "--project", "Jobs"
+    )
+    assert result.returncode == 0, result.stderr
+    return job
+
+
+def evaluate(job: JobEnv, base_url: str, *extra: str):
+    settings = {"base_url": base_url, "concurrency": 1, "max_retries": 1, "backoff": 0.01}
+    return job.manage(
+        "evaluate",
+        "--project",
+        "Jobs",
+        "--gold-version",
+        "1",
+        "--backend",
+        "openai",
+        "--model",
+        "test-model",
+        "--backend-settings",
+        json.dumps(settings),
+        *extra,
+    )
+
+
+def test_a_failing_server_fails_the_run_which_keeps_its_outputs_and_resumes(job: JobEnv) -> None:
+    with openai_server(delay=0.3, answer=lambda prompt: "hasty generalization") as server:
+        stop = threading.Event()
+
+        def break_after_three() -> None:
+            while not stop.is_set():
+                if sum(server.counts.values()) >= 3:
+                    server.fail_next(status=500, times=10_000, message="the GPU caught fire")
+                    return
+                time.sleep(0.01)
+
+        breaker = threading.Thread(target=break_after_three, daemon=True)
+        breaker.start()
+        failed = evaluate(job, server.base_url, "--inline")
+        stop.set()
+        assert failed.returncode != 0
+        run_id = job.one("SELECT MAX(id) FROM evaluation_modelrun")
+        status, error, total = job.query(
+            "SELECT status, error, total FROM evaluation_modelrun WHERE id = ?", run_id
+        )[0]
+        assert status == "failed"
+        assert "500" in error and "the GPU caught fire" in error
+        kept = job.one("SELECT COUNT(*) FROM evaluation_runoutput WHERE run_id = ?", run_id)
+        assert 0 < kept < total  # what was produced before the failure is kept
+
+        with server._lock:  # the server recovers
+            server._faults.clear()
+        answered_before = dict(server.counts)
+        kept_prompts = [
+            prompt
+            for (prompt,) in job.query(
+                "SELECT prompt FROM evaluation_runoutput WHERE run_id = ?", run_id
+            )
+        ]
+        resumed = job.manage(
+            "shell",
+            "-c",
+            "from evaluation.models import ModelRun; from evaluation.services.runs import "
+            f"resume_run; resume_run(run=ModelRun.objects.get(pk={run_id}))",
+        )
+        assert resumed.returncode == 0, resumed.stderr
+        with celery_worker(job.env):
+            wait_for(
+                lambda: (
+                    job.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id)
+                    in ("done", "failed")
+                ),
+                timeout=180,
+            )
+        assert job.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id) == "done"
+        assert (
+            job.one("SELECT COUNT(*) FROM evaluation_runoutput WHERE run_id = ?", run_id) == total
+        )
+        # the resumed runner asked only for what had no output yet
+        for prompt in kept_prompts:
+            assert server.counts[prompt] == answered_before[prompt]
+
+
+def test_two_workers_process_the_two_shards_of_a_run_at_once(job: JobEnv) -> None:
+    with openai_server(delay=0.2, answer=lambda prompt: "no fallacy") as server:
+        with celery_worker(job.env), celery_worker(job.env):
+            result = evaluate(job, server.base_url, "--shards", "2", "--wait", "--format", "json")
+            assert result.returncode == 0, result.stderr
+        run_id = job.one("SELECT MAX(id) FROM evaluation_modelrun")
+        total, done = job.query("SELECT total, done FROM evaluation_modelrun WHERE id = ?", run_id)[
+            0
+        ]
+        assert (
+            done
+            == total
+            == job.one("SELECT COUNT(*) FROM evaluation_runoutput WHERE run_id = ?", run_id)
+        )
+        shards = job.query(
+            "SELECT status, worker, started_at, finished_at FROM evaluation_runshard "
+            'WHERE run_id = ? ORDER BY "index"',
+            run_id,
+        )
+        assert [s[0] for s in shards] == ["done", "done"]
+        assert shards[0][1] != shards[1][1]  # two different worker processes
+        # they overlapped in time
+        assert max(s[2] for s in shards) < min(s[3] for s in shards)
+        # every prompt was asked once: the shards split the requests
+        assert all(count == 1 for count in server.counts.values())
+        assert sum(server.counts.values()) == total
