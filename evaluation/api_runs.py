@@ -36,7 +36,12 @@ from annotations.api.dataset_views import DetailSerializer, IgnoreFormatParamete
 from annotations.models import Membership, Project
 from annotations.selectors.access import STAFF_ROLES, gold_standards_for, is_staff_of, role_in
 from evaluation import leaderboard, selectors
-from evaluation.api import (
+from evaluation.api import ScoringErrorsMixin, visible_gold
+from evaluation.backends import BACKENDS, GenerationParams, ModelSpec
+from evaluation.benchmarks.mafalda import MafaldaTask
+from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
+from evaluation.prompts import parse_answer, run_parser
+from evaluation.run_serializers import (
     LaunchOptionsSerializer,
     LaunchResponseSerializer,
     LaunchSerializer,
@@ -46,15 +51,9 @@ from evaluation.api import (
     RunOutputSerializer,
     RunSerializer,
     RunsQuerySerializer,
-    ScoringErrorsMixin,
     VariantSerializer,
     flatten_errors,
-    visible_gold,
 )
-from evaluation.backends import BACKENDS, GenerationParams, ModelSpec
-from evaluation.benchmarks.mafalda import MafaldaTask
-from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
-from evaluation.prompts import parse_answer, run_parser
 from evaluation.services.runs import (
     LaunchError,
     RunStateError,
