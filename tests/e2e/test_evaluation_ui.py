@@ -86,8 +86,10 @@ def test_admin_launches_a_smollm2_run_and_finds_it_in_the_leaderboard(
         time.sleep(0.2)
     run = api(page, base, "GET", f"/api/evaluation/runs/{run_id}/")
     assert run["status"] == "done", run.get("error")
-    assert run["done"] == run["total"] > 1
-    assert len(seen) >= 2 and max(seen) == run["total"], f"progress values seen: {sorted(seen)}"
+    assert run["done"] == run["total"] > 4
+    # the bar moved through an intermediate value (batches of 4) up to the total
+    assert any(0 < value < run["total"] for value in seen), f"progress seen: {sorted(seen)}"
+    assert max(seen) == run["total"]
     expect(page.get_by_test_id("run-scores")).to_be_visible()
 
     page.goto(f"{base}/projects/{project}/leaderboard/{run['gold_standard']}/")
