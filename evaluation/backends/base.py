@@ -198,6 +198,35 @@ def package_versions(*names: str) -> dict[str, str]:
     return versions
 
 
+def cuda_facts() -> dict[str, Any]:
+    """The CUDA devices: name, count, CUDA version and the driver (via ``nvidia-smi``)."""
+    import subprocess
+
+    import torch
+
+    facts: dict[str, Any] = {
+        "type": "cuda",
+        "name": torch.cuda.get_device_name(0),
+        "count": torch.cuda.device_count(),
+        "cuda": torch.version.cuda,
+    }
+    try:
+        facts["driver"] = (
+            subprocess.run(
+                ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=True,
+            )
+            .stdout.split("\n")[0]
+            .strip()
+        )
+    except (OSError, subprocess.SubprocessError):
+        facts["driver"] = None
+    return facts
+
+
 def env_or_setting(settings: Mapping[str, Any], key: str, variable: str) -> str | None:
     """A setting from the run, else the environment variable (as the OpenAI client reads)."""
     value = settings.get(key)

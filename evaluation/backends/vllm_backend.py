@@ -88,6 +88,7 @@ from evaluation.backends.base import (
     GenerationResult,
     ModelSpec,
     SettingProblem,
+    cuda_facts,
     package_versions,
 )
 
@@ -506,26 +507,4 @@ def _device_facts(device: str | None) -> str | dict[str, Any]:
         except OSError:
             pass
         return {"type": device, "name": cpu, "cores": len(allowed_cores())}
-    facts: dict[str, Any] = {
-        "type": "cuda",
-        "name": torch.cuda.get_device_name(0),
-        "count": torch.cuda.device_count(),
-        "cuda": torch.version.cuda,
-    }
-    try:
-        import subprocess
-
-        facts["driver"] = (
-            subprocess.run(
-                ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
-                capture_output=True,
-                text=True,
-                timeout=10,
-                check=True,
-            )
-            .stdout.split("\n")[0]
-            .strip()
-        )
-    except (OSError, subprocess.SubprocessError):
-        facts["driver"] = None
-    return facts
+    return cuda_facts()
