@@ -198,6 +198,17 @@ def package_versions(*names: str) -> dict[str, str]:
     return versions
 
 
+def render_chat(tokenizer: Any, prompt: str) -> tuple[str, bool]:
+    """The text a model sees: its chat template around one user message (and whether the
+    template was used), or the prompt itself when the tokenizer has no template."""
+    if getattr(tokenizer, "chat_template", None):
+        rendered = tokenizer.apply_chat_template(
+            [{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True
+        )
+        return rendered, True
+    return prompt, False
+
+
 def cuda_facts() -> dict[str, Any]:
     """The CUDA devices: name, count, CUDA version and the driver (via ``nvidia-smi``)."""
     import subprocess

@@ -90,6 +90,7 @@ from evaluation.backends.base import (
     SettingProblem,
     cuda_facts,
     package_versions,
+    render_chat,
 )
 
 DEFAULT_CHUNK_SIZE = 256
@@ -351,13 +352,7 @@ class VLLMBackend(Backend):
     # -- prompts -------------------------------------------------------------------------
 
     def _render(self, prompt: str) -> tuple[str, bool]:
-        tokenizer = self.tokenizer
-        if getattr(tokenizer, "chat_template", None):
-            rendered = tokenizer.apply_chat_template(
-                [{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True
-            )
-            return rendered, True
-        return prompt, False
+        return render_chat(self.tokenizer, prompt)
 
     def render_prompt(self, prompt: str) -> str:
         """The text the model sees (chat template around one user message, if any)."""
