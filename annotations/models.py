@@ -14,6 +14,7 @@ from django.db import models
 from django.db.models import F, Q
 
 from annotations.labels import NO_FALLACY  # ⊥: "no fallacy" is an acceptable alternative
+from annotations.naming import NAME_LENGTH
 
 
 class PublishedGoldIsImmutable(Exception):
@@ -81,6 +82,12 @@ class Project(models.Model):
     description = models.TextField(blank=True)
     taxonomy = models.ForeignKey(Taxonomy, on_delete=models.PROTECT, related_name="projects")
     guidelines = models.TextField(blank=True, help_text="Markdown shown to annotators.")
+    annotators_per_document = models.PositiveSmallIntegerField(
+        default=1, help_text="A document is done when this many annotators submitted it."
+    )
+    archived_at = models.DateTimeField(
+        null=True, blank=True, help_text="Archived projects are hidden and read-only."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="projects"
@@ -88,6 +95,12 @@ class Project(models.Model):
 
     class Meta:
         ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(annotators_per_document__gte=1),
+                name="project_annotators_per_document_positive",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.name
@@ -120,6 +133,11 @@ class Membership(models.Model):
 
 class Document(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="documents")
+    name = models.CharField(
+        max_length=NAME_LENGTH,
+        blank=True,
+        help_text="Readable name: the external id, else the first words of the text.",
+    )
     text = models.TextField()
     source = models.CharField(max_length=255, blank=True, help_text="Where the text came from.")
     external_id = models.CharField(max_length=255, blank=True)
@@ -139,7 +157,7 @@ class Document(models.Model):
         indexes = [models.Index(fields=["project", "position"])]
 
     def __str__(self) -> str:
-        return self.external_id or f"document {self.pk}"
+        return self.name or self.external_id or f"document {self.pk}"
 
 
 class Sentence(models.Model):
@@ -177,6 +195,53 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document} → {self.annotator}"
+
+
+class ImportJob(models.Model):
+    """A file uploaded in the browser and imported into a project (all or nothing).
+
+    Small files are imported in the request; large ones by a Celery task on the ``default``
+    queue, which moves ``lines_done`` while it validates. ``errors`` lists every problem
+    found as ``{"line", "field", "message"}``; a failed job imported nothing.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        SUCCEEDED = "succeeded", "succeeded"
+        FAILED = "failed", "failed"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="import_jobs")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    format = models.CharField(max_length=32, help_text="mafalda, doccano, text or csv.")
+    options = models.JSONField(default=dict, blank=True, help_text="E.g. the CSV columns.")
+    file_name = models.CharField(max_length=255)
+    content = models.BinaryField(
+        blank=True, help_text="The uploaded bytes; emptied when the job finishes."
+    )
+    size = models.PositiveBigIntegerField(default=0)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    lines_total = models.PositiveIntegerField(default=0)
+    lines_done = models.PositiveIntegerField(default=0)
+    report = models.JSONField(default=dict, blank=True)
+    errors = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status__in=["queued", "running", "succeeded", "failed"]),
+                name="import_job_status_valid",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"import {self.pk} of {self.file_name} into {self.project_id} ({self.status})"
 
 
 class Annotation(models.Model):

@@ -1,6 +1,6 @@
 """REST routes for auth, projects, documents, annotations and spans (mounted at /api/)."""
 
-from django.urls import path
+from django.urls import include, path
 
 from annotations.api import auth_views, views
 
@@ -35,4 +35,8 @@ urlpatterns = [
     path("annotations/<int:pk>/submit/", views.SubmitView.as_view(), name="annotation-submit"),
     path("annotations/<int:pk>/reopen/", views.ReopenView.as_view(), name="annotation-reopen"),
     path("spans/<int:pk>/", views.SpanDetailView.as_view(), name="span-detail"),
+    # Project set-up: projects, taxonomies, imports, members, users.
+    path("", include("annotations.api.admin_urls")),
+    # Running the work: assignment, the document list, progress, a document's annotations.
+    path("", include("annotations.api.work_urls")),
 ]

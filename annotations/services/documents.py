@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from annotations.models import Assignment, Document, Project, Sentence
+from annotations.naming import readable_name
 from annotations.sentences import Range, check_tiling, split_sentences
 
 BATCH_SIZE = 500
@@ -56,6 +57,7 @@ def create_documents(
         [
             Document(
                 project=project,
+                name=readable_name(new.text, new.external_id),
                 text=new.text,
                 external_id=new.external_id,
                 source=new.source,

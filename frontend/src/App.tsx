@@ -10,7 +10,7 @@ import { AnnotatePage } from "./pages/Annotate";
 import { TopBar } from "./components/TopBar";
 import { ForbiddenMessage, NotFoundMessage } from "./components/PageMessage";
 import { clearPrefetch } from "./prefetch";
-import { isProjectStaff } from "./lib/roles";
+import { canCreateProjects, isProjectAdmin, isProjectStaff } from "./lib/roles";
 import { lazyComponent } from "./components/Lazy";
 
 // The evaluation pages (and Chart.js, on the leaderboard) load on demand.
@@ -19,6 +19,13 @@ const RunsPage = lazyComponent(() => evaluation().then((m) => m.RunsPage));
 const LaunchPage = lazyComponent(() => evaluation().then((m) => m.LaunchPage));
 const RunPage = lazyComponent(() => evaluation().then((m) => m.RunPage));
 const LeaderboardPage = lazyComponent(() => evaluation().then((m) => m.LeaderboardPage));
+// The project-admin pages (create, settings, import, members, assignment) likewise.
+const projectAdmin = () => import("./pages/admin");
+const NewProjectPage = lazyComponent(() => projectAdmin().then((m) => m.NewProjectPage));
+const ProjectSettingsPage = lazyComponent(() => projectAdmin().then((m) => m.ProjectSettingsPage));
+const ImportPage = lazyComponent(() => projectAdmin().then((m) => m.ImportPage));
+const MembersPage = lazyComponent(() => projectAdmin().then((m) => m.MembersPage));
+const AssignPage = lazyComponent(() => projectAdmin().then((m) => m.AssignPage));
 
 export function App() {
   const path = usePath();
@@ -97,6 +104,32 @@ export function App() {
     }
     case "run":
       return <RunPage me={me} id={route.id} key={route.id} />;
+    case "projectNew":
+      // Everyone else gets the app's 404 page (the API refuses too).
+      if (!canCreateProjects(me))
+        return (
+          <MessagePage me={me}>
+            <NotFoundMessage />
+          </MessagePage>
+        );
+      return <NewProjectPage me={me} />;
+    case "projectSettings":
+    case "projectImport":
+    case "projectMembers":
+    case "projectAssign": {
+      // Project admins and superusers only; for everyone else these pages do not exist.
+      if (!isProjectAdmin(me, route.projectId))
+        return (
+          <MessagePage me={me}>
+            <NotFoundMessage />
+          </MessagePage>
+        );
+      const props = { me, projectId: route.projectId, key: `${route.name}/${route.projectId}` };
+      if (route.name === "projectSettings") return <ProjectSettingsPage {...props} />;
+      if (route.name === "projectImport") return <ImportPage {...props} />;
+      if (route.name === "projectMembers") return <MembersPage {...props} />;
+      return <AssignPage {...props} />;
+    }
     default:
       return (
         <MessagePage me={me}>

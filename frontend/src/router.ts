@@ -39,6 +39,11 @@ export type Route =
   | { name: "login" }
   | { name: "home" }
   | { name: "project"; id: number }
+  | { name: "projectNew" }
+  | { name: "projectSettings"; projectId: number }
+  | { name: "projectImport"; projectId: number }
+  | { name: "projectMembers"; projectId: number }
+  | { name: "projectAssign"; projectId: number }
   | { name: "document"; id: number }
   | { name: "runs"; projectId: number }
   | { name: "launch"; projectId: number }
@@ -49,8 +54,15 @@ export type Route =
 export function match(path: string): Route {
   if (path === "/" || path === "") return { name: "home" };
   if (/^\/login\/?$/.test(path)) return { name: "login" };
+  if (/^\/projects\/new\/?$/.test(path)) return { name: "projectNew" };
   let m = /^\/projects\/(\d+)\/?$/.exec(path);
   if (m) return { name: "project", id: Number(m[1]) };
+  m = /^\/projects\/(\d+)\/(settings|import|members|assign)\/?$/.exec(path);
+  if (m) {
+    const projectId = Number(m[1]);
+    const page = { settings: "projectSettings", import: "projectImport", members: "projectMembers", assign: "projectAssign" } as const;
+    return { name: page[m[2] as keyof typeof page], projectId };
+  }
   m = /^\/documents\/(\d+)\/?$/.exec(path);
   if (m) return { name: "document", id: Number(m[1]) };
   m = /^\/projects\/(\d+)\/runs\/?$/.exec(path);
@@ -67,6 +79,12 @@ export function match(path: string): Route {
 /** Paths of the app's pages (with the trailing slash Django's routes use). */
 export const paths = {
   project: (id: number) => `/projects/${id}/`,
+  projectNew: () => "/projects/new/",
+  projectSettings: (projectId: number) => `/projects/${projectId}/settings/`,
+  projectImport: (projectId: number) => `/projects/${projectId}/import/`,
+  projectMembers: (projectId: number) => `/projects/${projectId}/members/`,
+  projectAssign: (projectId: number) => `/projects/${projectId}/assign/`,
+  document: (id: number, annotator?: number) => `/documents/${id}/${annotator ? `?annotator=${annotator}` : ""}`,
   runs: (projectId: number) => `/projects/${projectId}/runs/`,
   launch: (projectId: number) => `/projects/${projectId}/runs/new/`,
   run: (id: number) => `/runs/${id}/`,

@@ -6,7 +6,9 @@ export interface Me {
   id: number;
   username: string;
   is_staff: boolean;
-  projects: { id: number; name: string; role: string }[];
+  is_superuser?: boolean;
+  can_create_projects?: boolean;
+  projects: { id: number; name: string; role: string; archived?: boolean }[];
 }
 
 export interface Progress {

@@ -10,7 +10,12 @@ from fallacy_platform.frontend_views import app
 urlpatterns = [
     path("", app, name="app-home"),
     path("login/", app, name="app-login"),
+    path("projects/new/", app, name="app-project-new"),
     path("projects/<int:project_id>/", app, name="app-project"),
+    path("projects/<int:project_id>/settings/", app, name="app-project-settings"),
+    path("projects/<int:project_id>/import/", app, name="app-project-import"),
+    path("projects/<int:project_id>/members/", app, name="app-project-members"),
+    path("projects/<int:project_id>/assign/", app, name="app-project-assign"),
     path("documents/<int:document_id>/", app, name="app-document"),
     path("projects/<int:project_id>/runs/", app, name="app-runs"),
     path("projects/<int:project_id>/runs/new/", app, name="app-launch"),

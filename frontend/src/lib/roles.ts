@@ -15,3 +15,14 @@ export function isProjectStaff(me: Me, projectId: number, projectRole?: string |
   const role = roleIn(me, projectId, projectRole);
   return role ? STAFF_ROLES.includes(role) : me.is_staff;
 }
+
+/** Project admins (and superusers, who count as admins everywhere). */
+export function isProjectAdmin(me: Me, projectId: number, projectRole?: string | null): boolean {
+  if (me.is_superuser) return true;
+  return roleIn(me, projectId, projectRole) === "admin";
+}
+
+/** Superusers and Django staff users may create projects. */
+export function canCreateProjects(me: Me): boolean {
+  return Boolean(me.can_create_projects ?? me.is_superuser);
+}
