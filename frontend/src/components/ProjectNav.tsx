@@ -1,0 +1,29 @@
+import { isProjectAdmin, isProjectStaff } from "../lib/roles";
+import { linkHandler, paths } from "../router";
+import type { Me } from "../types";
+
+export type ProjectTab = "documents" | "settings" | "import" | "members" | "assign" | "runs";
+
+/** The project's tabs: documents for everyone; set-up pages for admins; model runs for staff. */
+export function ProjectNav({ me, projectId, role, active }: { me: Me; projectId: number; role?: string | null; active: ProjectTab }) {
+  const tabs: { key: ProjectTab; label: string; href: string }[] = [{ key: "documents", label: "Documents", href: paths.project(projectId) }];
+  if (isProjectAdmin(me, projectId, role)) {
+    tabs.push(
+      { key: "import", label: "Import", href: paths.projectImport(projectId) },
+      { key: "members", label: "Members", href: paths.projectMembers(projectId) },
+      { key: "assign", label: "Assignment", href: paths.projectAssign(projectId) },
+      { key: "settings", label: "Settings", href: paths.projectSettings(projectId) },
+    );
+  }
+  if (isProjectStaff(me, projectId, role)) tabs.push({ key: "runs", label: "Model runs", href: paths.runs(projectId) });
+  if (tabs.length === 1) return null;
+  return (
+    <nav class="project-nav" aria-label="Project">
+      {tabs.map((t) => (
+        <a key={t.key} href={t.href} onClick={linkHandler(t.href)} class={t.key === active ? "active" : undefined} aria-current={t.key === active ? "page" : undefined} data-testid={`tab-${t.key}`}>
+          {t.label}
+        </a>
+      ))}
+    </nav>
+  );
+}
