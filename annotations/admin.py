@@ -2,6 +2,8 @@
 
 Spans and sentences are read-only here: spans change through the API (which validates them
 against the taxonomy and sentences and bumps revisions), sentences are derived from the text.
+Documents are added and changed through ``services.documents`` (sentences split, readable
+name set; a text with annotations or gold spans on it cannot change: a form error says so).
 Published gold standards are immutable: their page, documents and spans are view-only.
 """
 
@@ -11,6 +13,7 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.core.exceptions import ValidationError
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
@@ -22,12 +25,19 @@ from annotations.models import (
     GoldDocument,
     GoldSpan,
     GoldStandard,
+    ImportJob,
     Membership,
     Project,
     Sentence,
     Span,
     Taxonomy,
     TaxonomyNode,
+)
+from annotations.services.documents import (
+    add_document,
+    check_text,
+    check_text_can_change,
+    update_document,
 )
 
 PREVIEW = 80
@@ -146,18 +156,97 @@ class SentenceInline(ReadOnlyInlineMixin, admin.TabularInline):
         return _preview(obj.document.text[obj.start : obj.end])
 
 
+def _same_text(submitted: str, stored: str) -> bool:
+    # Browsers send a textarea's line breaks as CRLF: that alone is no change.
+    return submitted.replace("\r\n", "\n") == stored.replace("\r\n", "\n")
+
+
+class DocumentForm(forms.ModelForm):
+    """Surfaces the document services' refusals (blank text, a text with annotations or gold
+    spans on it) as form errors; the services do the saving (``DocumentAdmin.save_model``)."""
+
+    text = forms.CharField(widget=forms.Textarea, strip=False)
+
+    class Meta:
+        model = Document
+        fields = ["project", "external_id", "text", "source", "metadata", "position"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        text = data.get("text")
+        if text is None:
+            return data
+        if self.instance.pk and _same_text(text, self.instance.text):
+            data["text"] = self.instance.text  # unchanged: keep the stored text as it is
+            return data
+        try:
+            check_text(text)
+            if self.instance.pk:
+                check_text_can_change(Document.objects.get(pk=self.instance.pk))
+        except ValidationError as error:
+            self.add_error(None, error)
+        return data
+
+
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin):
+    form = DocumentForm
     list_display = ["__str__", "project", "position", "source", "preview", "created_at"]
     list_filter = ["project"]
-    search_fields = ["external_id", "source", "text"]
+    search_fields = ["name", "external_id", "source", "text"]
     list_select_related = ["project"]
     autocomplete_fields = ["project"]
     inlines = [SentenceInline]
 
+    def get_fields(self, request: HttpRequest, obj: Document | None = None) -> list[str]:
+        # Added documents go to the end of their project (the service picks the position).
+        if obj is None:
+            return ["project", "external_id", "text", "source", "metadata"]
+        return ["project", "name", "external_id", "text", "source", "metadata", "position"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Document | None = None) -> list[str]:
+        return ["project", "name"] if obj is not None else []
+
+    def save_model(
+        self, request: HttpRequest, obj: Document, form: forms.ModelForm, change: bool
+    ) -> None:
+        data = form.cleaned_data
+        fields = {
+            "external_id": data.get("external_id", ""),
+            "text": data["text"],
+            "source": data.get("source", ""),
+            "metadata": data.get("metadata") or {},
+        }
+        if change:
+            update_document(document=obj, position=data.get("position"), **fields)
+        else:
+            obj.pk = add_document(project=data["project"], **fields).pk
+            obj._state.adding = False
+        obj.refresh_from_db()
+
     @admin.display(description="text")
     def preview(self, obj: Document) -> str:
         return _preview(obj.text)
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(admin.ModelAdmin):
+    """View only: jobs are made by uploads in the app (``services.import_jobs``)."""
+
+    list_display = ["id", "file_name", "project", "format", "status", "size", "created_at"]
+    list_filter = ["status", "format", "project"]
+    search_fields = ["file_name", "project__name"]
+    list_select_related = ["project"]
+    exclude = ["content"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ImportJob]:
+        return super().get_queryset(request).defer("content")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Sentence)

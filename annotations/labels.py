@@ -7,10 +7,6 @@ whitespace; it does not guess (no fuzzy matching), so an unknown label stays unk
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from annotations.taxonomy_files import TaxonomySpec
 
 # ⊥, "no fallacy is an acceptable alternative". Must equal annotations.models.NO_FALLACY
 # (a test checks it); defined here too so pure modules need not import Django.
@@ -34,8 +30,9 @@ def normalise_label(raw: str) -> str:
 class LabelResolver:
     """Resolves raw label strings to canonical type names (or ``NO_FALLACY``).
 
-    Built from ``(type name, aliases)`` pairs; raises ``ValueError`` if two types claim
-    the same spelling or a type claims a spelling of ⊥.
+    Built from ``(type name, aliases)`` pairs (``TaxonomySpec.label_resolver()`` makes one
+    from a taxonomy file, ``selectors.taxonomy.label_resolver`` from the database); raises
+    ``ValueError`` if two types claim the same spelling or a type claims a spelling of ⊥.
     """
 
     def __init__(self, entries: Iterable[tuple[str, Iterable[str]]]) -> None:
@@ -54,10 +51,6 @@ class LabelResolver:
                     )
                 self._by_key[key] = name
         self.names: tuple[str, ...] = tuple(names)
-
-    @classmethod
-    def from_spec(cls, spec: TaxonomySpec) -> LabelResolver:
-        return cls((type_.name, type_.aliases) for type_ in spec.types())
 
     def resolve(self, raw: str) -> str | None:
         """The canonical name for ``raw``; ``NO_FALLACY`` for ⊥; ``None`` if unknown."""

@@ -53,7 +53,7 @@ from typing import Any
 
 import yaml
 
-from annotations.labels import NO_FALLACY_ALIASES, normalise_label
+from annotations.labels import NO_FALLACY_ALIASES, LabelResolver, normalise_label
 
 ROOT_NAME = "fallacy"  # the level-0 node every taxonomy gets
 FLAT_CATEGORY = "fallacy types"
@@ -147,6 +147,10 @@ class TaxonomySpec:
         """The canonical level-2 names, in file order (``NO_FALLACY`` is not among them)."""
         return tuple(type_.name for type_ in self.types())
 
+    def label_resolver(self) -> LabelResolver:
+        """Matches raw labels to this taxonomy's type names (and ⊥ spellings to NO_FALLACY)."""
+        return LabelResolver((type_.name, type_.aliases) for type_ in self.types())
+
     def type_to_category(self) -> dict[str, str]:
         """Level-2 name -> level-1 name."""
         return {
@@ -168,14 +172,21 @@ def read_taxonomy_file(path: Path | str) -> TaxonomySpec:
     """Read and validate a ``.yaml``/``.yml``/``.json`` taxonomy file."""
     path = Path(path)
     source = str(path)
-    suffix = path.suffix.lower()
-    if suffix not in (".yaml", ".yml", ".json"):
-        raise TaxonomyFileError(
-            source, [("", f'unknown file type "{suffix}" (use .yaml, .yml or .json)')]
-        )
+    _check_suffix(source)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        content = path.read_bytes()
+    except OSError as exc:
+        raise TaxonomyFileError(source, [("", f"cannot read the file: {exc}")]) from exc
+    return read_taxonomy_bytes(content, source=source)
+
+
+def read_taxonomy_bytes(content: bytes, *, source: str) -> TaxonomySpec:
+    """Validate the content of a taxonomy file (an upload); ``source`` is its file name,
+    whose suffix says YAML or JSON. The same checks and messages as ``read_taxonomy_file``."""
+    suffix = _check_suffix(source)
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise TaxonomyFileError(source, [("", f"cannot read the file: {exc}")]) from exc
     try:
         if suffix == ".json":
@@ -185,6 +196,15 @@ def read_taxonomy_file(path: Path | str) -> TaxonomySpec:
     except (json.JSONDecodeError, yaml.YAMLError, _DuplicateKeyError) as exc:
         raise TaxonomyFileError(source, [("", f"cannot parse the file: {exc}")]) from exc
     return parse_taxonomy(data, source=source)
+
+
+def _check_suffix(source: str) -> str:
+    suffix = Path(source).suffix.lower()
+    if suffix not in (".yaml", ".yml", ".json"):
+        raise TaxonomyFileError(
+            source, [("", f'unknown file type "{suffix}" (use .yaml, .yml or .json)')]
+        )
+    return suffix
 
 
 def parse_taxonomy(data: Any, *, source: str = "<taxonomy>") -> TaxonomySpec:

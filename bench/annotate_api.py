@@ -18,7 +18,6 @@ import json
 import os
 import random
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,46 +29,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from machine import machine_facts  # noqa: E402 (bench/ is the script's folder)
+from machine import machine_facts  # bench/ is the script's folder
+from servers import HOST, ROOT, add_db_url_argument, create_database, drop_database, free_port
 
-ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = ROOT / ".venv" / "bin"
-HOST = "127.0.0.1"
 SENTENCES = [
     f"Sentence number {i} says that policy {i} will surely ruin everything." for i in range(20)
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-# --- scratch database and fixtures ------------------------------------------------------------
-
-
-def admin_conn(base_url: str) -> Any:
-    import psycopg
-
-    return psycopg.connect(base_url, autocommit=True)
-
-
-def create_database(base_url: str, name: str) -> str:
-    with admin_conn(base_url) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.execute(f'CREATE DATABASE "{name}"')
-    return base_url.rsplit("/", 1)[0] + "/" + name
-
-
-def drop_database(base_url: str, name: str) -> None:
-    with admin_conn(base_url) as conn:
-        conn.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE datname = %s AND pid <> pg_backend_pid()",
-            [name],
-        )
-        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+# --- fixtures --------------------------------------------------------------------------------
 
 
 @dataclass
@@ -301,11 +270,7 @@ def latency_summary(values: list[float]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--db-url",
-        default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
-        help="a PostgreSQL database to connect to for CREATE/DROP DATABASE",
-    )
+    add_db_url_argument(parser)
     parser.add_argument("--levels", default="1,8", help="concurrency levels (comma-separated)")
     parser.add_argument("--requests", type=int, default=300, help="requests per client")
     parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1) + 1)

@@ -21,35 +21,17 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
-from machine import describe_machine  # noqa: E402 (bench/ is the script's folder)
+from browser import CHROMIUM, launch, login_state  # bench/ is the script's folder
+from machine import describe_machine
+from servers import start_web_server
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_servers(tmp: Path) -> tuple[str, dict, subprocess.Popen]:
@@ -68,25 +50,10 @@ def start_servers(tmp: Path) -> tuple[str, dict, subprocess.Popen]:
         text=True,
     )
     seed = json.loads(out.stdout.strip().splitlines()[-1])["long"]
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    gunicorn = Path(py).with_name("gunicorn")
-    proc = subprocess.Popen(
-        [str(gunicorn), "--pythonpath", "platform", "fallacy_platform.wsgi"]
-        + ["-b", f"127.0.0.1:{port}", "-w", "2", "--threads", "4", "--log-level", "warning"],
-        cwd=ROOT,
-        env=env,
-    )
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(url + "/login/", timeout=2):
-                break
-        except OSError:
-            if time.monotonic() > deadline or proc.poll() is not None:
-                proc.kill()
-                raise SystemExit("web server did not start") from None
-            time.sleep(0.2)
+    try:
+        url, proc = start_web_server(env)
+    except RuntimeError as error:
+        raise SystemExit(str(error)) from None
     return url, seed, proc
 
 
@@ -94,19 +61,9 @@ def measure(url: str, document: int, username: str, password: str, runs: int) ->
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = launch(p)
         # Log in once; every run gets a fresh context (empty HTTP cache) with the session.
-        ctx = browser.new_context()
-        ctx.request.get(url + "/api/auth/csrf/")
-        token = next(c["value"] for c in ctx.cookies() if c["name"] == "csrftoken")
-        r = ctx.request.post(
-            url + "/api/auth/login/",
-            data={"username": username, "password": password},
-            headers={"X-CSRFToken": token},
-        )
-        assert r.ok, r.text()
-        state = ctx.storage_state()
-        ctx.close()
+        state = login_state(browser, url, username, password)
 
         results = []
         for i in range(runs + 1):  # the first run warms the server up and is discarded

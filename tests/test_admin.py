@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotations.models import GoldDocument, GoldSpan, GoldStandard, Span
+from annotations.models import GoldDocument, GoldSpan, GoldStandard, ImportJob, Span
 from evaluation.models import GenerationCache, ModelRun, RunOutput, RunScore, RunShard
 from tests.test_access import BOUNDS, PASSWORD, World, make_world
 
@@ -44,6 +44,7 @@ def world(db: None) -> World:
     RunShard.objects.create(run=run, index=0)
     GenerationCache.objects.create(key="0" * 64, output="y", backend="random", model_name="")
     RunScore.objects.create(run=run, gold_standard=published, profile="paper", report={})
+    ImportJob.objects.create(project=world.p1, format="text", file_name="texts.txt")
     return world
 
 

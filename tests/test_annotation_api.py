@@ -65,7 +65,9 @@ def test_session_login_flow_with_csrf(world: World) -> None:
 
     me = client.get("/api/auth/me/").json()
     assert me["username"] == "ann1" and me["is_staff"] is False
-    assert me["projects"] == [{"id": world.p1.pk, "name": "P1", "role": "annotator"}]
+    assert me["projects"] == [
+        {"id": world.p1.pk, "name": "P1", "role": "annotator", "archived": False}
+    ]
 
     # Session writes need the (rotated) CSRF token.
     token = client.cookies["csrftoken"].value

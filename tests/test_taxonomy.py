@@ -126,7 +126,7 @@ def test_mafalda_preset_documents_every_type() -> None:
 def test_every_mafalda_gold_label_resolves() -> None:
     if not MAFALDA_GOLD.exists():
         pytest.skip(f"shared MAFALDA data not found at {MAFALDA_GOLD}")
-    resolver = LabelResolver.from_spec(read_taxonomy_file(preset_path("mafalda")))
+    resolver = read_taxonomy_file(preset_path("mafalda")).label_resolver()
     raw_labels = set()
     for line in MAFALDA_GOLD.read_text(encoding="utf-8").splitlines():
         item = json.loads(line)
@@ -341,7 +341,7 @@ def test_no_fallacy_constant_matches_the_model() -> None:
 
 
 def test_label_resolver_matches_case_whitespace_and_aliases() -> None:
-    resolver = LabelResolver.from_spec(read_taxonomy_file(preset_path("mafalda")))
+    resolver = read_taxonomy_file(preset_path("mafalda")).label_resolver()
 
     assert resolver.resolve("Appeal to Ridicule") == "appeal to ridicule"
     assert resolver.resolve("  Ad   Hominem ") == "ad hominem"
@@ -367,7 +367,7 @@ def test_flub_preset_is_flat_with_eleven_types() -> None:
     spec = read_taxonomy_file(preset_path("flub"))
     assert set(spec.label_names()) == FLUB_TYPES
     assert set(spec.type_to_category().values()) == {FLAT_CATEGORY}
-    resolver = LabelResolver.from_spec(spec)
+    resolver = spec.label_resolver()
     assert resolver.resolve("False Analogy") == "错误类比"
 
 
@@ -375,7 +375,7 @@ def test_flub_preset_is_flat_with_eleven_types() -> None:
 def test_every_flub_type_string_resolves() -> None:
     if not FLUB_FILE.exists():
         pytest.skip(f"shared FLUB data not found at {FLUB_FILE}")
-    resolver = LabelResolver.from_spec(read_taxonomy_file(preset_path("flub")))
+    resolver = read_taxonomy_file(preset_path("flub")).label_resolver()
     raw_types = set()
     for line in FLUB_FILE.read_text(encoding="utf-8").splitlines():
         raw = json.loads(line)["type"]

@@ -1,5 +1,31 @@
 """REST routes for setting a project up: projects, taxonomies, imports, members, users."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from annotations.api import admin_views
+
+urlpatterns = [
+    path("projects/", admin_views.ProjectListView.as_view(), name="project-list"),
+    path("projects/<int:pk>/", admin_views.ProjectDetailView.as_view(), name="project-detail"),
+    path("taxonomies/", admin_views.TaxonomyListView.as_view(), name="taxonomy-list"),
+    path(
+        "projects/<int:pk>/imports/inspect/",
+        admin_views.ImportInspectView.as_view(),
+        name="project-import-inspect",
+    ),
+    path(
+        "projects/<int:pk>/imports/",
+        admin_views.ProjectImportsView.as_view(),
+        name="project-imports",
+    ),
+    path("imports/<int:pk>/", admin_views.ImportJobView.as_view(), name="import-job"),
+    path(
+        "projects/<int:pk>/members/", admin_views.MemberListView.as_view(), name="project-members"
+    ),
+    path(
+        "projects/<int:pk>/members/<int:membership_id>/",
+        admin_views.MemberDetailView.as_view(),
+        name="project-member",
+    ),
+    path("users/", admin_views.UserCreateView.as_view(), name="user-create"),
+]

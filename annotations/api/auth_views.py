@@ -28,6 +28,7 @@ from annotations.api.serializers import (
 )
 from annotations.models import Membership
 from annotations.selectors.access import projects_for, roles_by_project
+from annotations.selectors.projects import can_create_projects
 
 
 def _authenticate(request: Request) -> object:
@@ -93,7 +94,12 @@ class MeView(APIView):
         user = request.user
         roles = roles_by_project(user)
         projects = [
-            {"id": p.pk, "name": p.name, "role": roles.get(p.pk, Membership.Role.ADMIN)}
+            {
+                "id": p.pk,
+                "name": p.name,
+                "role": roles.get(p.pk, Membership.Role.ADMIN),
+                "archived": p.archived_at is not None,
+            }
             for p in projects_for(user).order_by("name")
         ]
         return Response(
@@ -101,6 +107,8 @@ class MeView(APIView):
                 "id": user.pk,
                 "username": user.get_username(),
                 "is_staff": user.is_staff,
+                "is_superuser": user.is_superuser,
+                "can_create_projects": can_create_projects(user),
                 "projects": projects,
             }
         )

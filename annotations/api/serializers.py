@@ -26,12 +26,17 @@ class MembershipBriefSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
     role = serializers.ChoiceField(choices=Membership.Role.choices)
+    archived = serializers.BooleanField()
 
 
 class MeSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     username = serializers.CharField()
     is_staff = serializers.BooleanField()
+    is_superuser = serializers.BooleanField()
+    can_create_projects = serializers.BooleanField(
+        help_text="Superusers and Django staff users may create projects."
+    )
     projects = MembershipBriefSerializer(many=True)
 
 
@@ -81,10 +86,31 @@ class _ProjectBase(serializers.ModelSerializer):
         return self._entry(obj)[1]
 
 
+class ArchivedField(serializers.BooleanField):
+    """``archived``: whether the project has an ``archived_at``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, value: Project) -> bool:
+        return value.archived_at is not None
+
+
 class ProjectListSerializer(_ProjectBase):
+    archived = ArchivedField()
+
     class Meta:
         model = Project
-        fields = ["id", "name", "description", "role", "taxonomy", "progress"]
+        fields = [
+            "id",
+            "name",
+            "description",
+            "role",
+            "taxonomy",
+            "progress",
+            "archived",
+            "annotators_per_document",
+        ]
 
 
 class TaxonomyTypeSerializer(serializers.Serializer):
@@ -113,10 +139,22 @@ class TaxonomyTreeSerializer(serializers.Serializer):
 
 class ProjectDetailSerializer(_ProjectBase):
     taxonomy = serializers.SerializerMethodField()
+    archived = ArchivedField()
 
     class Meta:
         model = Project
-        fields = ["id", "name", "description", "guidelines", "role", "taxonomy", "progress"]
+        fields = [
+            "id",
+            "name",
+            "description",
+            "guidelines",
+            "role",
+            "taxonomy",
+            "progress",
+            "archived",
+            "annotators_per_document",
+            "taxonomy_id",
+        ]
 
     @extend_schema_field(TaxonomyTreeSerializer)
     def get_taxonomy(self, obj: Project) -> dict[str, Any]:
@@ -129,18 +167,6 @@ class NextDocumentSerializer(serializers.Serializer):
     document = serializers.IntegerField(allow_null=True)
 
 
-class MyDocumentSerializer(serializers.ModelSerializer):
-    status = serializers.SerializerMethodField()
-
-    class Meta:
-        model = Document
-        fields = ["id", "external_id", "position", "status"]
-
-    @extend_schema_field(serializers.ChoiceField(choices=["todo", "in_progress", "submitted"]))
-    def get_status(self, obj: Document) -> str:
-        return getattr(obj, "my_status", None) or "todo"
-
-
 class SentenceSerializer(serializers.ModelSerializer):
     class Meta:
         model = Sentence
@@ -149,10 +175,24 @@ class SentenceSerializer(serializers.ModelSerializer):
 
 class DocumentSerializer(serializers.ModelSerializer):
     sentences = SentenceSerializer(many=True, read_only=True)
+    my_status = serializers.SerializerMethodField()
 
     class Meta:
         model = Document
-        fields = ["id", "project", "external_id", "text", "sentences"]
+        fields = ["id", "project", "name", "external_id", "text", "sentences", "my_status"]
+
+    @extend_schema_field(
+        serializers.CharField(
+            allow_null=True,
+            help_text="My own work on it: todo (assigned, not started), in_progress, "
+            "submitted; null when it is not assigned to me and I have no annotation.",
+        )
+    )
+    def get_my_status(self, obj: Document) -> str | None:
+        status = getattr(obj, "my_annotation_status", None)
+        if status:
+            return status
+        return "todo" if getattr(obj, "assigned_to_me", False) else None
 
 
 # --- annotations and spans --------------------------------------------------------------

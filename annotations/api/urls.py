@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from annotations.api import auth_views, views
+from annotations.api import auth_views, views, work_views
 
 urlpatterns = [
     path("auth/csrf/", auth_views.CsrfView.as_view(), name="auth-csrf"),
@@ -10,8 +10,7 @@ urlpatterns = [
     path("auth/logout/", auth_views.LogoutView.as_view(), name="auth-logout"),
     path("auth/me/", auth_views.MeView.as_view(), name="auth-me"),
     path("auth/token/", auth_views.TokenView.as_view(), name="auth-token"),
-    path("projects/", views.ProjectListView.as_view(), name="project-list"),
-    path("projects/<int:pk>/", views.ProjectDetailView.as_view(), name="project-detail"),
+    # projects/ and projects/<pk>/ are in admin_urls (they create and change projects too).
     path(
         "projects/<int:pk>/next-document/",
         views.NextDocumentView.as_view(),
@@ -19,7 +18,7 @@ urlpatterns = [
     ),
     path(
         "projects/<int:pk>/documents/",
-        views.ProjectDocumentsView.as_view(),
+        work_views.ProjectDocumentListView.as_view(),
         name="project-documents",
     ),
     path("documents/<int:pk>/", views.DocumentDetailView.as_view(), name="document-detail"),

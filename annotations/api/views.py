@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Exists, OuterRef, Subquery
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
@@ -24,10 +25,7 @@ from annotations.api.serializers import (
     AnnotationConflictSerializer,
     AnnotationSerializer,
     DocumentSerializer,
-    MyDocumentSerializer,
     NextDocumentSerializer,
-    ProjectDetailSerializer,
-    ProjectListSerializer,
     SpanConflictSerializer,
     SpanCreateSerializer,
     SpanDeleteQuerySerializer,
@@ -35,13 +33,11 @@ from annotations.api.serializers import (
     SpanSerializer,
     SubmitSerializer,
 )
-from annotations.models import Annotation, Document, Project, Span
+from annotations.models import Annotation, Assignment, Document, Project, Span
 from annotations.selectors.access import annotations_for, documents_for, projects_for
 from annotations.selectors.annotations import (
     annotation_with_spans,
-    my_documents,
     next_document,
-    progress_for,
     visible_annotations,
     visible_spans,
 )
@@ -80,30 +76,7 @@ def _project(request: Request, pk: int) -> Project:
 # --- projects -----------------------------------------------------------------------------
 
 
-@extend_schema(tags=["projects"], summary="My projects, with my role and progress")
-class ProjectListView(generics.ListAPIView):
-    serializer_class = ProjectListSerializer
-
-    def get_queryset(self) -> Any:
-        return projects_for(self.request.user).order_by("name")
-
-    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
-        context = {"progress": progress_for(request.user, page), "request": request}
-        data = ProjectListSerializer(page, many=True, context=context).data
-        return self.get_paginated_response(data)
-
-
-class ProjectDetailView(APIView):
-    @extend_schema(
-        tags=["projects"],
-        summary="A project with its guidelines and taxonomy tree",
-        responses={200: ProjectDetailSerializer},
-    )
-    def get(self, request: Request, pk: int) -> Response:
-        project = _project(request, pk)
-        context = {"progress": progress_for(request.user, [project]), "request": request}
-        return Response(ProjectDetailSerializer(project, context=context).data)
+# The project list and detail (with create, change, archive) are in admin_views.
 
 
 class NextDocumentView(APIView):
@@ -119,18 +92,6 @@ class NextDocumentView(APIView):
         return Response({"document": document.pk if document else None})
 
 
-@extend_schema(
-    tags=["projects"],
-    summary="My documents of a project, with the status of my annotation",
-    description="Annotators: the documents assigned to them. Reviewers/admins: all documents.",
-)
-class ProjectDocumentsView(generics.ListAPIView):
-    serializer_class = MyDocumentSerializer
-
-    def get_queryset(self) -> Any:
-        return my_documents(self.request.user, _project(self.request, self.kwargs["pk"]))
-
-
 # --- documents and annotations ------------------------------------------------------------
 
 
@@ -139,7 +100,17 @@ class DocumentDetailView(generics.RetrieveAPIView):
     serializer_class = DocumentSerializer
 
     def get_queryset(self) -> Any:
-        return documents_for(self.request.user).prefetch_related("sentences")
+        user = self.request.user
+        mine = Annotation.objects.filter(document=OuterRef("pk"), annotator=user)
+        assigned = Assignment.objects.filter(document=OuterRef("pk"), annotator=user)
+        return (
+            documents_for(user)
+            .annotate(
+                my_annotation_status=Subquery(mine.values("status")[:1]),
+                assigned_to_me=Exists(assigned),
+            )
+            .prefetch_related("sentences")
+        )
 
 
 class MyAnnotationView(ServiceErrorsMixin, APIView):

@@ -3,9 +3,11 @@
 Progress is per requesting user:
 - annotator: ``total`` = documents of the project assigned to them, ``done`` = those of
   them whose annotation by the user is submitted;
-- reviewer/admin: ``total`` = all documents of the project, ``done`` = documents with at
-  least one submitted annotation; ``assignments`` and ``submitted`` count every
-  (document, annotator) assignment and every submitted annotation of the project.
+- reviewer/admin: ``total`` = all documents of the project, ``done`` = documents done by
+  the one project-level definition (``annotations.selectors.documents``: at least
+  ``project.annotators_per_document`` submitted annotations); ``assignments`` and
+  ``submitted`` count every (document, annotator) assignment and every submitted
+  annotation of the project.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from annotations.selectors.access import (
     documents_for,
     roles_by_project,
 )
+from annotations.selectors.documents import status_totals
 
 SUBMITTED = Annotation.Status.SUBMITTED
 
@@ -45,15 +48,9 @@ def _annotator_progress(user: Any, project_ids: list[int]) -> dict[int, Progress
 
 
 def _staff_progress(project_ids: list[int]) -> dict[int, Progress]:
-    any_submitted = Annotation.objects.filter(document=OuterRef("pk"), status=SUBMITTED)
-    docs = (
-        Document.objects.filter(project_id__in=project_ids)
-        .values("project_id")
-        .annotate(total=Count("id"), done=Count("id", filter=Exists(any_submitted)))
-    )
     out: dict[int, Progress] = {
-        r["project_id"]: {"done": r["done"], "total": r["total"], "assignments": 0, "submitted": 0}
-        for r in docs
+        pid: {"done": t["done"], "total": t["documents"], "assignments": 0, "submitted": 0}
+        for pid, t in status_totals(project_ids).items()
     }
     for r in (
         Assignment.objects.filter(document__project_id__in=project_ids)
@@ -89,19 +86,6 @@ def progress_for(user: Any, projects: list[Project]) -> dict[int, tuple[str | No
         )
         for pid, role in role_of.items()
     }
-
-
-def my_documents(user: Any, project: Project) -> QuerySet[Document]:
-    """The user's visible documents of the project, in project order, with ``my_status``.
-
-    ``my_status`` is the status of the user's own annotation, or None (to do).
-    """
-    mine = Annotation.objects.filter(document=OuterRef("pk"), annotator=user)
-    return (
-        documents_for(user, project)
-        .annotate(my_status=mine.values("status")[:1])
-        .order_by("position", "id")
-    )
 
 
 def next_document(user: Any, project: Project) -> Document | None:

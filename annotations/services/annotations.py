@@ -28,6 +28,7 @@ from annotations.models import (
     Annotation,
     Assignment,
     Document,
+    Project,
     Span,
     Taxonomy,
     TaxonomyNode,
@@ -241,6 +242,14 @@ def _check_writable(annotation: Annotation, by: Any | None) -> None:
         raise NotYourAnnotation("only the annotator writes this annotation")
     if annotation.status == Annotation.Status.SUBMITTED:
         raise ValidationError({"annotation": ["submitted annotations are read-only"]})
+    _check_active(annotation.document.project)
+
+
+def _check_active(project: Project) -> None:
+    if project.archived_at is not None:
+        raise ValidationError(
+            {"annotation": [f"project '{project.name}' is archived: its annotations are read-only"]}
+        )
 
 
 def _bump(annotation: Annotation) -> None:
@@ -260,6 +269,7 @@ def start_annotation(*, document: Document, annotator: Any) -> Annotation:
     existing = Annotation.objects.filter(document=document, annotator=annotator).first()
     if existing is not None:
         return existing
+    _check_active(document.project)
     if not Assignment.objects.filter(document=document, annotator=annotator).exists():
         raise PermissionDenied(f"document {document.pk} is not assigned to {annotator}")
     if role_in(annotator, document.project_id) is None:
@@ -408,6 +418,7 @@ def submit_annotation(
         )
     if locked.status == Annotation.Status.SUBMITTED:
         return locked
+    _check_active(locked.document.project)
     locked.status = Annotation.Status.SUBMITTED
     locked.submitted_at = timezone.now()
     locked.revision += 1

@@ -1,4 +1,15 @@
-"""Writes on documents, their sentences and assignments."""
+"""Writes on documents, their sentences and assignments.
+
+Every way a document comes in goes through ``create_documents`` (imports, ``add_documents``,
+``add_document`` for the API and the Django admin), so every document has its sentences
+(pysbd's unless the source gives units) and a readable name. A document's text changes only
+through ``change_document_text``/``update_document``, which re-split it and are refused
+while annotations or gold spans point into it (their offsets would go stale).
+
+Concurrency: ``add_document(s)`` lock the project row, so positions never collide;
+``update_document`` locks the document row and checks for annotations inside the same
+transaction (an annotation started concurrently waits for it, then sees the new text).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 
-from annotations.models import Assignment, Document, Project, Sentence
+from annotations.models import Annotation, Assignment, Document, GoldSpan, Project, Sentence
 from annotations.naming import readable_name
 from annotations.sentences import Range, check_tiling, split_sentences
 
@@ -90,6 +102,126 @@ def add_documents(*, project: Project, texts: Iterable[NewDocument]) -> list[Doc
         created += create_documents(project=project, texts=batch, first_position=position)[0]
         position += len(batch)
     return created
+
+
+def check_text(text: str) -> None:
+    """A document's text must have some non-blank content (``ValidationError`` on text)."""
+    if not text.strip():
+        raise ValidationError({"text": ["the text is blank"]})
+
+
+def _check_external_id(project: Project, external_id: str, document: Document | None) -> None:
+    if not external_id:
+        return
+    taken = Document.objects.filter(project=project, external_id=external_id)
+    if document is not None:
+        taken = taken.exclude(pk=document.pk)
+    if taken.exists():
+        raise ValidationError(
+            {
+                "external_id": [
+                    f"'{external_id}' is already the id of another document of the project"
+                ]
+            }
+        )
+
+
+@transaction.atomic
+def add_document(
+    *,
+    project: Project,
+    text: str,
+    external_id: str = "",
+    source: str = "",
+    metadata: dict[str, Any] | None = None,
+    sentences: Sequence[Range] | None = None,
+) -> Document:
+    """One document appended to the project, with its sentences and readable name."""
+    check_text(text)
+    Project.objects.select_for_update().filter(pk=project.pk).first()  # serialise positions
+    _check_external_id(project, external_id.strip(), None)
+    new = NewDocument(
+        text=text,
+        external_id=external_id.strip(),
+        source=source,
+        metadata=metadata or {},
+        sentences=sentences,
+    )
+    documents, _ = create_documents(
+        project=project, texts=[new], first_position=next_position(project)
+    )
+    return documents[0]
+
+
+def text_change_refusal(document: Document) -> str | None:
+    """Why the document's text may not change now, or None when it may."""
+    if (
+        Annotation.objects.filter(document=document).exists()
+        or GoldSpan.objects.filter(document=document).exists()
+    ):
+        return (
+            f"document {document.pk} has annotations (or gold spans); changing its text"
+            " would make their offsets stale"
+        )
+    return None
+
+
+def check_text_can_change(document: Document) -> None:
+    """``ValidationError`` on ``text`` when annotations or gold spans point into it."""
+    refusal = text_change_refusal(document)
+    if refusal:
+        raise ValidationError({"text": [refusal]})
+
+
+@transaction.atomic
+def update_document(
+    *,
+    document: Document,
+    text: str | None = None,
+    external_id: str | None = None,
+    source: str | None = None,
+    metadata: dict[str, Any] | None = None,
+    position: int | None = None,
+) -> Document:
+    """Change a document (only the fields given). A new text is re-split into sentences and
+    refused while the document has annotations or gold spans; the name follows the text
+    and the external id."""
+    document = Document.objects.select_for_update().get(pk=document.pk)
+    fields: list[str] = []
+    new_text = text is not None and text != document.text
+    if new_text:
+        check_text(text)
+        check_text_can_change(document)
+        document.text = text
+        fields.append("text")
+    if external_id is not None and external_id.strip() != document.external_id:
+        document.external_id = external_id.strip()
+        _check_external_id(document.project, document.external_id, document)
+        fields.append("external_id")
+    for name, value in (("source", source), ("metadata", metadata), ("position", position)):
+        if value is not None and getattr(document, name) != value:
+            setattr(document, name, value)
+            fields.append(name)
+    name = readable_name(document.text, document.external_id)
+    if name != document.name:
+        document.name = name
+        fields.append("name")
+    if fields:
+        document.save(update_fields=fields)
+    if new_text:
+        document.sentences.all().delete()
+        ranges = split_sentences(document.text)
+        check_tiling(document.text, ranges)
+        Sentence.objects.bulk_create(
+            Sentence(document=document, index=index, start=start, end=end)
+            for index, (start, end) in enumerate(ranges)
+        )
+    return document
+
+
+def change_document_text(*, document: Document, text: str) -> Document:
+    """A new text for the document, re-split into sentences (see ``update_document``)."""
+    return update_document(document=document, text=text)
 
 
 @transaction.atomic

@@ -463,11 +463,18 @@ def _doccano_ids(metadata: dict[str, Any], username: str, record_id: int | str |
 
 
 @transaction.atomic
-def import_texts(*, path: Source, project: Project, name: str | None = None) -> ImportReport:
+def import_texts(
+    *,
+    path: Source,
+    project: Project,
+    name: str | None = None,
+    records: Iterable[TextRecord] | None = None,
+) -> ImportReport:
     """Add unannotated texts: ``.txt`` files hold one text per blank-line-separated block,
     ``.jsonl`` files objects with ``text`` and optional ``id`` (kept as ``external_id``),
     ``source`` and ``metadata``. Texts already in the project (identical) are reused, that
-    is, not added again; an ``id`` already taken by another document is an error."""
+    is, not added again; an ``id`` already taken by another document is an error.
+    ``records``, when given, are read instead of ``path`` (another reader's, e.g. CSV)."""
     name = source_name(path, name)
     report = ImportReport(format="text", file=name)
     _lock_project(project)
@@ -486,7 +493,9 @@ def import_texts(*, path: Source, project: Project, name: str | None = None) -> 
             id_lines[record.external_id] = record.line
         return record
 
-    for batch in batched(checked(record) for record in read_texts(path, name=name)):
+    if records is None:
+        records = read_texts(path, name=name)
+    for batch in batched(checked(record) for record in records):
         existing = matcher.existing(record.text for record in batch)
         new_records = [record for record in batch if record.text not in existing]
         _check_external_ids(project, name, new_records)

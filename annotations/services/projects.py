@@ -1,28 +1,309 @@
-"""Writes on projects and their memberships."""
+"""Writes on projects, their memberships and user accounts.
+
+Every function is one transaction. Writes on one project's settings or members first lock
+the project row (``select_for_update``), so concurrent changes serialise: two admins
+removing each other never leave the project without an admin, and a taxonomy change
+waits for a running import (imports lock the project row too).
+
+Permissions are the caller's business (the API checks roles); these functions check the
+data. Errors are ``django.core.exceptions.ValidationError`` with a ``{field: [message]}``
+dict naming the field, the user or the project.
+"""
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from typing import Any
 
-from annotations.models import Membership, Project, Taxonomy
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from annotations.models import (
+    Annotation,
+    Assignment,
+    GoldStandard,
+    Membership,
+    Project,
+    Span,
+    Taxonomy,
+)
+
+UNSET: Any = object()  # "leave this field as it is"
+EDITABLE = ("name", "description", "guidelines", "annotators_per_document")
+
+
+def _lock(project: Project) -> Project:
+    return Project.objects.select_for_update().get(pk=project.pk)
+
+
+def _clean_name(name: str, *, project: Project | None = None) -> str:
+    name = " ".join(name.split())
+    if not name:
+        raise ValidationError({"name": ["a project needs a name"]})
+    max_length = Project._meta.get_field("name").max_length
+    if len(name) > max_length:
+        raise ValidationError({"name": [f"at most {max_length} characters"]})
+    taken = Project.objects.filter(name=name)
+    if project is not None:
+        taken = taken.exclude(pk=project.pk)
+    if taken.exists():
+        raise ValidationError({"name": [f"a project named '{name}' already exists"]})
+    return name
+
+
+def _clean_per_document(value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValidationError({"annotators_per_document": ["must be a whole number of 1 or more"]})
+    return value
+
+
+def _save(project: Project, **kwargs: Any) -> None:
+    try:
+        with transaction.atomic():
+            project.save(**kwargs)
+    except IntegrityError as exc:  # a concurrent create or rename to the same name
+        if Project.objects.filter(name=project.name).exclude(pk=project.pk).exists():
+            raise ValidationError(
+                {"name": [f"a project named '{project.name}' already exists"]}
+            ) from exc
+        raise
+
+
+# --- projects --------------------------------------------------------------------------
 
 
 @transaction.atomic
 def create_project(
-    *, name: str, taxonomy: Taxonomy, guidelines: str = "", description: str = ""
+    *,
+    name: str,
+    taxonomy: Taxonomy,
+    guidelines: str = "",
+    description: str = "",
+    annotators_per_document: int = 1,
+    created_by: AbstractBaseUser | None = None,
 ) -> Project:
-    return Project.objects.create(
-        name=name, taxonomy=taxonomy, guidelines=guidelines, description=description
+    """A new project; ``created_by`` (when given) becomes its admin member."""
+    project = Project(
+        name=_clean_name(name),
+        taxonomy=taxonomy,
+        guidelines=guidelines,
+        description=description,
+        annotators_per_document=_clean_per_document(annotators_per_document),
+    )
+    _save(project)
+    if created_by is not None:
+        Membership.objects.create(project=project, user=created_by, role=Membership.Role.ADMIN)
+    return project
+
+
+def has_annotation_data(project: Project) -> bool:
+    """Whether any span or gold standard refers to the project's taxonomy labels."""
+    return (
+        Span.objects.filter(annotation__document__project=project).exists()
+        or GoldStandard.objects.filter(project=project).exists()
     )
 
 
 @transaction.atomic
-def add_member(*, project: Project, user: AbstractBaseUser, role: str) -> Membership:
-    """Make ``user`` a member with ``role`` (``Membership.Role``); changes an existing role."""
+def update_project(
+    *,
+    project: Project,
+    name: str = UNSET,
+    description: str = UNSET,
+    guidelines: str = UNSET,
+    annotators_per_document: int = UNSET,
+    taxonomy: Taxonomy = UNSET,
+    archived: bool = UNSET,
+) -> Project:
+    """Change a project's settings (only the fields given). The taxonomy can change only
+    while the project has no span and no gold standard (their labels come from it).
+    ``archived`` archives (hides) or unarchives the project."""
+    project = _lock(project)
+    changed: list[str] = []
+    if archived is not UNSET and archived != (project.archived_at is not None):
+        project.archived_at = timezone.now() if archived else None
+        changed.append("archived_at")
+    if name is not UNSET:
+        project.name = _clean_name(name, project=project)
+        changed.append("name")
+    if description is not UNSET:
+        project.description = description
+        changed.append("description")
+    if guidelines is not UNSET:
+        project.guidelines = guidelines
+        changed.append("guidelines")
+    if annotators_per_document is not UNSET:
+        project.annotators_per_document = _clean_per_document(annotators_per_document)
+        changed.append("annotators_per_document")
+    if taxonomy is not UNSET and taxonomy.pk != project.taxonomy_id:
+        if has_annotation_data(project):
+            raise ValidationError(
+                {
+                    "taxonomy": [
+                        f"project '{project.name}' already has spans or a gold standard;"
+                        " its taxonomy can no longer change"
+                    ]
+                }
+            )
+        project.taxonomy = taxonomy
+        changed.append("taxonomy")
+    if changed:
+        _save(project, update_fields=changed)
+    return project
+
+
+def archive_project(*, project: Project) -> Project:
+    """Hide the project from the default lists (its data stays); idempotent."""
+    return update_project(project=project, archived=True)
+
+
+def unarchive_project(*, project: Project) -> Project:
+    return update_project(project=project, archived=False)
+
+
+# --- members ---------------------------------------------------------------------------
+
+
+def find_user(identifier: str) -> AbstractBaseUser:
+    """The user with this username or e-mail (case-insensitive); ``ValidationError`` on
+    field ``user`` when there is none, or when an e-mail is shared by several accounts."""
+    users = get_user_model().objects
+    login = identifier.strip()
+    user = users.filter(username=login).first() or users.filter(username__iexact=login).first()
+    if user is None and login:
+        by_email = list(users.filter(email__iexact=login)[:2])
+        if len(by_email) > 1:
+            raise ValidationError(
+                {"user": [f"several users have the e-mail '{login}'; give the username"]}
+            )
+        user = by_email[0] if by_email else None
+    if user is None:
+        raise ValidationError({"user": [f"no user with username or e-mail '{login}'"]})
+    return user
+
+
+def _check_role(role: str) -> None:
     if role not in Membership.Role.values:
-        raise ValueError(f"unknown role {role!r}; expected one of {Membership.Role.values}")
-    membership, _ = Membership.objects.update_or_create(
-        project=project, user=user, defaults={"role": role}
-    )
+        raise ValidationError(
+            {
+                "role": [
+                    f"unknown role '{role}'; expected one of {', '.join(Membership.Role.values)}"
+                ]
+            }
+        )
+
+
+def _refuse_last_admin(membership: Membership, doing: str) -> None:
+    if membership.role != Membership.Role.ADMIN:
+        return
+    others = Membership.objects.filter(
+        project_id=membership.project_id, role=Membership.Role.ADMIN
+    ).exclude(pk=membership.pk)
+    if not others.exists():
+        raise ValidationError(
+            {
+                "user": [
+                    f"{membership.user.get_username()} is the last admin of project"
+                    f" '{membership.project.name}'; make someone else admin before {doing}"
+                ]
+            }
+        )
+
+
+@transaction.atomic
+def add_member(*, project: Project, user: AbstractBaseUser | str, role: str) -> Membership:
+    """Make ``user`` (a user, or a username or e-mail) a member with ``role``; an existing
+    member gets the new role (refused when that demotes the project's last admin)."""
+    _check_role(role)
+    if isinstance(user, str):
+        user = find_user(user)
+    _lock(project)
+    membership = Membership.objects.filter(project=project, user=user).first()
+    if membership is None:
+        return Membership.objects.create(project=project, user=user, role=role)
+    return _change_role(membership, role)
+
+
+def _change_role(membership: Membership, role: str) -> Membership:
+    if membership.role != role:
+        if role != Membership.Role.ADMIN:
+            _refuse_last_admin(membership, "changing their role")
+        membership.role = role
+        membership.save(update_fields=["role"])
     return membership
+
+
+@transaction.atomic
+def change_role(*, membership: Membership, role: str) -> Membership:
+    """A member's new role; the project's last admin keeps theirs."""
+    _check_role(role)
+    _lock(membership.project)
+    return _change_role(
+        Membership.objects.select_related("user", "project").get(pk=membership.pk), role
+    )
+
+
+@transaction.atomic
+def remove_member(*, membership: Membership) -> int:
+    """Remove a member. Their annotations stay (attributed to them); their assignments
+    without an annotation by them are removed (returns how many). The last admin stays."""
+    _lock(membership.project)
+    membership = Membership.objects.select_related("user", "project").get(pk=membership.pk)
+    _refuse_last_admin(membership, "removing them")
+    annotated = Annotation.objects.filter(
+        document=OuterRef("document"), annotator=OuterRef("annotator")
+    )
+    removed, _ = (
+        Assignment.objects.filter(
+            annotator_id=membership.user_id, document__project_id=membership.project_id
+        )
+        .exclude(Exists(annotated))
+        .delete()
+    )
+    membership.delete()
+    return removed
+
+
+# --- user accounts ---------------------------------------------------------------------
+
+
+@transaction.atomic
+def create_user(*, username: str, password: str, email: str = "") -> AbstractBaseUser:
+    """A new (non-staff) account; the username and e-mail are unique case-insensitively and
+    the password must pass the project's Django password validators."""
+    model = get_user_model()
+    username, email = username.strip(), email.strip()
+    errors: dict[str, list[str]] = {}
+    if not username:
+        errors["username"] = ["a username is required"]
+    else:
+        try:
+            model.username_validator(username)
+        except ValidationError as exc:
+            errors["username"] = list(exc.messages)
+        if model.objects.filter(username__iexact=username).exists():
+            errors["username"] = [f"the username '{username}' is taken"]
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            errors["email"] = [f"'{email}' is not an e-mail address"]
+        else:
+            if model.objects.filter(email__iexact=email).exists():
+                errors["email"] = [f"another account has the e-mail '{email}'"]
+    try:
+        validate_password(password, user=model(username=username, email=email))
+    except ValidationError as exc:
+        errors["password"] = list(exc.messages)
+    if errors:
+        raise ValidationError(errors)
+    try:
+        with transaction.atomic():
+            return model.objects.create_user(username=username, email=email, password=password)
+    except IntegrityError as exc:  # created concurrently
+        raise ValidationError({"username": [f"the username '{username}' is taken"]}) from exc

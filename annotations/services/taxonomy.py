@@ -1,4 +1,9 @@
-"""Writes for taxonomies: creating the node tree from a validated spec, installing presets."""
+"""Writes for taxonomies: creating the node tree from a validated spec, installing presets.
+
+Concurrency: a taxonomy is created in one transaction; two concurrent creates of the same
+name and version end with one taxonomy and a ``TaxonomyExistsError`` (or, for presets and
+identical uploads, the installed taxonomy) for the other.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,13 @@ from pathlib import Path
 from django.db import IntegrityError, transaction
 
 from annotations.models import Taxonomy, TaxonomyNode
-from annotations.taxonomy_files import ROOT_NAME, TaxonomySpec, read_taxonomy_file
+from annotations.selectors.taxonomy import taxonomy_spec
+from annotations.taxonomy_files import (
+    ROOT_NAME,
+    TaxonomySpec,
+    read_taxonomy_bytes,
+    read_taxonomy_file,
+)
 
 PRESETS_DIR = Path(__file__).resolve().parents[1] / "presets"
 ROOT_DEFINITION = "An argument whose reasoning is flawed in a way that can mislead."
@@ -98,11 +109,41 @@ def load_taxonomy_file(*, path: Path) -> Taxonomy:
 
 def install_preset(*, name: str = "mafalda") -> Taxonomy:
     """Install a built-in preset, or return it if that name and version is already there."""
+    return install_preset_reporting(name=name)[0]
+
+
+def install_preset_reporting(*, name: str) -> tuple[Taxonomy, bool]:
+    """``install_preset``, also saying whether it was created now (``LookupError`` for an
+    unknown preset)."""
     spec = read_taxonomy_file(preset_path(name))
     existing = Taxonomy.objects.filter(name=spec.name, version=spec.version).first()
     if existing is not None:
-        return existing
+        return existing, False
     try:
-        return create_taxonomy(spec=spec)
+        return create_taxonomy(spec=spec), True
     except TaxonomyExistsError:  # installed concurrently
-        return Taxonomy.objects.get(name=spec.name, version=spec.version)
+        return Taxonomy.objects.get(name=spec.name, version=spec.version), False
+
+
+def load_taxonomy_upload(*, content: bytes, file_name: str) -> tuple[Taxonomy, bool]:
+    """Validate an uploaded taxonomy file and create it; ``(taxonomy, created)``.
+
+    ``TaxonomyFileError`` (the problems ``manage.py load_taxonomy`` reports) creates nothing.
+    A file whose name and version is installed already with the same content returns that
+    taxonomy (``created`` false); with other content it is a ``TaxonomyExistsError``.
+    """
+    spec = read_taxonomy_bytes(content, source=file_name)
+    for _ in range(2):  # a second look when a concurrent upload created it meanwhile
+        existing = Taxonomy.objects.filter(name=spec.name, version=spec.version).first()
+        if existing is not None:
+            if taxonomy_spec(existing) == spec:
+                return existing, False
+            raise TaxonomyExistsError(
+                f"taxonomy {spec.name} v{spec.version} already exists with other content;"
+                " give the file another version"
+            )
+        try:
+            return create_taxonomy(spec=spec), True
+        except TaxonomyExistsError:
+            continue
+    raise TaxonomyExistsError(f"taxonomy {spec.name} v{spec.version} already exists")

@@ -1,12 +1,15 @@
-// Start the annotation page's requests as soon as the script runs (in parallel with the
+// Start the document page's requests as soon as the script runs (in parallel with the
 // session check), so the page needs two round trips after the bundle, not three.
+// Opening a document only reads: its annotation is created with the first saved change.
 
-import { get, post } from "./api";
-import type { Annotation, DocumentDetail, Project } from "./types";
+import { get } from "./api";
+import type { DocumentDetail, Project } from "./types";
+import type { DocumentAnnotation } from "./types/documents";
 
 export interface DocumentBundle {
   doc: Promise<DocumentDetail>;
-  annotation: Promise<Annotation>;
+  /** Staff: every annotation of the document; annotators: their own (0 or 1). */
+  annotations: Promise<DocumentAnnotation[]>;
   project: Promise<Project>;
 }
 
@@ -33,7 +36,7 @@ export function prefetchDocument(id: number): void {
   const doc = quiet(get<DocumentDetail>(`/api/documents/${id}/`));
   pending.set(id, {
     doc,
-    annotation: quiet(post<Annotation>(`/api/documents/${id}/my-annotation/`)),
+    annotations: quiet(get<DocumentAnnotation[]>(`/api/documents/${id}/annotations/`)),
     project: quiet(doc.then((d) => projectDetail(d.project))),
   });
 }

@@ -26,6 +26,21 @@ export function usePath(): string {
   return path;
 }
 
+/**
+ * Calls `onChange` after every in-app navigation and every back/forward move, also when only
+ * the query string changed (usePath re-renders on path changes only).
+ */
+export function useLocationChange(onChange: () => void) {
+  useEffect(() => {
+    listeners.add(onChange);
+    window.addEventListener("popstate", onChange);
+    return () => {
+      listeners.delete(onChange);
+      window.removeEventListener("popstate", onChange);
+    };
+  }, [onChange]);
+}
+
 /** Left clicks on in-app links navigate without a page load. */
 export function linkHandler(to: string) {
   return (e: MouseEvent) => {

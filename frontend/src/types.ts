@@ -23,6 +23,8 @@ export interface ProjectSummary {
   role: string;
   taxonomy: number;
   progress: Progress;
+  archived?: boolean;
+  annotators_per_document?: number;
 }
 
 export interface TaxonomyType {
@@ -57,6 +59,8 @@ export interface Project {
   role: string;
   taxonomy: Taxonomy;
   progress: Progress;
+  archived?: boolean;
+  annotators_per_document?: number;
 }
 
 export interface Page<T> {
@@ -85,6 +89,10 @@ export interface DocumentDetail {
   external_id: string;
   text: string;
   sentences: Sentence[];
+  /** Readable name (external id, else the first words). */
+  name?: string;
+  /** My status of this document when it is assigned to me (null/absent: not assigned). */
+  my_status?: "todo" | "in_progress" | "submitted" | null;
 }
 
 export interface LabelDetail {

@@ -21,6 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO_PASSWORD = "fallacy-demo"
 LONG_PROJECT = "Long-document benchmark"
 LONG_USER = "bench-annotator"
+REVIEW_PROJECT = "Review: two annotators"
+REVIEW_USERS = ("review-ann1", "review-ann2")
+REVIEW_DOCS = 30
 
 
 def setup_django() -> None:
@@ -161,11 +164,86 @@ def ensure_long_document(n_spans: int = 50) -> dict:
     }
 
 
+def review_text(i: int) -> str:
+    topic = "zeppelin" if i == 17 else f"topic {i}"
+    return (
+        f"Critics of the {topic} plan simply hate progress. "
+        "Experts from abroad insist our roads are safe. "
+        "If we allow one exception, everyone will demand one."
+    )
+
+
+def ensure_review_project() -> dict:
+    """30 short documents for two annotators: all to review-ann1, the first also to
+    review-ann2; both submitted a span on the first one (different sentences, labels)."""
+    from annotations.models import Document, Project
+    from annotations.services.annotations import (
+        create_or_get_span,
+        start_annotation,
+        submit_annotation,
+    )
+    from annotations.services.documents import NewDocument, add_documents, assign_documents
+    from annotations.services.projects import add_member, create_project
+
+    ann1, ann2 = (user(name) for name in REVIEW_USERS)
+    project = Project.objects.filter(name=REVIEW_PROJECT).first()
+    if project is None:
+        project = create_project(
+            name=REVIEW_PROJECT,
+            taxonomy=mafalda(),
+            guidelines=demo_guidelines(),
+            description="Two annotators' submitted work to review (browser tests).",
+            annotators_per_document=2,
+        )
+        for name, role in (("demo-admin", "admin"), ("demo-reviewer", "reviewer")):
+            add_member(project=project, user=user(name), role=role)
+        for annotator in (ann1, ann2):
+            add_member(project=project, user=annotator, role="annotator")
+        add_documents(
+            project=project,
+            texts=[
+                NewDocument(text=review_text(i), external_id=f"review-{i:02d}")
+                for i in range(1, REVIEW_DOCS + 1)
+            ],
+        )
+        assign_documents(project=project, annotator=ann1)
+        first = Document.objects.get(project=project, external_id="review-01")
+        assign_documents(project=project, annotator=ann2, documents=[first])
+    first = Document.objects.get(project=project, external_id="review-01")
+    sentences = list(first.sentences.order_by("index").values_list("start", "end"))
+    for annotator, index, label in ((ann1, 0, "ad hominem"), (ann2, 1, "appeal to fear")):
+        annotation = start_annotation(document=first, annotator=annotator)
+        if not annotation.spans.exists():
+            create_or_get_span(
+                annotation=annotation,
+                start=sentences[index][0],
+                end=sentences[index][1],
+                labels=[label],
+                details={},
+            )
+        submit_annotation(annotation=annotation)
+    docs = dict(Document.objects.filter(project=project).values_list("external_id", "pk"))
+    return {
+        "project": project.pk,
+        "document": first.pk,
+        "annotators": {u.username: u.pk for u in (ann1, ann2)},
+        "spans": {
+            ann1.username: [list(sentences[0]), ["ad hominem"]],
+            ann2.username: [list(sentences[1]), ["appeal to fear"]],
+        },
+        "drag_document": docs["review-02"],
+        "untouched_document": docs["review-03"],
+        "search_document": docs["review-17"],
+        "documents": len(docs),
+    }
+
+
 def main(argv: list[str]) -> None:
     setup_django()
     out: dict = {}
     if "--bench" not in argv:
         ensure_demo()
+        out["review"] = ensure_review_project()
     out["long"] = ensure_long_document()
     print(json.dumps(out))
 

@@ -1,7 +1,7 @@
 import type { Ref } from "preact";
-import { useMemo } from "preact/hooks";
+import { useEffect, useMemo, useRef } from "preact/hooks";
 import type { LaneLayout } from "../lib/layout";
-import { contains, range, type Selection } from "../lib/selection";
+import { contains, type Drag, dragOver, dragSelection, range, type Selection, startDrag } from "../lib/selection";
 import type { Sentence } from "../types";
 
 export interface ShownSpan {
@@ -27,11 +27,68 @@ interface Props {
   readOnly: boolean;
   containerRef: Ref<HTMLDivElement>;
   onSentence(index: number, shift: boolean): void;
+  /** A mouse drag across sentences selected this range (whole sentences). */
+  onDragSelect?(selection: Selection): void;
   onChip(key: string): void;
   onKeyDown(e: KeyboardEvent): void;
 }
 
+type CaretDocument = Document & {
+  caretRangeFromPoint?(x: number, y: number): Range | null;
+  caretPositionFromPoint?(x: number, y: number): { offsetNode: Node } | null;
+};
+
+/**
+ * The index of the sentence at a point of the screen, or null (a gap, a chip, outside).
+ * Between two lines (the lanes' padding) it is the sentence of the nearest character.
+ */
+function sentenceAt(x: number, y: number): number | null {
+  const hit = document.elementFromPoint(x, y);
+  let el = hit?.closest(".sent[data-index]");
+  if (!el && hit?.classList.contains("doc-text")) {
+    const d = document as CaretDocument;
+    const node = d.caretRangeFromPoint?.(x, y)?.startContainer ?? d.caretPositionFromPoint?.(x, y)?.offsetNode;
+    const parent = node instanceof Element ? node : node?.parentElement;
+    el = parent?.closest(".sent[data-index]");
+  }
+  return el ? Number(el.getAttribute("data-index")) : null;
+}
+
 export function DocumentText(p: Props) {
+  // Dragging with the mouse selects the sentences it touches, like click + shift-click.
+  const drag = useRef<Drag | null>(null);
+  const box = useRef<HTMLDivElement | null>(null);
+  const count = p.sentences.length;
+  const endDrag = () => {
+    drag.current = null;
+    box.current?.classList.remove("dragging");
+  };
+  useEffect(() => {
+    window.addEventListener("pointerup", endDrag);
+    window.addEventListener("pointercancel", endDrag);
+    return () => {
+      window.removeEventListener("pointerup", endDrag);
+      window.removeEventListener("pointercancel", endDrag);
+    };
+  }, []);
+  const onPointerDown = (e: PointerEvent) => {
+    if (e.button !== 0 || e.shiftKey || !p.onDragSelect) return;
+    const i = sentenceAt(e.clientX, e.clientY);
+    drag.current = i === null ? null : startDrag(i, count);
+  };
+  const onPointerMove = (e: PointerEvent) => {
+    const d = drag.current;
+    if (!d) return;
+    if ((e.buttons & 1) === 0) return endDrag(); // released outside the window
+    const next = dragOver(d, sentenceAt(e.clientX, e.clientY), count);
+    if (next.last === d.last && next.moved === d.moved) return;
+    drag.current = next;
+    if (!next.moved) return;
+    if (!d.moved) box.current?.classList.add("dragging");
+    window.getSelection()?.removeAllRanges(); // sentences, not characters
+    p.onDragSelect?.(dragSelection(next));
+  };
+
   const byKey = useMemo(() => new Map(p.spans.map((s) => [s.key, s])), [p.spans]);
   const pad = p.layout.laneCount * LANE + 2;
 
@@ -141,7 +198,14 @@ export function DocumentText(p: Props) {
 
   return (
     <div
-      ref={p.containerRef}
+      ref={(el) => {
+        box.current = el;
+        const r = p.containerRef;
+        if (typeof r === "function") r(el);
+        else if (r) r.current = el;
+      }}
+      onPointerDown={onPointerDown}
+      onPointerMove={onPointerMove}
       class={`doc-text${p.readOnly ? " read-only" : ""}`}
       role="listbox"
       aria-multiselectable="true"

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { applyOps, type Http, type HttpResult, SaveQueue, type SaveStatus, errorMessage } from "./autosave";
+import { applyOps, documentStorageKey, type Http, type HttpResult, SaveQueue, type SaveStatus, errorMessage } from "./autosave";
 import type { ServerSpan } from "../types";
 
 class MemoryStore {
@@ -248,5 +248,98 @@ describe("autosave queue", () => {
     );
     expect(errorMessage({ non_field_errors: ["bad range"] })).toBe("bad range");
     expect(errorMessage("<html>")).toBe("The server refused the change.");
+  });
+
+  describe("before the annotation exists", () => {
+    const docKey = documentStorageKey(3, 11);
+    let ensured: number;
+    let ensureError: unknown;
+
+    beforeEach(() => {
+      ensured = 0;
+      ensureError = null;
+    });
+
+    const ensureAnnotation = async () => {
+      await Promise.resolve();
+      ensured++;
+      if (ensureError) throw ensureError;
+      return 7;
+    };
+    const lazyQueue = (extra: Partial<ConstructorParameters<typeof SaveQueue>[0]> = {}) =>
+      makeQueue({ annotationId: null, ensureAnnotation, storageKey: docKey, ...extra });
+
+    it("creates nothing until the first change, then creates the annotation once and saves", async () => {
+      const created: number[] = [];
+      const q = lazyQueue({ onAnnotation: (id) => created.push(id) });
+      await vi.runAllTimersAsync();
+      expect(ensured).toBe(0); // opening the document: no request at all
+      expect(server.log).toEqual([]);
+      expect(q.status()).toEqual({ state: "saved" });
+      q.enqueue({ kind: "create", key: "k1", fields: fields() });
+      q.enqueue({ kind: "create", key: "k2", fields: fields(["strawman"]) });
+      expect(store.getItem(docKey)).toContain("k1"); // kept before anything is sent
+      await vi.runAllTimersAsync();
+      expect(ensured).toBe(1);
+      expect(created).toEqual([7]);
+      expect(q.annotationId).toBe(7);
+      expect(server.log).toEqual(["POST /api/annotations/7/spans/", "POST /api/annotations/7/spans/"]);
+      expect(q.status()).toEqual({ state: "saved" });
+      expect(store.getItem(docKey)).toBeNull();
+    });
+
+    it("keeps the changes while the annotation cannot be created (offline), then saves them", async () => {
+      ensureError = new TypeError("Failed to fetch");
+      const q = lazyQueue();
+      q.enqueue({ kind: "create", key: "k", fields: fields() });
+      await settle();
+      expect(q.status()).toEqual({ state: "offline", pending: 1 });
+      expect(server.log).toEqual([]);
+      ensureError = null;
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(q.status()).toEqual({ state: "saved" });
+      expect(server.spans.size).toBe(1);
+    });
+
+    it("stops with the server's message when the annotation is refused, keeping the changes", async () => {
+      ensureError = Object.assign(new Error("document 3 is not assigned to you"), { status: 403 });
+      const q = lazyQueue();
+      q.enqueue({ kind: "create", key: "k", fields: fields() });
+      await vi.runAllTimersAsync();
+      expect(q.status()).toEqual({ state: "error", pending: 1, message: "Not saved: document 3 is not assigned to you" });
+      expect(server.log).toEqual([]);
+      expect(store.getItem(docKey)).toContain('"k"');
+    });
+
+    it("survives a reload before the annotation exists (per-document key)", async () => {
+      ensureError = new TypeError("Failed to fetch");
+      const q1 = lazyQueue();
+      q1.enqueue({ kind: "create", key: "k", fields: fields() });
+      await settle();
+      q1.stop();
+      ensureError = null;
+      const q2 = lazyQueue();
+      expect(q2.pendingOps().map((o) => o.key)).toEqual(["k"]);
+      q2.retryNow();
+      await vi.runAllTimersAsync();
+      expect(server.spans.size).toBe(1);
+    });
+
+    it("moves changes kept under the old per-annotation key", () => {
+      store.setItem("fallacy.autosave.v1.7", JSON.stringify({ v: 1, ops: [{ kind: "create", key: "old", fields: fields() }] }));
+      const q = makeQueue({ annotationId: 7, storageKey: docKey });
+      expect(q.pendingOps().map((o) => o.key)).toEqual(["old"]);
+      expect(store.getItem("fallacy.autosave.v1.7")).toBeNull();
+      expect(store.getItem(docKey)).toContain("old");
+    });
+
+    it("annotation() creates it once for concurrent callers (submit without changes)", async () => {
+      const q = lazyQueue();
+      const [a, b] = await Promise.all([q.annotation(), q.annotation()]);
+      expect([a, b]).toEqual([7, 7]);
+      expect(ensured).toBe(1);
+      expect(await q.annotation()).toBe(7);
+      expect(ensured).toBe(1);
+    });
   });
 });

@@ -2,6 +2,10 @@
 // while it waits, written to persistent storage before anything is sent, and sent one at a
 // time with retries. Nothing here touches the DOM; the HTTP function, the storage and the
 // clock are injected, so it runs the same under Vitest.
+//
+// The annotation itself may not exist yet: opening a document creates nothing, and the
+// queue calls `ensureAnnotation` (POST my-annotation) just before the first write is sent.
+// Until then the changes wait under a per-document storage key.
 
 import type { Details, ServerSpan } from "../types";
 
@@ -44,7 +48,12 @@ export type SaveStatus =
   | { state: "error"; pending: number; message: string };
 
 export interface QueueOptions {
-  annotationId: number;
+  /** The annotation the spans belong to; null/absent: `ensureAnnotation` creates it lazily. */
+  annotationId?: number | null;
+  /** Creates (or gets) the annotation; called once, before the first operation is sent. */
+  ensureAnnotation?: () => Promise<number>;
+  /** The annotation exists now (after `ensureAnnotation`). */
+  onAnnotation?(id: number): void;
   http: Http;
   store?: KeyValueStore | null;
   storageKey?: string;
@@ -66,6 +75,17 @@ export interface QueueOptions {
 
 export function storageKeyFor(annotationId: number): string {
   return `fallacy.autosave.v1.${annotationId}`;
+}
+
+/** Where a document's unsaved changes wait (before and after its annotation exists). */
+export function documentStorageKey(documentId: number, userId: number): string {
+  return `fallacy.autosave.v1.doc.${documentId}.user.${userId}`;
+}
+
+/** The HTTP status of a failed request (ApiError and the like), or null without a response. */
+function statusOf(e: unknown): number | null {
+  const status = (e as { status?: unknown } | null)?.status;
+  return typeof status === "number" ? status : null;
 }
 
 export function newKey(): string {
@@ -136,7 +156,8 @@ export function applyOps<T extends SpanFields & { key: string }>(
 }
 
 export class SaveQueue {
-  readonly annotationId: number;
+  annotationId: number | null;
+  private ensuring: Promise<number> | null = null;
   private ops: Op[] = [];
   private refs = new Map<string, ServerRef>();
   private opts: QueueOptions;
@@ -149,6 +170,7 @@ export class SaveQueue {
   private conflicts = 0;
   private offline = false;
   private retryMessage: string | null = null;
+  /** Sending is stopped until retryNow (signed out, or the annotation cannot be created). */
   private authError: string | null = null;
   private rejection: string | null = null;
   private waiters: ((ok: boolean) => void)[] = [];
@@ -157,21 +179,57 @@ export class SaveQueue {
 
   constructor(opts: QueueOptions) {
     this.opts = opts;
-    this.annotationId = opts.annotationId;
+    this.annotationId = opts.annotationId ?? null;
     for (const [k, r] of opts.refs ?? []) this.refs.set(k, r);
-    const raw = this.storageKey() ? opts.store?.getItem(this.storageKey()!) : null;
-    if (raw) {
-      try {
-        const parsed = JSON.parse(raw);
-        if (parsed?.v === 1 && Array.isArray(parsed.ops)) this.ops = parsed.ops;
-      } catch {
-        /* unreadable: start empty */
+    // Changes kept under the per-annotation key (older pages) are picked up and moved.
+    const legacy = opts.storageKey && this.annotationId != null ? storageKeyFor(this.annotationId) : null;
+    for (const key of [this.storageKey(), legacy]) {
+      const ops = key ? this.read(key) : null;
+      if (!ops?.length) continue;
+      this.ops = ops;
+      if (legacy && key === legacy) {
+        this.persist();
+        opts.store?.removeItem(legacy);
       }
+      break;
+    }
+  }
+
+  private read(key: string): Op[] | null {
+    const raw = this.opts.store?.getItem(key);
+    if (!raw) return null;
+    try {
+      const parsed = JSON.parse(raw);
+      return parsed?.v === 1 && Array.isArray(parsed.ops) ? parsed.ops : null;
+    } catch {
+      return null; // unreadable: start empty
     }
   }
 
   private storageKey(): string | null {
-    return this.opts.storageKey ?? storageKeyFor(this.annotationId);
+    if (this.opts.storageKey) return this.opts.storageKey;
+    return this.annotationId != null ? storageKeyFor(this.annotationId) : null;
+  }
+
+  /** The annotation's id, creating the annotation first when it does not exist yet. */
+  annotation(): Promise<number> {
+    if (this.annotationId != null) return Promise.resolve(this.annotationId);
+    if (!this.opts.ensureAnnotation) return Promise.reject(new Error("no annotation to save into"));
+    if (!this.ensuring) {
+      this.ensuring = this.opts.ensureAnnotation().then(
+        (id) => {
+          this.annotationId = id;
+          this.ensuring = null;
+          this.opts.onAnnotation?.(id);
+          return id;
+        },
+        (e) => {
+          this.ensuring = null;
+          throw e;
+        },
+      );
+    }
+    return this.ensuring;
   }
 
   /** Operations not yet confirmed by the server, in order. */
@@ -344,6 +402,21 @@ export class SaveQueue {
         if (this.opts.isOnline && !this.opts.isOnline()) {
           this.backoff(true, null);
           return;
+        }
+        if (this.annotationId == null) {
+          try {
+            await this.annotation();
+          } catch (e) {
+            const status = statusOf(e);
+            if (status === null) this.backoff(true, null);
+            else if (status === 401) {
+              this.authError = "Signed out: sign in again to save. Your changes are kept in this browser.";
+            } else if (status >= 400 && status < 500) {
+              this.authError = `Not saved: ${(e as Error).message || errorMessage((e as { data?: unknown }).data)}`;
+            } else this.backoff(false, `Server error ${status}; retrying`);
+            return;
+          }
+          if (this.stopped) return;
         }
         const op = this.ops[0];
         this.headInFlight = true;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contains, extendTo, fromChars, jump, move, range, select, toChars } from "./selection";
+import { contains, dragOver, dragSelection, extendTo, fromChars, jump, move, range, select, startDrag, toChars } from "./selection";
 
 const sentences = [
   { start: 0, end: 10 },
@@ -51,5 +51,27 @@ describe("selection", () => {
     expect(fromChars(11, 35, sentences)).toEqual([1, 2]);
     expect(fromChars(15, 40, sentences)).toEqual([1, 3]); // snapped outwards
     expect(fromChars(100, 120, sentences)).toBeNull();
+  });
+
+  it("a drag selects the whole sentences from where it started to where the pointer is", () => {
+    let d = startDrag(1, 4);
+    expect(d.moved).toBe(false);
+    expect(range(dragSelection(d))).toEqual([1, 1]); // a click on one sentence
+    d = dragOver(d, 2, 4);
+    expect(d.moved).toBe(true);
+    expect(range(dragSelection(d))).toEqual([1, 2]); // two sentences touched
+    d = dragOver(d, null, 4); // over a gap or a chip: nothing changes
+    expect(range(dragSelection(d))).toEqual([1, 2]);
+    d = dragOver(d, 3, 4);
+    expect(range(dragSelection(d))).toEqual([1, 3]);
+    d = dragOver(d, 0, 4); // back past the start: the range flips around the anchor
+    expect(range(dragSelection(d))).toEqual([0, 1]);
+    expect(dragSelection(d)).toEqual({ anchor: 1, focus: 0 });
+    d = dragOver(d, 1, 4); // back to the start: one sentence, but still a drag
+    expect(range(dragSelection(d))).toEqual([1, 1]);
+    expect(d.moved).toBe(true);
+    expect(range(dragSelection(dragOver(startDrag(2, 4), 99, 4)))).toEqual([2, 3]); // clamped
+    // the sentences' characters: exactly sentences 1-2
+    expect(toChars(dragSelection(dragOver(startDrag(1, 4), 2, 4)), sentences)).toEqual({ start: 11, end: 35 });
   });
 });

@@ -89,3 +89,31 @@ export function fromChars(
   }
   return first < 0 ? null : [first, last];
 }
+
+/**
+ * A mouse drag across the text: it starts on a sentence (mousedown) and selects every
+ * sentence from there to the one under the pointer, snapped to whole sentences.
+ */
+export interface Drag {
+  anchor: number;
+  /** The pointer left the sentence it started on (a drag, not a click). */
+  moved: boolean;
+  last: number;
+}
+
+export function startDrag(index: number, count: number): Drag {
+  const i = clamp(index, count);
+  return { anchor: i, moved: false, last: i };
+}
+
+/** The drag after the pointer moved over sentence `index` (null when it is not a sentence). */
+export function dragOver(drag: Drag, index: number | null, count: number): Drag {
+  if (index === null || count <= 0) return drag;
+  const i = clamp(index, count);
+  return { anchor: drag.anchor, moved: drag.moved || i !== drag.anchor, last: i };
+}
+
+/** The selection a drag shows: anchor where it started, focus under the pointer. */
+export function dragSelection(drag: Drag): Selection {
+  return { anchor: drag.anchor, focus: drag.last };
+}

@@ -1,0 +1,179 @@
+"""JSON shapes of the project set-up API: projects, taxonomies, imports, members, users."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from annotations.models import ImportJob, Membership, Project
+from annotations.services.import_jobs import FORMATS
+
+# --- projects ---------------------------------------------------------------------------
+
+
+class ProjectCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=Project._meta.get_field("name").max_length)
+    description = serializers.CharField(required=False, allow_blank=True, default="")
+    guidelines = serializers.CharField(
+        required=False, allow_blank=True, default="", help_text="Markdown shown to annotators."
+    )
+    taxonomy = serializers.IntegerField(help_text="Taxonomy id (see GET /api/taxonomies/).")
+    annotators_per_document = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        default=1,
+        help_text="A document is done when this many annotators submitted it.",
+    )
+
+
+class ProjectPatchSerializer(serializers.Serializer):
+    name = serializers.CharField(
+        required=False, max_length=Project._meta.get_field("name").max_length
+    )
+    description = serializers.CharField(required=False, allow_blank=True)
+    guidelines = serializers.CharField(required=False, allow_blank=True)
+    annotators_per_document = serializers.IntegerField(min_value=1, required=False)
+    archived = serializers.BooleanField(required=False, help_text="Archive or unarchive.")
+    taxonomy = serializers.IntegerField(
+        required=False,
+        help_text="Taxonomy id; refused once the project has a span or a gold standard.",
+    )
+
+
+# --- taxonomies -------------------------------------------------------------------------
+
+
+class TaxonomySummarySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    version = serializers.CharField()
+    title = serializers.CharField()
+    type_count = serializers.IntegerField(help_text="Level-2 fallacy types.")
+
+
+class PresetSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    title = serializers.CharField()
+    installed_id = serializers.IntegerField(
+        allow_null=True, help_text="The installed taxonomy of this preset's name and version."
+    )
+
+
+class TaxonomyListSerializer(serializers.Serializer):
+    taxonomies = TaxonomySummarySerializer(many=True)
+    presets = PresetSerializer(many=True)
+
+
+class TaxonomyUploadSerializer(serializers.Serializer):
+    file = serializers.FileField(
+        required=False, help_text="A taxonomy file: .yaml, .yml or .json (load_taxonomy's)."
+    )
+    preset = serializers.CharField(required=False, help_text='A built-in preset, e.g. "mafalda".')
+
+    def validate(self, data: dict) -> dict:
+        if ("file" in data) == ("preset" in data):
+            raise serializers.ValidationError(
+                {"file": ["send either a taxonomy file or the name of a preset"]}
+            )
+        return data
+
+
+# --- imports ----------------------------------------------------------------------------
+
+
+class FileSerializer(serializers.Serializer):
+    file = serializers.FileField()
+
+
+class CsvInspectionSerializer(serializers.Serializer):
+    columns = serializers.ListField(child=serializers.CharField())
+    rows = serializers.IntegerField(help_text="Data rows (the header not counted).")
+    sample = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()), help_text="The first 3 rows."
+    )
+
+
+class ImportCreateSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    format = serializers.ChoiceField(choices=FORMATS)
+    text_column = serializers.CharField(
+        required=False, allow_blank=True, help_text='CSV: the column of the texts ("text").'
+    )
+    id_column = serializers.CharField(
+        required=False, allow_blank=True, help_text="CSV: the column of the ids (optional)."
+    )
+    annotator = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="doccano: username or e-mail of the annotator whose work the file holds "
+        "(default: the uploader).",
+    )
+
+
+class ImportErrorSerializer(serializers.Serializer):
+    line = serializers.IntegerField(allow_null=True)
+    field = serializers.CharField(allow_null=True)
+    message = serializers.CharField()
+    text = serializers.CharField(help_text='"LINE: FIELD: message" (or "LINE: message").')
+
+
+class ImportJobSerializer(serializers.ModelSerializer):
+    report = serializers.DictField(
+        help_text="ImportReport: texts, documents_created, documents_reused, sentences, "
+        "spans, skipped_to_clean, ...; empty until the job succeeded."
+    )
+    errors = ImportErrorSerializer(
+        many=True, help_text="Every bad record (200 at most, then '... and N more')."
+    )
+
+    class Meta:
+        model = ImportJob
+        fields = [
+            "id",
+            "project",
+            "format",
+            "file_name",
+            "size",
+            "status",
+            "lines_total",
+            "lines_done",
+            "report",
+            "errors",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+
+# --- members and users ------------------------------------------------------------------
+
+
+class UserSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    email = serializers.CharField()
+
+
+class MemberSerializer(serializers.ModelSerializer):
+    user = UserSerializer()
+    assigned = serializers.IntegerField(read_only=True)
+    in_progress = serializers.IntegerField(read_only=True)
+    submitted = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Membership
+        fields = ["id", "user", "role", "assigned", "in_progress", "submitted"]
+
+
+class MemberCreateSerializer(serializers.Serializer):
+    user = serializers.CharField(help_text="Username or e-mail (case-insensitive).")
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+class MemberPatchSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+class UserCreateSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    email = serializers.CharField(required=False, allow_blank=True, default="")
+    password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)

@@ -1,0 +1,380 @@
+"""Thin REST views for setting a project up: projects, taxonomies, imports, members, users.
+
+Visibility as everywhere (``selectors.access``): a project outside the user's projects is a
+404; a member without the needed role gets a 403 (admins write; reviewers also read the
+members). Writes go through ``services.projects``, ``services.taxonomy`` and
+``services.import_jobs``; their ``ValidationError``s become 400 bodies naming the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations.api.admin_serializers import (
+    CsvInspectionSerializer,
+    FileSerializer,
+    ImportCreateSerializer,
+    ImportJobSerializer,
+    MemberCreateSerializer,
+    MemberPatchSerializer,
+    MemberSerializer,
+    ProjectCreateSerializer,
+    ProjectPatchSerializer,
+    TaxonomyListSerializer,
+    TaxonomySummarySerializer,
+    TaxonomyUploadSerializer,
+    UserCreateSerializer,
+    UserSerializer,
+)
+from annotations.api.serializers import ProjectDetailSerializer, ProjectListSerializer
+from annotations.api.views import ServiceErrorsMixin
+from annotations.formats import DatasetFormatError
+from annotations.formats.csv import inspect_csv
+from annotations.models import ImportJob, Membership, Project, Taxonomy
+from annotations.selectors.access import STAFF_ROLES, projects_for, role_in
+from annotations.selectors.annotations import progress_for
+from annotations.selectors.projects import (
+    can_create_projects,
+    may_manage_taxonomies,
+    members_with_counts,
+    preset_rows,
+    projects_listed,
+    recent_import_jobs,
+    taxonomy_rows,
+)
+from annotations.services import import_jobs, projects
+from annotations.services.taxonomy import (
+    TaxonomyExistsError,
+    install_preset_reporting,
+    load_taxonomy_upload,
+)
+from annotations.taxonomy_files import TaxonomyFileError
+
+ADMIN = (Membership.Role.ADMIN,)
+
+
+def _project(request: Request, pk: int, roles: tuple[str, ...] | None = None) -> Project:
+    """The user's project (404 otherwise); 403 unless their role is one of ``roles``."""
+    project = get_object_or_404(projects_for(request.user).select_related("taxonomy"), pk=pk)
+    if roles is not None and role_in(request.user, project) not in roles:
+        raise PermissionDenied(f"this needs the role {' or '.join(roles)} in the project")
+    return project
+
+
+def _taxonomy(pk: int) -> Taxonomy:
+    taxonomy = Taxonomy.objects.filter(pk=pk).first()
+    if taxonomy is None:
+        raise ValidationError({"taxonomy": [f"no taxonomy with id {pk}"]})
+    return taxonomy
+
+
+def _detail(request: Request, project: Project) -> dict[str, Any]:
+    context = {"progress": progress_for(request.user, [project]), "request": request}
+    return ProjectDetailSerializer(project, context=context).data
+
+
+# --- projects -----------------------------------------------------------------------------
+
+
+@extend_schema(tags=["projects"])
+class ProjectListView(ServiceErrorsMixin, generics.ListAPIView):
+    serializer_class = ProjectListSerializer
+
+    def get_queryset(self) -> Any:
+        archived = self.request.query_params.get("archived", "") in ("1", "true")
+        return projects_listed(self.request.user, archived=archived)
+
+    @extend_schema(
+        summary="My projects, with my role and progress",
+        description="Active projects by default; ?archived=1 lists only the archived ones.",
+        parameters=[OpenApiParameter("archived", bool, description="Only archived projects.")],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return self.list(request, *args, **kwargs)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        page = self.paginate_queryset(self.get_queryset())
+        context = {"progress": progress_for(request.user, page), "request": request}
+        data = ProjectListSerializer(page, many=True, context=context).data
+        return self.get_paginated_response(data)
+
+    @extend_schema(
+        summary="Create a project (I become its admin)",
+        description="Superusers and Django staff users only (me.can_create_projects).",
+        request=ProjectCreateSerializer,
+        responses={201: ProjectDetailSerializer, 400: OpenApiResponse(), 403: OpenApiResponse()},
+    )
+    def post(self, request: Request) -> Response:
+        if not can_create_projects(request.user):
+            raise PermissionDenied("only superusers and staff users create projects")
+        data = ProjectCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        taxonomy = _taxonomy(fields.pop("taxonomy"))
+        project = projects.create_project(**fields, taxonomy=taxonomy, created_by=request.user)
+        return Response(_detail(request, project), status=status.HTTP_201_CREATED)
+
+
+class ProjectDetailView(ServiceErrorsMixin, APIView):
+    @extend_schema(
+        tags=["projects"],
+        summary="A project with its guidelines and taxonomy tree",
+        responses={200: ProjectDetailSerializer},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(_detail(request, _project(request, pk)))
+
+    @extend_schema(
+        tags=["projects"],
+        summary="Change a project's settings, archive or unarchive it (project admins)",
+        request=ProjectPatchSerializer,
+        responses={200: ProjectDetailSerializer, 400: OpenApiResponse(), 403: OpenApiResponse()},
+    )
+    def patch(self, request: Request, pk: int) -> Response:
+        project = _project(request, pk, ADMIN)
+        data = ProjectPatchSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        changes = dict(data.validated_data)
+        if "taxonomy" in changes:
+            changes["taxonomy"] = _taxonomy(changes["taxonomy"])
+        project = projects.update_project(project=project, **changes)
+        return Response(_detail(request, project))
+
+
+# --- taxonomies ---------------------------------------------------------------------------
+
+
+class TaxonomyListView(ServiceErrorsMixin, APIView):
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    def _check(self, request: Request) -> None:
+        if not may_manage_taxonomies(request.user):
+            raise PermissionDenied("only project creators and project admins manage taxonomies")
+
+    @extend_schema(
+        tags=["taxonomies"],
+        summary="Installed taxonomies and the built-in presets",
+        responses={200: TaxonomyListSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        self._check(request)
+        return Response({"taxonomies": taxonomy_rows(), "presets": preset_rows()})
+
+    @extend_schema(
+        tags=["taxonomies"],
+        summary="Upload a taxonomy file (YAML/JSON) or install a preset",
+        description="201 when created; 200 when that name and version is installed already "
+        'with the same content. 400 {"file": ["<place>: <message>", ...]}: the problems '
+        "manage.py load_taxonomy reports; nothing is created.",
+        request={
+            "multipart/form-data": TaxonomyUploadSerializer,
+            "application/json": TaxonomyUploadSerializer,
+        },
+        responses={201: TaxonomySummarySerializer, 200: TaxonomySummarySerializer},
+    )
+    def post(self, request: Request) -> Response:
+        self._check(request)
+        data = TaxonomyUploadSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            if "preset" in data.validated_data:
+                taxonomy, created = install_preset_reporting(name=data.validated_data["preset"])
+            else:
+                upload = data.validated_data["file"]
+                taxonomy, created = load_taxonomy_upload(
+                    content=upload.read(), file_name=upload.name
+                )
+        except LookupError as error:
+            raise ValidationError({"preset": [str(error)]}) from error
+        except TaxonomyFileError as error:
+            problems = [f"{place}: {text}" if place else text for place, text in error.problems]
+            raise ValidationError({"file": problems}) from error
+        except TaxonomyExistsError as error:
+            raise ValidationError({"file": [str(error)]}) from error
+        row = next(row for row in taxonomy_rows() if row["id"] == taxonomy.pk)
+        return Response(row, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+# --- imports ------------------------------------------------------------------------------
+
+
+class ImportInspectView(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        tags=["imports"],
+        summary="The columns and first rows of a CSV file (project admins)",
+        request={"multipart/form-data": FileSerializer},
+        responses={200: CsvInspectionSerializer, 400: OpenApiResponse()},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        _project(request, pk, ADMIN)
+        data = FileSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        upload = data.validated_data["file"]
+        if upload.name.lower().endswith((".jsonl", ".json")):
+            raise ValidationError({"file": [f"{upload.name} is not a CSV file"]})
+        try:
+            preview = inspect_csv(upload.file, name=upload.name)
+        except DatasetFormatError as error:
+            entry = import_jobs.error_entry(error.line, error.field, error.message)
+            raise ValidationError({"file": [entry["text"]]}) from error
+        return Response(
+            {"columns": preview.columns, "rows": preview.rows, "sample": preview.sample}
+        )
+
+
+class ProjectImportsView(ServiceErrorsMixin, APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        tags=["imports"],
+        summary="The project's last 20 imports, newest first (project admins)",
+        responses={200: ImportJobSerializer(many=True)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        project = _project(request, pk, ADMIN)
+        return Response(ImportJobSerializer(recent_import_jobs(project), many=True).data)
+
+    @extend_schema(
+        tags=["imports"],
+        summary="Import a file into the project (project admins)",
+        description="All or nothing. A file under 1 MiB is imported in the request (the job "
+        "comes back succeeded or failed); a larger one is queued on the default Celery "
+        "queue: poll GET /api/imports/<id>/. A failed job lists every bad record as "
+        '"LINE: FIELD: message" and imported nothing. A MAFALDA file without labels imports '
+        'its texts (no gold standard); CSV: text_column (default "text"), id_column.',
+        request={"multipart/form-data": ImportCreateSerializer},
+        responses={201: ImportJobSerializer, 400: OpenApiResponse(), 403: OpenApiResponse()},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        project = _project(request, pk, ADMIN)
+        data = ImportCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = data.validated_data
+        upload = fields["file"]
+        annotator = fields.get("annotator", "")
+        job = import_jobs.create_import_job(
+            project=project,
+            file_name=upload.name,
+            content=upload.read(),
+            format=fields["format"],
+            created_by=request.user,
+            text_column=fields.get("text_column", ""),
+            id_column=fields.get("id_column", ""),
+            annotator=projects.find_user(annotator) if annotator else None,
+        )
+        job = import_jobs.start_import_job(job=job)
+        return Response(ImportJobSerializer(job).data, status=status.HTTP_201_CREATED)
+
+
+class ImportJobView(APIView):
+    @extend_schema(
+        tags=["imports"],
+        summary="An import job: its state, progress, report or errors (project admins)",
+        responses={200: ImportJobSerializer},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        job = get_object_or_404(
+            ImportJob.objects.defer("content").filter(project__in=projects_for(request.user)),
+            pk=pk,
+        )
+        _project(request, job.project_id, ADMIN)
+        return Response(ImportJobSerializer(job).data)
+
+
+# --- members and users --------------------------------------------------------------------
+
+
+def _member(project: Project, membership_id: int) -> Membership:
+    return members_with_counts(project).get(pk=membership_id)
+
+
+class MemberListView(ServiceErrorsMixin, APIView):
+    @extend_schema(
+        tags=["members"],
+        summary="The project's members with their assignments and annotations (staff)",
+        responses={200: MemberSerializer(many=True)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        project = _project(request, pk, STAFF_ROLES)
+        return Response(MemberSerializer(members_with_counts(project), many=True).data)
+
+    @extend_schema(
+        tags=["members"],
+        summary="Add a user by username or e-mail with a role (project admins)",
+        description="201 with the new membership; 200 with the changed one when the user "
+        "already is a member.",
+        request=MemberCreateSerializer,
+        responses={201: MemberSerializer, 200: MemberSerializer, 400: OpenApiResponse()},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        project = _project(request, pk, ADMIN)
+        data = MemberCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = projects.find_user(data.validated_data["user"])
+        existed = Membership.objects.filter(project=project, user=user).exists()
+        membership = projects.add_member(
+            project=project, user=user, role=data.validated_data["role"]
+        )
+        return Response(
+            MemberSerializer(_member(project, membership.pk)).data,
+            status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED,
+        )
+
+
+class MemberDetailView(ServiceErrorsMixin, APIView):
+    @extend_schema(
+        tags=["members"],
+        summary="Change a member's role (project admins; the last admin stays admin)",
+        request=MemberPatchSerializer,
+        responses={200: MemberSerializer, 400: OpenApiResponse()},
+    )
+    def patch(self, request: Request, pk: int, membership_id: int) -> Response:
+        project = _project(request, pk, ADMIN)
+        membership = get_object_or_404(Membership, project=project, pk=membership_id)
+        data = MemberPatchSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        projects.change_role(membership=membership, role=data.validated_data["role"])
+        return Response(MemberSerializer(_member(project, membership.pk)).data)
+
+    @extend_schema(
+        tags=["members"],
+        summary="Remove a member (project admins)",
+        description="Their annotations stay, attributed to them; their assignments without "
+        "an annotation are removed. Removing the project's last admin is refused (400).",
+        responses={204: None, 400: OpenApiResponse()},
+    )
+    def delete(self, request: Request, pk: int, membership_id: int) -> Response:
+        project = _project(request, pk, ADMIN)
+        membership = get_object_or_404(Membership, project=project, pk=membership_id)
+        projects.remove_member(membership=membership)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class UserCreateView(ServiceErrorsMixin, APIView):
+    @extend_schema(
+        tags=["users"],
+        summary="Create a user account (superusers only)",
+        request=UserCreateSerializer,
+        responses={201: UserSerializer, 400: OpenApiResponse(), 403: OpenApiResponse()},
+    )
+    def post(self, request: Request) -> Response:
+        if not request.user.is_superuser:
+            raise PermissionDenied("only superusers create accounts")
+        data = UserCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = projects.create_user(**data.validated_data)
+        return Response(
+            {"id": user.pk, "username": user.get_username(), "email": user.email},
+            status=status.HTTP_201_CREATED,
+        )

@@ -1,0 +1,223 @@
+"""JSON shapes of running a project: assignment, the document list, progress, a document's
+annotations (the frontend's contract; fields may be added, not removed)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from annotations.api.serializers import SpanSerializer, UserBriefSerializer
+from annotations.models import Annotation
+from annotations.selectors.documents import MY_STATUSES, ORDERINGS, PROJECT_STATUSES
+
+# --- assignment -----------------------------------------------------------------------------
+
+
+class AssignRequestSerializer(serializers.Serializer):
+    annotators = serializers.ListField(
+        child=serializers.IntegerField(), allow_empty=False, help_text="User ids."
+    )
+    per_document = serializers.IntegerField(
+        min_value=1, help_text="Top each chosen document up to this many of the annotators."
+    )
+    documents = serializers.ChoiceField(
+        choices=["all", "unassigned", "sample", "selected"], default="all"
+    )
+    sample_size = serializers.IntegerField(
+        min_value=1, required=False, help_text='With documents="sample".'
+    )
+    seed = serializers.IntegerField(
+        required=False, allow_null=True, help_text="Seeds the sample and the tie-breaking."
+    )
+    document_ids = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text='With documents="selected".'
+    )
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        if attrs["documents"] == "sample" and not attrs.get("sample_size"):
+            raise serializers.ValidationError({"sample_size": ['required with "sample"']})
+        if attrs["documents"] == "selected" and not attrs.get("document_ids"):
+            raise serializers.ValidationError({"document_ids": ['required with "selected"']})
+        return attrs
+
+
+class AnnotatorTotalSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    assigned = serializers.IntegerField(help_text="Their assignments in the project now.")
+
+
+class AssignResultSerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    documents = serializers.IntegerField(help_text="Documents considered.")
+    annotators = AnnotatorTotalSerializer(many=True)
+
+
+class UnassignRequestSerializer(serializers.Serializer):
+    annotator = serializers.IntegerField(help_text="User id.")
+    document_ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=False)
+    force = serializers.BooleanField(
+        default=False, help_text="Also documents the annotator has an annotation on."
+    )
+
+
+class UnassignResultSerializer(serializers.Serializer):
+    removed = serializers.IntegerField()
+
+
+class ReassignRequestSerializer(serializers.Serializer):
+    from_annotator = serializers.IntegerField(help_text="User id.")
+    to_annotator = serializers.IntegerField(help_text="User id (an annotator of the project).")
+    document_ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=False)
+    force = serializers.BooleanField(
+        default=False, help_text="Also documents from_annotator has an annotation on."
+    )
+
+
+class ReassignResultSerializer(serializers.Serializer):
+    moved = serializers.IntegerField()
+
+
+class WorkInProgressSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    documents = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Documents the annotator has work on."
+    )
+
+
+# --- the document list ----------------------------------------------------------------------
+
+
+class DocumentListQuerySerializer(serializers.Serializer):
+    q = serializers.CharField(
+        required=False, allow_blank=True, help_text="Case-insensitive search in text and name."
+    )
+    status = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="Annotators: todo|in_progress|submitted (their own). "
+        "Reviewers/admins: unassigned|todo|in_progress|done (project level).",
+    )
+    annotator = serializers.IntegerField(
+        required=False, help_text="Reviewers/admins: documents assigned to this user id."
+    )
+    fewer_than = serializers.IntegerField(
+        required=False, min_value=1, help_text="Reviewers/admins: fewer than n submitted."
+    )
+    ordering = serializers.ChoiceField(choices=list(ORDERINGS), required=False, default="position")
+
+    def validate_status(self, value: str) -> str | None:
+        if not value:
+            return None
+        allowed = PROJECT_STATUSES if self.context.get("staff") else MY_STATUSES
+        if value not in allowed:
+            raise serializers.ValidationError(f"'{value}' is not one of {', '.join(allowed)}")
+        return value
+
+
+class AnnotatorStatusSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    status = serializers.CharField(help_text="todo | in_progress | submitted")
+
+
+class DocumentRowSerializer(serializers.Serializer):
+    """A row of the document list. Annotators get ``status`` = ``my_status`` and no
+    ``assigned``/``in_progress``/``submitted``/``annotators``."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    external_id = serializers.CharField()
+    position = serializers.IntegerField()
+    length = serializers.IntegerField(help_text="Characters of the text.")
+    updated_at = serializers.DateTimeField(
+        allow_null=True, help_text="Latest annotation change (annotators: their own)."
+    )
+    status = serializers.CharField(
+        help_text="Reviewers/admins: the project-level status (unassigned | todo | "
+        "in_progress | done); annotators: my_status."
+    )
+    my_status = serializers.CharField(
+        allow_null=True, help_text="todo | in_progress | submitted; null: not assigned to me."
+    )
+    assigned = serializers.IntegerField(required=False)
+    in_progress = serializers.IntegerField(required=False)
+    submitted = serializers.IntegerField(required=False)
+    annotators = AnnotatorStatusSerializer(many=True, required=False)
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        # instance: annotations.selectors.documents.DocumentRow
+        row = {
+            "id": instance.id,
+            "name": instance.name,
+            "external_id": instance.external_id,
+            "position": instance.position,
+            "length": instance.length,
+            "updated_at": (
+                serializers.DateTimeField().to_representation(instance.updated_at)
+                if instance.updated_at
+                else None
+            ),
+            "status": instance.status,
+            "my_status": instance.my_status,
+        }
+        if instance.work is not None:
+            work = instance.work
+            row.update(
+                assigned=work.assigned,
+                in_progress=work.in_progress,
+                submitted=work.submitted,
+                annotators=[
+                    {"id": a.id, "username": a.username, "status": a.status}
+                    for a in work.annotators
+                ],
+            )
+        return row
+
+
+# --- progress -------------------------------------------------------------------------------
+
+
+class ProgressTotalsSerializer(serializers.Serializer):
+    documents = serializers.IntegerField(help_text="Annotators: documents assigned to me.")
+    done = serializers.IntegerField(
+        help_text="Staff: documents with at least annotators_per_document submitted "
+        "annotations. Annotators: documents I submitted."
+    )
+    in_progress = serializers.IntegerField()
+    todo = serializers.IntegerField()
+    unassigned = serializers.IntegerField()
+    assignments = serializers.IntegerField()
+    submitted = serializers.IntegerField()
+
+
+class AnnotatorProgressSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    assigned = serializers.IntegerField()
+    in_progress = serializers.IntegerField()
+    submitted = serializers.IntegerField()
+    last_active = serializers.DateTimeField(
+        allow_null=True, help_text="Their latest annotation change in the project."
+    )
+
+
+class ProjectProgressSerializer(serializers.Serializer):
+    role = serializers.CharField()
+    annotators_per_document = serializers.IntegerField()
+    totals = ProgressTotalsSerializer()
+    annotators = AnnotatorProgressSerializer(many=True)
+
+
+# --- a document's annotations ---------------------------------------------------------------
+
+
+class DocumentAnnotationSerializer(serializers.ModelSerializer):
+    annotator = UserBriefSerializer()
+    status = serializers.CharField(help_text="in_progress | submitted")
+    spans = SpanSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Annotation
+        fields = ["id", "annotator", "status", "revision", "updated_at", "submitted_at", "spans"]

@@ -1,0 +1,260 @@
+"""Thin REST views for running a project: assignment, the document list, progress, and a
+document's annotations.
+
+Visibility: outside the user's projects everything is a 404 (``projects_for``); assignment
+writes need the project's admin role (superusers count as admin), other members get a 403.
+Nothing here creates an annotation: opening a document reads only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import OuterRef, Subquery
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations.api.views import ServiceErrorsMixin
+from annotations.api.work_serializers import (
+    AssignRequestSerializer,
+    AssignResultSerializer,
+    DocumentAnnotationSerializer,
+    DocumentListQuerySerializer,
+    DocumentRowSerializer,
+    ProjectProgressSerializer,
+    ReassignRequestSerializer,
+    ReassignResultSerializer,
+    UnassignRequestSerializer,
+    UnassignResultSerializer,
+    WorkInProgressSerializer,
+)
+from annotations.models import Membership, Project
+from annotations.selectors.access import (
+    STAFF_ROLES,
+    annotations_for,
+    documents_for,
+    projects_for,
+    role_in,
+)
+from annotations.selectors.annotations import annotation_with_spans
+from annotations.selectors.documents import (
+    DocumentQuery,
+    document_list,
+    document_rows,
+    project_progress,
+)
+from annotations.services import assignments as services
+
+
+class WorkErrorsMixin(ServiceErrorsMixin):
+    """ServiceErrorsMixin, plus: work in progress on the documents -> 409 with their ids."""
+
+    def handle_exception(self, exc: Exception) -> Response:
+        if isinstance(exc, services.WorkInProgress):
+            return Response(
+                {"detail": str(exc), "documents": exc.documents}, status=status.HTTP_409_CONFLICT
+            )
+        return super().handle_exception(exc)
+
+
+def _project(request: Request, pk: int) -> Project:
+    return get_object_or_404(projects_for(request.user), pk=pk)
+
+
+def _project_and_role(request: Request, pk: int) -> tuple[Project, str | None]:
+    """The project (404 outside the user's) and the user's role in it, in one query (a
+    superuser without membership counts as admin, as in ``role_in``)."""
+    mine = Membership.objects.filter(project=OuterRef("pk"), user=request.user)
+    project = get_object_or_404(
+        projects_for(request.user).annotate(my_role=Subquery(mine.values("role")[:1])), pk=pk
+    )
+    superuser = getattr(request.user, "is_superuser", False)
+    return project, project.my_role or (Membership.Role.ADMIN if superuser else None)
+
+
+def _admin_project(request: Request, pk: int) -> Project:
+    project = _project(request, pk)
+    if role_in(request.user, project) != Membership.Role.ADMIN:
+        raise PermissionDenied(f"only admins of project '{project.name}' assign documents")
+    return project
+
+
+def _users(ids: list[int], field_name: str) -> list[AbstractBaseUser]:
+    """Users for ids, in the given order; unknown ids are a 400 on the field."""
+    ids = list(dict.fromkeys(ids))
+    found = get_user_model().objects.in_bulk(ids)
+    missing = [i for i in ids if i not in found]
+    if missing:
+        raise DjangoValidationError({field_name: [f"no user with id {i}" for i in missing]})
+    return [found[i] for i in ids]
+
+
+# --- assignment -----------------------------------------------------------------------------
+
+
+class AssignView(WorkErrorsMixin, APIView):
+    @extend_schema(
+        tags=["assignment"],
+        summary="Give each chosen document to N of the chosen annotators (balanced)",
+        description="Project admins. Tops each document of the selection (all, unassigned, a "
+        "seeded random sample, or the selected ids) up to per_document assignments among the "
+        "chosen annotators, least-loaded first, never twice the same one; running it again "
+        "changes nothing. 400 naming anyone who is not an annotator of the project (nothing "
+        "written).",
+        request=AssignRequestSerializer,
+        responses={200: AssignResultSerializer, 400: OpenApiResponse()},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        project = _admin_project(request, pk)
+        data = AssignRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        body = data.validated_data
+        choice: services.DocumentChoice = body["documents"]
+        if choice == "sample":
+            choice = services.Sample(size=body["sample_size"], seed=body.get("seed"))
+        elif choice == "selected":
+            choice = body["document_ids"]
+        report = services.assign_to_annotators(
+            project=project,
+            annotators=_users(body["annotators"], "annotators"),
+            per_document=body["per_document"],
+            documents=choice,
+            seed=body.get("seed"),
+        )
+        return Response(report.as_dict())
+
+
+class UnassignView(WorkErrorsMixin, APIView):
+    @extend_schema(
+        tags=["assignment"],
+        summary="Take documents out of an annotator's queue",
+        description="Project admins. 409 listing the documents the annotator has an annotation "
+        "on (nothing removed) unless force is true; annotations always stay.",
+        request=UnassignRequestSerializer,
+        responses={200: UnassignResultSerializer, 409: WorkInProgressSerializer},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        project = _admin_project(request, pk)
+        data = UnassignRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        body = data.validated_data
+        (annotator,) = _users([body["annotator"]], "annotator")
+        removed = services.unassign(
+            project=project,
+            annotator=annotator,
+            documents=body["document_ids"],
+            force=body["force"],
+        )
+        return Response({"removed": removed})
+
+
+class ReassignView(WorkErrorsMixin, APIView):
+    @extend_schema(
+        tags=["assignment"],
+        summary="Move documents from one annotator's queue to another's",
+        description="Project admins. 409 listing the documents from_annotator has an annotation "
+        "on (nothing moved) unless force is true; annotations always stay.",
+        request=ReassignRequestSerializer,
+        responses={200: ReassignResultSerializer, 409: WorkInProgressSerializer},
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        project = _admin_project(request, pk)
+        data = ReassignRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        body = data.validated_data
+        (source,) = _users([body["from_annotator"]], "from_annotator")
+        (target,) = _users([body["to_annotator"]], "to_annotator")
+        moved = services.reassign(
+            project=project,
+            documents=body["document_ids"],
+            from_annotator=source,
+            to_annotator=target,
+            force=body["force"],
+        )
+        return Response({"moved": moved})
+
+
+# --- the document list, progress ------------------------------------------------------------
+
+
+class DocumentPagination(LimitOffsetPagination):
+    default_limit = 25
+    max_limit = 100
+    counted: Any = None  # the filtered queryset to count (without the ordering's joins)
+
+    def get_count(self, queryset: Any) -> int:
+        return (queryset if self.counted is None else self.counted).count()
+
+
+@extend_schema(
+    tags=["projects"],
+    summary="The project's documents: paginated, searchable, filterable, sortable",
+    description="Annotators: their assigned documents; status is their own (todo, "
+    "in_progress, submitted) and the per-annotator fields are omitted. Reviewers/admins: "
+    "every document with its project-level status (done = at least annotators_per_document "
+    "submitted annotations), counts and annotators.",
+    parameters=[DocumentListQuerySerializer],
+)
+class ProjectDocumentListView(ServiceErrorsMixin, generics.ListAPIView):
+    serializer_class = DocumentRowSerializer
+    pagination_class = DocumentPagination
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        project, role = _project_and_role(request, kwargs["pk"])
+        staff = role in STAFF_ROLES
+        params = DocumentListQuerySerializer(data=request.query_params, context={"staff": staff})
+        params.is_valid(raise_exception=True)
+        p = params.validated_data
+        query = DocumentQuery(
+            q=p.get("q", "").strip(),
+            status=p.get("status"),
+            annotator=p.get("annotator") if staff else None,
+            fewer_than=p.get("fewer_than") if staff else None,
+            ordering=p["ordering"],
+        )
+        documents = document_list(request.user, project, query, staff=staff)
+        self.paginator.counted = documents.order_by()
+        page = self.paginate_queryset(documents)
+        ids = [d.pk for d in page]
+        rows = document_rows(request.user, project, ids, staff=staff)
+        return self.get_paginated_response(DocumentRowSerializer(rows, many=True).data)
+
+
+class ProjectProgressView(APIView):
+    @extend_schema(
+        tags=["projects"],
+        summary="Progress: totals and the per-annotator table",
+        description="Reviewers/admins: the project's totals and a row per annotator. "
+        "Annotators: their own queue and their own row.",
+        responses={200: ProjectProgressSerializer},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        progress = project_progress(request.user, _project(request, pk))
+        return Response(ProjectProgressSerializer(progress).data)
+
+
+class DocumentAnnotationsView(APIView):
+    @extend_schema(
+        tags=["annotations"],
+        summary="The annotations of a document, with their spans",
+        description="Reviewers/admins: every annotator's; annotators: only their own (0 or 1).",
+        responses={200: DocumentAnnotationSerializer(many=True)},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        document = get_object_or_404(documents_for(request.user), pk=pk)
+        annotations = annotation_with_spans(
+            annotations_for(request.user).filter(document=document)
+        ).select_related("annotator")
+        if role_in(request.user, document.project_id) not in STAFF_ROLES:
+            annotations = annotations.filter(annotator=request.user)
+        annotations = annotations.order_by("annotator__username", "id")
+        return Response(DocumentAnnotationSerializer(annotations, many=True).data)

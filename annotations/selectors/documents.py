@@ -1,0 +1,425 @@
+"""Reads behind the project pages: the document list, document statuses and progress.
+
+The project-level status of a document has ONE definition (``status_expression``), used by
+the document list, its filters, the progress endpoint and the projects' ``progress``:
+
+- ``done``: at least ``project.annotators_per_document`` submitted annotations;
+- ``in_progress``: not done, and at least one annotation exists (an annotation exists only
+  after its first saved change: opening a document creates nothing);
+- ``todo``: assigned to someone, no annotation yet;
+- ``unassigned``: no assignment and no annotation.
+
+An annotator's own status of a document (``my_status_expression``) is ``submitted`` /
+``in_progress`` from their annotation, else ``todo`` when it is assigned to them, else null.
+
+The list is built to stay fast on 10,000 documents: it is paginated first, the per-document
+figures are correlated subqueries that PostgreSQL evaluates for the page's rows only (the
+``(project, position)`` index gives the default order), and the per-annotator detail of a
+page is two small queries on the page's document ids.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db.models import (
+    Case,
+    CharField,
+    Count,
+    Exists,
+    F,
+    Func,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
+from django.db.models.functions import Length
+
+from annotations.models import Annotation, Assignment, Document, Membership, Project
+from annotations.selectors.access import STAFF_ROLES, role_in
+
+SUBMITTED = Annotation.Status.SUBMITTED
+IN_PROGRESS = Annotation.Status.IN_PROGRESS
+PROJECT_STATUSES = ("unassigned", "todo", "in_progress", "done")
+MY_STATUSES = ("todo", "in_progress", "submitted")
+ORDERINGS = ("position", "-position", "length", "-length", "updated", "-updated")
+
+
+# --- the one definition of a document's status -------------------------------------------
+
+
+def submitted_at_least(required: Any, within: dict[str, Any]) -> QuerySet:
+    """Ids of the documents with at least ``required`` submitted annotations, among the
+    annotations matching ``within`` (filter keywords bounding the documents looked at, e.g.
+    ``{"document__project_id": 3}`` or ``{"document_id__in": ids}``). ``required`` is an int,
+    or None for each document's project's ``annotators_per_document``."""
+    rows = (
+        Annotation.objects.filter(status=SUBMITTED, **within)
+        .order_by()
+        .values("document_id")
+        .annotate(n=Count("id"))
+    )
+    if required is None:
+        rows = rows.annotate(need=Max("document__project__annotators_per_document")).filter(
+            n__gte=F("need")
+        )
+    else:
+        rows = rows.filter(n__gte=required)
+    return rows.values("document_id")
+
+
+def _status_tests(within: dict[str, Any], required: Any) -> tuple[Q, Q, Q]:
+    """The three facts the status is made of: done (enough submissions), started (an
+    annotation exists), assigned (an assignment exists)."""
+    return (
+        Q(pk__in=submitted_at_least(required, within)),
+        Q(pk__in=Annotation.objects.filter(**within).values("document_id")),
+        Q(pk__in=Assignment.objects.filter(**within).values("document_id")),
+    )
+
+
+def status_conditions(*, within: dict[str, Any], required: Any = None) -> dict[str, Q]:
+    """The project-level statuses as mutually exclusive conditions on documents, for
+    filters (``within`` and ``required`` as in ``submitted_at_least``)."""
+    done, started, assigned = _status_tests(within, required)
+    return {
+        "done": done,
+        "in_progress": ~done & started,
+        "todo": ~started & assigned,
+        "unassigned": ~started & ~assigned,
+    }
+
+
+def status_expression(*, within: dict[str, Any], required: Any = None) -> Case:
+    """The project-level status of a document as one value: the first that holds of done,
+    in_progress (started), todo (assigned), else unassigned; the same tests as
+    ``status_conditions``, each subquery once."""
+    done, started, assigned = _status_tests(within, required)
+    return Case(
+        When(done, then=Value("done")),
+        When(started, then=Value("in_progress")),
+        When(assigned, then=Value("todo")),
+        default=Value("unassigned"),
+        output_field=CharField(),
+    )
+
+
+def my_status_conditions(user: Any) -> dict[str, Q]:
+    """A user's own status of a document (submitted, in_progress, todo) as conditions."""
+    mine = Annotation.objects.filter(document=OuterRef("pk"), annotator=user)
+    assigned = Assignment.objects.filter(document=OuterRef("pk"), annotator=user)
+    return {
+        "submitted": Q(Exists(mine.filter(status=SUBMITTED))),
+        "in_progress": Q(Exists(mine.filter(status=IN_PROGRESS))),
+        "todo": ~Q(Exists(mine)) & Q(Exists(assigned)),
+    }
+
+
+def my_status_expression(user: Any) -> Case:
+    conditions = my_status_conditions(user)
+    return Case(
+        *(When(condition, then=Value(name)) for name, condition in conditions.items()),
+        default=None,
+        output_field=CharField(),
+    )
+
+
+# --- the document list ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DocumentQuery:
+    """Search, filters and order of the document list (validated by the API)."""
+
+    q: str = ""
+    status: str | None = None
+    annotator: int | None = None  # staff: assigned to this user
+    fewer_than: int | None = None  # staff: fewer than this many submitted annotations
+    ordering: str = "position"
+
+
+def document_list(
+    user: Any, project: Project, query: DocumentQuery, *, staff: bool
+) -> QuerySet[Document]:
+    """The ids of the user's documents of the project, searched, filtered and ordered (page
+    it, then ``document_rows`` gives the page's figures). Annotators: their assigned
+    documents only; ``status`` is their own then, the project-level one for staff.
+
+    The length order is by size in bytes (``octet_length``: read from the stored value's
+    header, where counting characters would decompress every text), which is the character
+    order for ASCII text.
+    """
+    qs = Document.objects.filter(project=project).only("id")
+    if not staff:
+        qs = qs.filter(Exists(Assignment.objects.filter(document=OuterRef("pk"), annotator=user)))
+    if query.q:
+        qs = qs.filter(Q(text__icontains=query.q) | Q(name__icontains=query.q))
+    if staff:
+        within = {"document__project_id": project.pk}
+        required = project.annotators_per_document
+        if query.status:
+            qs = qs.filter(status_conditions(within=within, required=required)[query.status])
+        if query.annotator is not None:
+            assigned = Assignment.objects.filter(
+                document=OuterRef("pk"), annotator_id=query.annotator
+            )
+            qs = qs.filter(Exists(assigned))
+        if query.fewer_than is not None:
+            qs = qs.exclude(pk__in=submitted_at_least(query.fewer_than, within))
+    elif query.status:
+        qs = qs.filter(my_status_conditions(user)[query.status])
+    key = query.ordering.lstrip("-")
+    descending = query.ordering.startswith("-")
+    if key == "position":
+        return qs.order_by(*(["-position", "-id"] if descending else ["position", "id"]))
+    if key == "length":
+        qs = qs.alias(size=Func(F("text"), function="octet_length", output_field=IntegerField()))
+        column = F("size").desc() if descending else F("size").asc()
+    else:  # updated: the latest annotation change; never-touched documents last either way
+        mine = None if staff else Q(annotations__annotator=user)
+        qs = qs.alias(last=Max("annotations__updated_at", filter=mine))
+        column = F("last").desc(nulls_last=True) if descending else F("last").asc(nulls_last=True)
+    return qs.order_by(column, "position", "id")
+
+
+@dataclass
+class AnnotatorStatus:
+    id: int
+    username: str
+    status: str  # todo | in_progress | submitted
+
+
+@dataclass
+class DocumentWork:
+    """Who works on a document (staff rows): per annotator, and the counts."""
+
+    assigned: int
+    in_progress: int
+    submitted: int
+    annotators: list[AnnotatorStatus]
+    updated_at: datetime | None  # the latest annotation change
+
+
+@dataclass
+class DocumentRow:
+    id: int
+    name: str
+    external_id: str
+    position: int
+    length: int  # characters
+    updated_at: datetime | None
+    status: str  # staff: the project-level status; annotators: my_status
+    my_status: str | None
+    work: DocumentWork | None = None  # staff only
+
+
+def document_rows(user: Any, project: Project, ids: list[int], *, staff: bool) -> list[DocumentRow]:
+    """The page's rows, in the order of ``ids`` (a few small queries on those ids only).
+
+    ``updated_at`` is the latest annotation change (anyone's for staff, the user's own for
+    annotators); ``my_status`` the user's own status (their annotation's, else ``todo``
+    when assigned to them, else null); staff rows carry the project-level ``status`` (the
+    one definition) and who works on the document.
+    """
+    documents = Document.objects.filter(pk__in=ids).order_by().annotate(length=Length("text"))
+    fields = ["id", "name", "external_id", "position", "length"]
+    if staff:
+        within = {"document_id__in": ids}
+        documents = documents.annotate(
+            status=status_expression(within=within, required=project.annotators_per_document)
+        )
+        fields.append("status")
+    by_id = {row["id"]: row for row in documents.values(*fields)}
+    work = work_on(ids) if staff else {}
+    mine = {
+        doc_id: (status, updated_at)
+        for doc_id, status, updated_at in (
+            []
+            if staff
+            else Annotation.objects.filter(document_id__in=ids, annotator=user).values_list(
+                "document_id", "status", "updated_at"
+            )
+        )
+    }
+    rows = []
+    for pk in ids:
+        if pk not in by_id:
+            continue
+        row = by_id[pk]
+        if staff:
+            me = [a.status for a in work[pk].annotators if a.id == user.pk]
+            my_status = me[0] if me else None
+            updated_at = work[pk].updated_at
+        else:  # an annotator's list holds their assigned documents only
+            my_status, updated_at = mine.get(pk, ("todo", None))
+        rows.append(
+            DocumentRow(
+                id=pk,
+                name=row["name"],
+                external_id=row["external_id"],
+                position=row["position"],
+                length=row["length"],
+                updated_at=updated_at,
+                status=row["status"] if staff else my_status,
+                my_status=my_status,
+                work=work.get(pk),
+            )
+        )
+    return rows
+
+
+def work_on(document_ids: list[int]) -> dict[int, DocumentWork]:
+    """{document id: DocumentWork} for a page of documents (two queries).
+
+    ``annotators`` lists everyone assigned to or with an annotation on the document, by
+    username; ``assigned`` counts assignments, ``in_progress``/``submitted`` annotations.
+    """
+    people: dict[int, dict[int, AnnotatorStatus]] = defaultdict(dict)
+    assigned: dict[int, int] = defaultdict(int)
+    latest: dict[int, datetime] = {}
+    for doc_id, user_id, username in Assignment.objects.filter(
+        document_id__in=document_ids
+    ).values_list("document_id", "annotator_id", "annotator__username"):
+        assigned[doc_id] += 1
+        people[doc_id][user_id] = AnnotatorStatus(user_id, username, "todo")
+    for doc_id, user_id, username, status, updated_at in Annotation.objects.filter(
+        document_id__in=document_ids
+    ).values_list("document_id", "annotator_id", "annotator__username", "status", "updated_at"):
+        people[doc_id][user_id] = AnnotatorStatus(user_id, username, status)
+        latest[doc_id] = max(latest.get(doc_id, updated_at), updated_at)
+    out = {}
+    for doc_id in document_ids:
+        rows = sorted(people[doc_id].values(), key=lambda a: a.username)
+        out[doc_id] = DocumentWork(
+            assigned=assigned[doc_id],
+            in_progress=sum(a.status == IN_PROGRESS for a in rows),
+            submitted=sum(a.status == SUBMITTED for a in rows),
+            annotators=rows,
+            updated_at=latest.get(doc_id),
+        )
+    return out
+
+
+# --- progress -------------------------------------------------------------------------------
+
+
+@dataclass
+class AnnotatorProgress:
+    id: int
+    username: str
+    assigned: int
+    in_progress: int
+    submitted: int
+    last_active: datetime | None
+
+
+def status_totals(project_ids: list[int]) -> dict[int, dict[str, int]]:
+    """{project id: {documents, done, in_progress, todo, unassigned}} by the one definition
+    (each project's own ``annotators_per_document``), in one query."""
+    within = {"document__project_id__in": project_ids}
+    rows = (
+        Document.objects.filter(project_id__in=project_ids)
+        .annotate(status=status_expression(within=within))
+        .values("project_id", "status")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    out = {pid: {"documents": 0, **dict.fromkeys(PROJECT_STATUSES, 0)} for pid in project_ids}
+    for row in rows:
+        out[row["project_id"]][row["status"]] = row["n"]
+        out[row["project_id"]]["documents"] += row["n"]
+    return out
+
+
+def _annotator_rows(project: Project, user: Any | None = None) -> list[AnnotatorProgress]:
+    """Per annotator: every annotator member and anyone with assignments or annotations in
+    the project (just ``user`` when given)."""
+    assignments = Assignment.objects.filter(document__project=project)
+    annotations = Annotation.objects.filter(document__project=project)
+    members = Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR)
+    if user is not None:
+        assignments = assignments.filter(annotator=user)
+        annotations = annotations.filter(annotator=user)
+        members = members.filter(user=user)
+    assigned = dict(
+        assignments.values("annotator_id").annotate(n=Count("id")).values_list("annotator_id", "n")
+    )
+    counts: dict[int, dict[str, int]] = defaultdict(lambda: {IN_PROGRESS: 0, SUBMITTED: 0})
+    last: dict[int, datetime] = {}
+    for row in annotations.values("annotator_id", "status").annotate(
+        n=Count("id"), last=Max("updated_at")
+    ):
+        uid = row["annotator_id"]
+        counts[uid][row["status"]] = row["n"]
+        last[uid] = max(last.get(uid, row["last"]), row["last"])
+    ids = set(assigned) | set(counts) | set(members.values_list("user_id", flat=True))
+    if user is not None:
+        ids.add(user.pk)
+    names = dict(get_user_model().objects.filter(pk__in=ids).values_list("id", "username"))
+    rows = [
+        AnnotatorProgress(
+            id=uid,
+            username=names[uid],
+            assigned=assigned.get(uid, 0),
+            in_progress=counts[uid][IN_PROGRESS] if uid in counts else 0,
+            submitted=counts[uid][SUBMITTED] if uid in counts else 0,
+            last_active=last.get(uid),
+        )
+        for uid in ids
+        if uid in names
+    ]
+    return sorted(rows, key=lambda r: r.username)
+
+
+def project_progress(user: Any, project: Project) -> dict[str, Any]:
+    """The progress page: totals and the per-annotator table.
+
+    Staff: the project's totals (statuses as defined above; ``assignments`` and
+    ``submitted`` count rows) and a row per annotator. Annotators: their own queue
+    (``documents`` = assigned to them, ``done`` = submitted by them; ``unassigned`` = 0)
+    and their own row.
+    """
+    role = role_in(user, project)
+    if role in STAFF_ROLES:
+        totals: dict[str, int] = status_totals([project.pk])[project.pk]
+        totals["assignments"] = Assignment.objects.filter(document__project=project).count()
+        totals["submitted"] = Annotation.objects.filter(
+            document__project=project, status=SUBMITTED
+        ).count()
+        rows = _annotator_rows(project)
+    else:
+        assigned = Assignment.objects.filter(document=OuterRef("pk"), annotator=user)
+        counts = dict.fromkeys(MY_STATUSES, 0)
+        for row in (
+            Document.objects.filter(Exists(assigned), project=project)
+            .annotate(status=my_status_expression(user))
+            .values("status")
+            .annotate(n=Count("id"))
+            .order_by()
+        ):
+            counts[row["status"]] = row["n"]
+        mine = sum(counts.values())
+        totals = {
+            "documents": mine,
+            "done": counts["submitted"],
+            "in_progress": counts["in_progress"],
+            "todo": counts["todo"],
+            "unassigned": 0,
+            "assignments": mine,
+            "submitted": counts["submitted"],
+        }
+        rows = _annotator_rows(project, user)
+    return {
+        "role": role,
+        "annotators_per_document": project.annotators_per_document,
+        "totals": totals,
+        "annotators": [vars(r) for r in rows],
+    }

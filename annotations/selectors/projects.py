@@ -1,0 +1,113 @@
+"""Reads behind the project set-up pages: who may create projects, taxonomies and presets,
+members with their work counts, import jobs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
+
+from annotations.models import (
+    Annotation,
+    Assignment,
+    ImportJob,
+    Membership,
+    Project,
+    Taxonomy,
+    TaxonomyNode,
+)
+from annotations.selectors.access import User, projects_for
+from annotations.services.taxonomy import available_presets, preset_path
+from annotations.taxonomy_files import TaxonomyFileError, read_taxonomy_file
+
+RECENT_IMPORTS = 20
+
+
+def can_create_projects(user: User | None) -> bool:
+    """Superusers and Django staff users create projects."""
+    return bool(
+        user is not None
+        and user.is_authenticated
+        and (getattr(user, "is_superuser", False) or getattr(user, "is_staff", False))
+    )
+
+
+def may_manage_taxonomies(user: User | None) -> bool:
+    """Those who create projects, and the admin of any project (to change its taxonomy)."""
+    return can_create_projects(user) or bool(
+        user is not None
+        and user.is_authenticated
+        and Membership.objects.filter(user=user, role=Membership.Role.ADMIN).exists()
+    )
+
+
+def projects_listed(user: User | None, *, archived: bool = False) -> QuerySet[Project]:
+    """The user's projects: active ones, or only the archived ones."""
+    return projects_for(user).filter(archived_at__isnull=not archived).order_by("name")
+
+
+def taxonomy_rows() -> list[dict[str, Any]]:
+    """Installed taxonomies with how many level-2 types each has."""
+    rows = Taxonomy.objects.annotate(
+        type_count=Count("nodes", filter=Q(nodes__level=TaxonomyNode.Level.TYPE))
+    ).order_by("name", "version")
+    return [
+        {
+            "id": t.pk,
+            "name": t.name,
+            "version": t.version,
+            "title": t.title,
+            "type_count": t.type_count,
+        }
+        for t in rows
+    ]
+
+
+def preset_rows() -> list[dict[str, Any]]:
+    """Built-in presets, with the id of the installed taxonomy of the same name and version."""
+    rows = []
+    for name in available_presets():
+        try:
+            spec = read_taxonomy_file(preset_path(name))
+        except TaxonomyFileError:  # a broken preset file is a bug the taxonomy tests catch
+            continue
+        installed = (
+            Taxonomy.objects.filter(name=spec.name, version=spec.version)
+            .values_list("pk", flat=True)
+            .first()
+        )
+        rows.append({"name": name, "title": spec.title, "installed_id": installed})
+    return rows
+
+
+def _count(queryset: QuerySet) -> Coalesce:
+    counted = queryset.order_by().values("annotator").annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted[:1]), 0)
+
+
+def members_with_counts(project: Project) -> QuerySet[Membership]:
+    """Memberships (user selected) with ``assigned``, ``in_progress`` and ``submitted``:
+    the member's assignments and annotations by status in this project."""
+    mine = {"annotator": OuterRef("user"), "document__project": OuterRef("project")}
+    return (
+        Membership.objects.filter(project=project)
+        .select_related("user")
+        .annotate(
+            assigned=_count(Assignment.objects.filter(**mine)),
+            in_progress=_count(
+                Annotation.objects.filter(**mine, status=Annotation.Status.IN_PROGRESS)
+            ),
+            submitted=_count(Annotation.objects.filter(**mine, status=Annotation.Status.SUBMITTED)),
+        )
+        .order_by("user__username")
+    )
+
+
+def recent_import_jobs(project: Project) -> QuerySet[ImportJob]:
+    """The project's latest import jobs, newest first (their bytes left in the database)."""
+    return (
+        ImportJob.objects.filter(project=project)
+        .defer("content")
+        .order_by("-created_at", "-id")[:RECENT_IMPORTS]
+    )

@@ -1,0 +1,18 @@
+"""Celery tasks of the annotation app (thin: the work is in ``services``).
+
+- ``annotations.run_import_job(job)``: queue ``default`` (the default queue; the name is
+  not ``*.gpu_*``); imports a large uploaded file. Acks late, so a worker that dies before
+  it finished leaves the message to be redelivered; the job then stays ``running`` (the
+  service claims a job once), and its admin uploads the file again.
+"""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+from annotations.services.import_jobs import run_import_job as run_job
+
+
+@shared_task(name="annotations.run_import_job", acks_late=True)
+def run_import_job(job_id: int) -> str:
+    return run_job(job_id=job_id).status

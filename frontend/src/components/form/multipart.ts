@@ -1,0 +1,46 @@
+// Requests of the admin forms: JSON or multipart (file uploads), with the CSRF header.
+// Like api.http, any HTTP status resolves; only a missing response (offline) rejects.
+
+import { cookie, ensureCsrf, http } from "../../api";
+import type { HttpResult } from "../../lib/autosave";
+
+export type FormValue = string | number | boolean | Blob | null | undefined;
+
+/** FormData of the given values, leaving out empty ones (undefined, null, ""). */
+export function toFormData(fields: Record<string, FormValue>): FormData {
+  const data = new FormData();
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === undefined || v === null || v === "") continue;
+    if (v instanceof Blob) data.append(k, v, (v as File).name ?? k);
+    else data.append(k, String(v));
+  }
+  return data;
+}
+
+async function parse(res: Response): Promise<unknown> {
+  const text = await res.text();
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** POST a multipart form (a file upload); no timeout, uploads may be large. */
+export async function sendMultipart(url: string, fields: Record<string, FormValue>, method = "POST"): Promise<HttpResult> {
+  await ensureCsrf();
+  const headers: Record<string, string> = { Accept: "application/json" };
+  const token = cookie("csrftoken");
+  if (token) headers["X-CSRFToken"] = token;
+  const res = await fetch(url, { method, headers, body: toFormData(fields), credentials: "same-origin" });
+  return { status: res.status, data: await parse(res) };
+}
+
+/** A JSON write (POST/PATCH/DELETE) after making sure the CSRF cookie exists. */
+export async function sendJson(method: string, url: string, body?: unknown): Promise<HttpResult> {
+  await ensureCsrf();
+  return http(method, url, body);
+}
+
+export const isOk = (r: HttpResult) => r.status >= 200 && r.status < 300;

@@ -1,0 +1,80 @@
+// The body the create and settings forms share: the error summary (focused when errors
+// arrive), name, description, annotators per document, taxonomy and guidelines.
+
+import { useEffect, useRef } from "preact/hooks";
+import { ErrorSummary } from "../../../components/FieldErrors";
+import { MarkdownEditor, NumberField, TextArea, TextField } from "../../../components/form";
+import { type FormErrors, hasErrors, messagesFor } from "../../../lib/formErrors";
+import { TaxonomyPicker } from "../new/TaxonomyPicker";
+import type { ProjectForm } from "./projectForm";
+
+export const FIELD_NAMES: Record<string, string> = {
+  name: "Name",
+  description: "Description",
+  guidelines: "Guidelines",
+  taxonomy: "Taxonomy",
+  annotators_per_document: "Annotators per document",
+  archived: "Archived",
+};
+export const describeField = (p: string) => FIELD_NAMES[p] ?? p;
+
+export function ProjectFields({
+  form,
+  update,
+  errors,
+  summaryTitle,
+  summaryTestId,
+}: {
+  form: ProjectForm;
+  update: (patch: Partial<ProjectForm>) => void;
+  errors: FormErrors;
+  /** The error summary's heading and test id. */
+  summaryTitle: string;
+  summaryTestId: string;
+}) {
+  const summaryRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (hasErrors(errors)) summaryRef.current?.focus();
+  }, [errors]);
+
+  return (
+    <>
+      <div tabIndex={-1} ref={summaryRef} class="summary-anchor">
+        <ErrorSummary errors={errors} describe={describeField} title={summaryTitle} testId={summaryTestId} />
+      </div>
+      <fieldset class="panel admin-section">
+        <legend>Project</legend>
+        <div class="field-row">
+          <TextField id="project-name" label="Name" path="name" class="grow" value={form.name} onValue={(name) => update({ name })} messages={messagesFor(errors, "name")} required testId="project-name" />
+          <NumberField
+            id="project-per-document"
+            label="Annotators per document"
+            path="annotators_per_document"
+            value={form.perDocument}
+            onValue={(perDocument) => update({ perDocument })}
+            messages={messagesFor(errors, "annotators_per_document")}
+            min={1}
+            hint="A document is done when this many submitted it."
+            class="per-doc-input"
+            testId="project-per-document"
+          />
+        </div>
+        <TextArea id="project-description" label="Description" path="description" value={form.description} onValue={(description) => update({ description })} messages={messagesFor(errors, "description")} rows={2} testId="project-description" />
+      </fieldset>
+      <TaxonomyPicker value={form.taxonomy} onValue={(taxonomy) => update({ taxonomy })} messages={messagesFor(errors, "taxonomy")} />
+      <fieldset class="panel admin-section">
+        <legend>Guidelines</legend>
+        <MarkdownEditor
+          id="project-guidelines"
+          label="Guidelines (Markdown)"
+          path="guidelines"
+          value={form.guidelines}
+          onValue={(guidelines) => update({ guidelines })}
+          messages={messagesFor(errors, "guidelines")}
+          hint="Annotators read these beside the text (press G on the annotation page). Headings, lists, **bold**, *italic*, `code` and links."
+          testId="project-guidelines"
+        />
+      </fieldset>
+    </>
+  );
+}

@@ -1,0 +1,62 @@
+// An import job's state as the import page shows it: running or finished, its progress,
+// the report's figures and the line-numbered problems.
+
+import type { ImportFormat, ImportJob, ImportProblem, ImportReport } from "../../../types/admin";
+
+export const FORMATS: { value: ImportFormat; label: string; accept: string; hint: string }[] = [
+  { value: "mafalda", label: "MAFALDA (.jsonl)", accept: ".jsonl,.json", hint: 'One JSON object a line with "text" (and optionally "sentences_with_labels").' },
+  { value: "doccano", label: "doccano (.jsonl)", accept: ".jsonl,.json", hint: 'doccano\'s JSONL export: "text" and "label" [start, end, name] triples.' },
+  { value: "text", label: "Plain text (.txt or .jsonl)", accept: ".txt,.jsonl", hint: 'Texts separated by blank lines (.txt), or JSON lines with "text" and optionally "id", "source", "metadata" (.jsonl).' },
+  { value: "csv", label: "CSV", accept: ".csv,.tsv", hint: "Pick the text column (and an optional id column) after choosing the file." },
+];
+
+/** The format a file name suggests (null: keep the current choice). */
+export function guessFormat(fileName: string): ImportFormat | null {
+  const n = fileName.toLowerCase();
+  if (n.endsWith(".csv") || n.endsWith(".tsv")) return "csv";
+  if (n.endsWith(".txt")) return "text";
+  return null;
+}
+
+export const isActive = (job: ImportJob | null | undefined): boolean => !!job && (job.status === "queued" || job.status === "running");
+
+/** Progress of a running job: lines done of total (total unknown while queued). */
+export function jobProgress(job: ImportJob): { done: number; total: number; text: string } {
+  const total = Math.max(0, job.lines_total || 0);
+  const done = Math.min(Math.max(0, job.lines_done || 0), total || Infinity);
+  if (job.status === "queued") return { done: 0, total, text: "Waiting for a worker…" };
+  if (!total) return { done: 0, total: 0, text: "Reading the file…" };
+  return { done, total, text: `${done.toLocaleString("en")} / ${total.toLocaleString("en")} lines checked` };
+}
+
+/** One problem as the page lists it: the server's "LINE: FIELD: message", else composed. */
+export function problemText(p: ImportProblem): string {
+  if (p.text) return p.text;
+  return [p.line != null ? String(p.line) : null, p.field || null, p.message].filter(Boolean).join(": ");
+}
+
+const n = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+/** The figures of a finished import's report, in reading order. */
+export function reportRows(report: ImportReport): { key: string; label: string; value: number }[] {
+  const rows = [
+    { key: "texts", label: "Texts read", value: n(report.texts) },
+    { key: "documents_created", label: "Documents created", value: n(report.documents_created) },
+    { key: "documents_reused", label: "Documents already there (reused)", value: n(report.documents_reused) },
+    { key: "sentences", label: "Sentences stored", value: n(report.sentences) },
+    { key: "spans", label: "Spans", value: n(report.spans) },
+    { key: "skipped_to_clean", label: 'Skipped "to clean" triples', value: n(report.skipped_to_clean) },
+  ];
+  // Spans and skipped triples only mean something for annotated formats; show them when set.
+  return rows.filter((r) => !(r.key === "spans" || r.key === "skipped_to_clean") || r.value > 0 || "spans" in report);
+}
+
+/** One line of the recent-imports table: "20 created, 0 reused" or "3 problems". */
+export function jobSummary(job: ImportJob): string {
+  if (job.status === "failed") {
+    const count = job.errors.length;
+    return count === 1 ? "1 problem · nothing imported" : `${count} problems · nothing imported`;
+  }
+  if (job.status !== "succeeded") return job.status === "queued" ? "Queued" : "Running";
+  return `${n(job.report.documents_created)} created, ${n(job.report.documents_reused)} reused`;
+}

@@ -1,0 +1,52 @@
+import { Crumbs } from "../../components/Crumbs";
+import { SaveStatusBadge } from "../../components/SaveStatus";
+import { TopBar } from "../../components/TopBar";
+import type { SaveStatus } from "../../lib/autosave";
+import { paths } from "../../router";
+import type { Me, Project } from "../../types";
+
+export function AnnotateTopBar({
+  me,
+  project,
+  title,
+  status,
+  showSave,
+  canSubmit,
+  showGuide,
+  onRetry,
+  onSubmit,
+  onToggleGuide,
+}: {
+  me: Me;
+  project: Project;
+  title: string;
+  status: SaveStatus;
+  /** Only my own annotation saves; someone else's is only looked at. */
+  showSave: boolean;
+  canSubmit: boolean;
+  showGuide: boolean;
+  onRetry(): void;
+  onSubmit(): void;
+  onToggleGuide(): void;
+}) {
+  return (
+    <TopBar
+      me={me}
+      right={
+        <>
+          {showSave && <SaveStatusBadge status={status} onRetry={onRetry} />}
+          {canSubmit && (
+            <button type="button" class="btn primary" onClick={onSubmit}>
+              Submit document
+            </button>
+          )}
+        </>
+      }
+    >
+      <Crumbs items={[{ label: project.name, href: paths.project(project.id) }, { label: title }]} />
+      <button type="button" class={`btn ghost small${showGuide ? " on" : ""}`} aria-pressed={showGuide} onClick={onToggleGuide}>
+        Guidelines <kbd>G</kbd>
+      </button>
+    </TopBar>
+  );
+}

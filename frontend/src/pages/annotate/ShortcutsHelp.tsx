@@ -1,0 +1,32 @@
+import { Fragment } from "preact";
+
+const SHORTCUTS: [string[], string][] = [
+  [["↑", "↓"], "Move between sentences"],
+  [["Shift", "+", "↑", "/", "↓"], "Extend the selection"],
+  [["Enter"], "Label the selection"],
+  [["1", "–", "9", ",", "0"], "In the picker: toggle a label / “no fallacy”"],
+  [["E"], "Edit a span on this sentence (repeat to cycle)"],
+  [["Del"], "Delete the open span"],
+  [["Ctrl", "+", "Z"], "Undo the last change"],
+  [["Esc"], "Back to the text / close"],
+  [["G"], "Show or hide the guidelines"],
+];
+const GLUE = new Set(["+", "/", "–", ","]);
+
+export function ShortcutsHelp({ open }: { open: boolean }) {
+  return (
+    <details class="shortcuts" open={open}>
+      <summary>Keyboard shortcuts</summary>
+      <dl>
+        {SHORTCUTS.map(([keys, what]) => (
+          <Fragment key={what}>
+            <dt>
+              {keys.map((k, i) => (GLUE.has(k) ? <span key={i}>{k === "," ? ", " : k}</span> : <Fragment key={i}>{i > 0 && !GLUE.has(keys[i - 1]) && " "}<kbd>{k}</kbd></Fragment>))}
+            </dt>
+            <dd>{what}</dd>
+          </Fragment>
+        ))}
+      </dl>
+    </details>
+  );
+}

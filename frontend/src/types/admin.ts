@@ -1,0 +1,107 @@
+// Shapes of the project-admin API (issue 10): taxonomies, projects, imports, members,
+// assignment and progress.
+
+import type { Project } from "../types";
+
+export interface TaxonomyInfo {
+  id: number;
+  name: string;
+  version: string;
+  title: string;
+  type_count: number;
+}
+
+export interface TaxonomyPreset {
+  name: string;
+  title: string;
+  installed_id: number | null;
+}
+
+export interface TaxonomyList {
+  taxonomies: TaxonomyInfo[];
+  presets: TaxonomyPreset[];
+}
+
+/** GET /api/projects/<id>/ with the issue-10 fields. */
+export interface ProjectAdminDetail extends Project {
+  archived: boolean;
+  annotators_per_document: number;
+  taxonomy_id?: number;
+}
+
+export type ImportFormat = "mafalda" | "doccano" | "text" | "csv";
+export type ImportStatus = "queued" | "running" | "succeeded" | "failed";
+
+export interface ImportProblem {
+  line: number | null;
+  field: string | null;
+  message: string;
+  /** "LINE: FIELD: message" (or "LINE: message"). */
+  text: string;
+}
+
+export interface ImportReport {
+  texts?: number;
+  documents_created?: number;
+  documents_reused?: number;
+  sentences?: number;
+  spans?: number;
+  skipped_to_clean?: number;
+  [key: string]: unknown;
+}
+
+export interface ImportJob {
+  id: number;
+  project: number;
+  format: ImportFormat | string;
+  file_name: string;
+  size: number;
+  status: ImportStatus;
+  lines_total: number;
+  lines_done: number;
+  report: ImportReport;
+  errors: ImportProblem[];
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+export interface CsvInspection {
+  columns: string[];
+  rows: number;
+  sample: string[][];
+}
+
+export type Role = "admin" | "reviewer" | "annotator";
+
+export interface Member {
+  id: number;
+  user: { id: number; username: string; email: string };
+  role: Role;
+  assigned: number;
+  in_progress: number;
+  submitted: number;
+}
+
+export interface NewAccount {
+  id: number;
+  username: string;
+  email: string;
+}
+
+// Progress shapes are the document list's (GET /api/projects/<id>/progress/): one definition.
+export type { AnnotatorProgress as AnnotatorLoad, ProjectProgress } from "./documents";
+
+export type DocumentScope = "all" | "unassigned" | "sample" | "selected";
+
+export interface AssignResult {
+  created: number;
+  documents: number;
+  annotators: { id: number; username: string; assigned: number }[];
+}
+
+/** A 409 of unassign/reassign: the annotator has work on these documents. */
+export interface WorkInProgress {
+  detail: string;
+  documents: number[];
+}
