@@ -109,22 +109,27 @@ def test_check_imports_neither_vllm_nor_torch(tmp_path: Path) -> None:
 # --- the real engine --------------------------------------------------------------------------
 
 
-def engine_processes() -> set[int]:
-    """Child processes of this one that are not Python's multiprocessing resource tracker
-    (started once per interpreter by multiprocessing itself; it exits with the process)."""
+def engine_processes(before: set[int] | frozenset[int] = frozenset()) -> set[int]:
+    """Processes started by this one since ``before`` (children not in it, with all their
+    descendants), leaving out Python's multiprocessing resource tracker (started once per
+    interpreter by multiprocessing itself; it exits with the process). What the processes in
+    ``before`` spawn later (a web server of the browser tests respawning a worker) is theirs."""
     import psutil
 
-    pids = set()
-    for child in psutil.Process().children(recursive=True):
+    pids: set[int] = set()
+    for child in psutil.Process().children():
+        if child.pid in before:
+            continue
         try:
-            if child.status() == psutil.STATUS_ZOMBIE:
-                pids.add(child.pid)
+            if child.status() != psutil.STATUS_ZOMBIE and "multiprocessing.resource_tracker" in (
+                " ".join(child.cmdline())
+            ):
                 continue
-            if "multiprocessing.resource_tracker" in " ".join(child.cmdline()):
-                continue
+            descendants = child.children(recursive=True)
         except psutil.NoSuchProcess:
             continue
         pids.add(child.pid)
+        pids.update(d.pid for d in descendants)
     return pids
 
 
@@ -259,11 +264,11 @@ def test_environment_facts(backend) -> None:
 @pytest.mark.slow
 @needs_vllm
 def test_close_leaves_no_process(backend) -> None:  # keep last: it stops the module's engine
-    assert engine_processes() - backend.processes_before, "the engine runs in child processes"
+    assert engine_processes(backend.processes_before), "the engine runs in child processes"
     backend.close()
     # The engine core stops its workers before it exits: on a busy machine the last of them
     # may still be on its way out when close() returns; none may outlive a few seconds.
     deadline = time.monotonic() + 15
-    while engine_processes() - backend.processes_before and time.monotonic() < deadline:
+    while engine_processes(backend.processes_before) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert engine_processes() - backend.processes_before == set()
+    assert engine_processes(backend.processes_before) == set()
