@@ -89,8 +89,6 @@ export interface NewAccount {
   email: string;
 }
 
-// Progress shapes are the document list's (GET /api/projects/<id>/progress/): one definition.
-export type { AnnotatorProgress as AnnotatorLoad, ProjectProgress } from "./documents";
 
 export type DocumentScope = "all" | "unassigned" | "sample" | "selected";
 
