@@ -1,6 +1,6 @@
 """REST routes for scoring and evaluation (mounted at /api/evaluation/)."""
 
-from django.urls import path
+from django.urls import include, path
 
 from evaluation import api, api_runs
 
@@ -33,4 +33,6 @@ urlpatterns = [
         name="evaluation-run-requests",
     ),
     path("leaderboard/", api_runs.LeaderboardView.as_view(), name="evaluation-leaderboard"),
+    # Agreement figures of a project, computed by Celery tasks and cached.
+    path("", include("evaluation.agreement_urls")),
 ]

@@ -38,4 +38,6 @@ urlpatterns = [
     path("", include("annotations.api.admin_urls")),
     # Running the work: assignment, the document list, progress, a document's annotations.
     path("", include("annotations.api.work_urls")),
+    # Review: adjudication, gold versions, a document's history.
+    path("", include("annotations.api.gold_urls")),
 ]

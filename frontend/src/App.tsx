@@ -26,6 +26,14 @@ const ProjectSettingsPage = lazyComponent(() => projectAdmin().then((m) => m.Pro
 const ImportPage = lazyComponent(() => projectAdmin().then((m) => m.ImportPage));
 const MembersPage = lazyComponent(() => projectAdmin().then((m) => m.MembersPage));
 const AssignPage = lazyComponent(() => projectAdmin().then((m) => m.AssignPage));
+// The review pages (agreement dashboard, adjudication, gold versions, history): staff only.
+const review = () => import("./pages/review");
+const ReviewPage = lazyComponent(() => review().then((m) => m.ReviewPage));
+const AdjudicationQueuePage = lazyComponent(() => review().then((m) => m.AdjudicationQueuePage));
+const AdjudicatePage = lazyComponent(() => review().then((m) => m.AdjudicatePage));
+const GoldVersionsPage = lazyComponent(() => review().then((m) => m.GoldVersionsPage));
+const GoldVersionPage = lazyComponent(() => review().then((m) => m.GoldVersionPage));
+const DocumentHistoryPage = lazyComponent(() => review().then((m) => m.DocumentHistoryPage));
 
 export function App() {
   const path = usePath();
@@ -104,6 +112,28 @@ export function App() {
     }
     case "run":
       return <RunPage me={me} id={route.id} key={route.id} />;
+    case "review":
+    case "adjudicationQueue":
+    case "adjudicate":
+    case "goldVersions":
+    case "goldVersion": {
+      // Reviewers and admins only; annotators never see others' work or the gold before review.
+      if (!isProjectStaff(me, route.projectId))
+        return (
+          <MessagePage me={me}>
+            <NotFoundMessage />
+          </MessagePage>
+        );
+      const props = { me, projectId: route.projectId };
+      if (route.name === "review") return <ReviewPage {...props} key={`review/${route.projectId}`} />;
+      if (route.name === "adjudicationQueue") return <AdjudicationQueuePage {...props} key={`queue/${route.projectId}`} />;
+      if (route.name === "adjudicate") return <AdjudicatePage {...props} documentId={route.documentId} key={`adjudicate/${route.documentId}`} />;
+      if (route.name === "goldVersions") return <GoldVersionsPage {...props} key={`gold/${route.projectId}`} />;
+      return <GoldVersionPage {...props} version={route.version} key={`gold/${route.projectId}/${route.version}`} />;
+    }
+    case "documentHistory":
+      // The API answers 404 to anyone but the document's reviewers and admins.
+      return <DocumentHistoryPage me={me} id={route.id} key={`history/${route.id}`} />;
     case "projectNew":
       // Everyone else gets the app's 404 page (the API refuses too).
       if (!canCreateProjects(me))

@@ -64,6 +64,12 @@ export type Route =
   | { name: "launch"; projectId: number }
   | { name: "run"; id: number }
   | { name: "leaderboard"; projectId: number; goldId: number }
+  | { name: "review"; projectId: number }
+  | { name: "adjudicationQueue"; projectId: number }
+  | { name: "adjudicate"; projectId: number; documentId: number }
+  | { name: "goldVersions"; projectId: number }
+  | { name: "goldVersion"; projectId: number; version: number }
+  | { name: "documentHistory"; id: number }
   | { name: "notfound" };
 
 export function match(path: string): Route {
@@ -78,6 +84,17 @@ export function match(path: string): Route {
     const page = { settings: "projectSettings", import: "projectImport", members: "projectMembers", assign: "projectAssign" } as const;
     return { name: page[m[2] as keyof typeof page], projectId };
   }
+  m = /^\/projects\/(\d+)\/(review|adjudication|gold)\/?$/.exec(path);
+  if (m) {
+    const page = { review: "review", adjudication: "adjudicationQueue", gold: "goldVersions" } as const;
+    return { name: page[m[2] as keyof typeof page], projectId: Number(m[1]) };
+  }
+  m = /^\/projects\/(\d+)\/adjudication\/(\d+)\/?$/.exec(path);
+  if (m) return { name: "adjudicate", projectId: Number(m[1]), documentId: Number(m[2]) };
+  m = /^\/projects\/(\d+)\/gold\/(\d+)\/?$/.exec(path);
+  if (m) return { name: "goldVersion", projectId: Number(m[1]), version: Number(m[2]) };
+  m = /^\/documents\/(\d+)\/history\/?$/.exec(path);
+  if (m) return { name: "documentHistory", id: Number(m[1]) };
   m = /^\/documents\/(\d+)\/?$/.exec(path);
   if (m) return { name: "document", id: Number(m[1]) };
   m = /^\/projects\/(\d+)\/runs\/?$/.exec(path);
@@ -104,4 +121,10 @@ export const paths = {
   launch: (projectId: number) => `/projects/${projectId}/runs/new/`,
   run: (id: number) => `/runs/${id}/`,
   leaderboard: (projectId: number, goldId: number) => `/projects/${projectId}/leaderboard/${goldId}/`,
+  review: (projectId: number) => `/projects/${projectId}/review/`,
+  adjudicationQueue: (projectId: number) => `/projects/${projectId}/adjudication/`,
+  adjudicate: (projectId: number, documentId: number) => `/projects/${projectId}/adjudication/${documentId}/`,
+  goldVersions: (projectId: number) => `/projects/${projectId}/gold/`,
+  goldVersion: (projectId: number, version: number) => `/projects/${projectId}/gold/${version}/`,
+  documentHistory: (id: number) => `/documents/${id}/history/`,
 };

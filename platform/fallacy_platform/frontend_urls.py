@@ -21,4 +21,14 @@ urlpatterns = [
     path("projects/<int:project_id>/runs/new/", app, name="app-launch"),
     path("projects/<int:project_id>/leaderboard/<int:gold_id>/", app, name="app-leaderboard"),
     path("runs/<int:run_id>/", app, name="app-run"),
+    path("projects/<int:project_id>/review/", app, name="app-review"),
+    path("projects/<int:project_id>/adjudication/", app, name="app-adjudication-queue"),
+    path(
+        "projects/<int:project_id>/adjudication/<int:document_id>/",
+        app,
+        name="app-adjudicate",
+    ),
+    path("projects/<int:project_id>/gold/", app, name="app-gold-versions"),
+    path("projects/<int:project_id>/gold/<int:version>/", app, name="app-gold-version"),
+    path("documents/<int:document_id>/history/", app, name="app-document-history"),
 ]

@@ -2,7 +2,7 @@ import { isProjectAdmin, isProjectStaff } from "../lib/roles";
 import { linkHandler, paths } from "../router";
 import type { Me } from "../types";
 
-export type ProjectTab = "documents" | "settings" | "import" | "members" | "assign" | "runs";
+export type ProjectTab = "documents" | "settings" | "import" | "members" | "assign" | "runs" | "review" | "adjudication" | "gold";
 
 /** The project's tabs: documents for everyone; set-up pages for admins; model runs for staff. */
 export function ProjectNav({ me, projectId, role, active }: { me: Me; projectId: number; role?: string | null; active: ProjectTab }) {
@@ -15,7 +15,13 @@ export function ProjectNav({ me, projectId, role, active }: { me: Me; projectId:
       { key: "settings", label: "Settings", href: paths.projectSettings(projectId) },
     );
   }
-  if (isProjectStaff(me, projectId, role)) tabs.push({ key: "runs", label: "Model runs", href: paths.runs(projectId) });
+  if (isProjectStaff(me, projectId, role))
+    tabs.push(
+      { key: "review", label: "Agreement", href: paths.review(projectId) },
+      { key: "adjudication", label: "Adjudication", href: paths.adjudicationQueue(projectId) },
+      { key: "gold", label: "Gold versions", href: paths.goldVersions(projectId) },
+      { key: "runs", label: "Model runs", href: paths.runs(projectId) },
+    );
   if (tabs.length === 1) return null;
   return (
     <nav class="project-nav" aria-label="Project">
