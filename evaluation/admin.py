@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from evaluation.models import (
+    AgreementResult,
     GenerationCache,
     ModelRun,
     PromptVariant,
@@ -105,3 +106,18 @@ class RunScoreAdmin(admin.ModelAdmin):
     list_filter = ["profile"]
     search_fields = ["run__name"]
     raw_id_fields = ["run", "gold_standard"]
+
+
+@admin.register(AgreementResult)
+class AgreementResultAdmin(admin.ModelAdmin):
+    """Cached agreement figures: computed by a task, never edited by hand."""
+
+    list_display = ["project", "key", "status", "gold_standard", "created_at", "finished_at"]
+    list_filter = ["status"]
+    readonly_fields = [f.name for f in AgreementResult._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

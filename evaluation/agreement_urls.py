@@ -1,5 +1,13 @@
 """REST routes for agreement figures (mounted at /api/evaluation/)."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from evaluation import api_agreement
+
+urlpatterns = [
+    path(
+        "projects/<int:pk>/agreement/",
+        api_agreement.ProjectAgreementView.as_view(),
+        name="evaluation-project-agreement",
+    ),
+]

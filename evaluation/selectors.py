@@ -166,7 +166,14 @@ def annotator_agreement(
         for user in annotators
     }
     ids = {user.get_username(): user.pk for user in annotators}
-    options = {"levels": levels, "average": average, "mapping": mapping, "details": False}
+    # headline figures only: no per-label tables, no bootstrap interval in a request
+    options = {
+        "levels": levels,
+        "average": average,
+        "mapping": mapping,
+        "details": False,
+        "bootstrap_resamples": 0,
+    }
     if len(corpora) > 1:
         agreement = pairwise_agreement(corpora, **options)
         result["pairs"] = [

@@ -4,6 +4,8 @@
   shard's runner process. Acks late with prefetch 1 (settings), so a worker that dies
   mid-job leaves the message to be redelivered, and the new runner resumes.
 - ``evaluation.score_run(run)``: queue ``default``; scores the stored outputs.
+- ``evaluation.compute_agreement(result)``: queue ``default``; every agreement figure of a
+  project for one inputs hash (``agreement_jobs.compute``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import socket
 from celery import shared_task
 from django.conf import settings
 
+from evaluation import agreement_jobs
 from evaluation.services.runs import complete_scoring
 from evaluation.supervisor import supervise_shard
 
@@ -36,3 +39,8 @@ def gpu_generate(run_id: int, shard: int) -> str:
 @shared_task(name="evaluation.score_run", acks_late=True)
 def score_run(run_id: int) -> str:
     return complete_scoring(run_id=run_id).status
+
+
+@shared_task(name="evaluation.compute_agreement", acks_late=True)
+def compute_agreement(result_id: int) -> str:
+    return agreement_jobs.compute(result_id)

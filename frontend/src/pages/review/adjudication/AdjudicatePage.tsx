@@ -1,7 +1,241 @@
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { http } from "../../../api";
+import { Crumbs } from "../../../components/Crumbs";
+import { LoadErrorMessage } from "../../../components/PageMessage";
+import { ProjectNav } from "../../../components/ProjectNav";
+import { TopBar } from "../../../components/TopBar";
+import { useResource } from "../../../hooks/useResource";
+import { useProject } from "../../../hooks/useProject";
+import { flattenTaxonomy } from "../../../lib/labels";
+import { linkHandler, navigate, paths } from "../../../router";
 import type { Me } from "../../../types";
+import { GoldPanel, namesOf, ProposalList } from "./GoldPanel";
+import { type Picked, SideBySide } from "./SideBySide";
+import { addOrUnion, fromProposal, fromServer, type GoldSpanDraft, isDirty, merge, moveBoundary, setExplanation, toggleLabel, toPayload } from "./state";
+import type { Adjudication, GoldState } from "./types";
+import "./adjudication.css";
 
-/** Placeholder: built by issue 11. */
-export function AdjudicatePage(props: { me: Me; projectId: number; documentId: number }) {
-  void props;
-  return <main class="page">Coming soon</main>;
+interface Conflict {
+  current: GoldState;
+}
+
+const SHORTCUTS: [string, string][] = [
+  ["j / k", "next / previous proposal"],
+  ["a", "accept the proposal (or the picked spans)"],
+  ["m", "merge the picked annotators' spans into one gold span"],
+  ["n", "add / remove ⊥ on the selected gold span"],
+  ["[ / ]", "selected gold span: start one sentence earlier / end one later"],
+  ["Delete", "delete the selected gold span"],
+  ["Ctrl+S", "save"],
+  ["?", "this help"],
+];
+
+export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectId: number; documentId: number }) {
+  const project = useProject(projectId);
+  const url = `/api/documents/${documentId}/adjudication/`;
+  const data = useResource<Adjudication>(url);
+  const [saved, setSaved] = useState<GoldSpanDraft[]>([]);
+  const [spans, setSpans] = useState<GoldSpanDraft[]>([]);
+  const [revision, setRevision] = useState(0);
+  const [picked, setPicked] = useState<Picked[]>([]);
+  const [focus, setFocus] = useState(0);
+  const [active, setActive] = useState<string | null>(null);
+  const [conflict, setConflict] = useState<Conflict | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [help, setHelp] = useState(false);
+
+  const reset = (gold: GoldState) => {
+    const fresh = gold.spans.map(fromServer);
+    setSaved(fresh);
+    setSpans(fresh);
+    setRevision(gold.revision);
+  };
+  useEffect(() => {
+    if (data.data) reset(data.data.gold);
+  }, [data.data]);
+
+  const doc = data.data;
+  const bounds = doc?.document.sentences ?? [];
+  const names = useMemo(() => namesOf(doc?.annotators ?? []), [doc]);
+  const labelNames = useMemo(() => (project ? flattenTaxonomy(project.taxonomy).map((o) => o.name) : []), [project]);
+  const dirty = isDirty(saved, spans);
+
+  const update = (key: string, f: (s: GoldSpanDraft) => GoldSpanDraft) => setSpans((all) => all.map((s) => (s.key === key ? f(s) : s)));
+  const acceptProposal = (i: number) => {
+    const proposal = doc?.proposals[i];
+    if (!proposal) return;
+    const span = fromProposal(proposal);
+    setSpans((all) => addOrUnion(all, span));
+    setActive(span.key);
+  };
+  const mergePicked = () => {
+    if (!doc) return;
+    const chosen = picked.map((p) => ({ annotator: p.annotator, span: doc.annotators.find((a) => a.id === p.annotator)!.spans[p.index] }));
+    const span = merge(bounds, chosen);
+    if (!span) return;
+    setSpans((all) => addOrUnion(all, span));
+    setActive(span.key);
+    setPicked([]);
+  };
+  const togglePick = (p: Picked) =>
+    setPicked((all) => (all.some((q) => q.annotator === p.annotator && q.index === p.index) ? all.filter((q) => q.annotator !== p.annotator || q.index !== p.index) : [...all, p]));
+
+  const save = async (base = revision) => {
+    setSaving(true);
+    setMessage(null);
+    try {
+      const res = await http("PUT", url, { revision: base, spans: toPayload(spans) });
+      if (res.status === 200) {
+        reset(res.data as GoldState);
+        setConflict(null);
+        setMessage("Saved.");
+      } else if (res.status === 409) {
+        setConflict({ current: (res.data as { current: GoldState }).current });
+      } else {
+        const body = res.data as Record<string, unknown> | null;
+        setMessage(`Not saved: ${JSON.stringify(body?.detail ?? body)}`);
+      }
+    } catch (e) {
+      setMessage(`Not saved: ${String((e as Error).message ?? e)}`);
+    } finally {
+      setSaving(false);
+    }
+  };
+  const reapply = () => conflict && void save(conflict.current.revision);
+  const discardMine = () => {
+    if (!conflict) return;
+    reset(conflict.current);
+    setConflict(null);
+  };
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement;
+      if ((e.ctrlKey || e.metaKey) && e.key === "s") {
+        e.preventDefault();
+        void save();
+        return;
+      }
+      if (target.closest("input, textarea, select")) return;
+      const count = doc?.proposals.length ?? 0;
+      if (e.key === "j") setFocus((f) => Math.min(f + 1, Math.max(count - 1, 0)));
+      else if (e.key === "k") setFocus((f) => Math.max(f - 1, 0));
+      else if (e.key === "a") (picked.length ? mergePicked() : acceptProposal(focus));
+      else if (e.key === "m") mergePicked();
+      else if (e.key === "n" && active) update(active, (s) => toggleLabel(s, "no fallacy"));
+      else if (e.key === "[" && active) update(active, (s) => moveBoundary(bounds, s, "start", -1));
+      else if (e.key === "]" && active) update(active, (s) => moveBoundary(bounds, s, "end", 1));
+      else if (e.key === "Delete" && active) setSpans((all) => all.filter((s) => s.key !== active));
+      else if (e.key === "?") setHelp((h) => !h);
+      else return;
+      e.preventDefault();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  });
+
+  const title = doc?.document.name ?? `Document ${documentId}`;
+  return (
+    <>
+      <TopBar me={me}>
+        <Crumbs items={[{ label: project?.name ?? `Project ${projectId}`, href: paths.project(projectId) }, { label: "Adjudication", href: paths.adjudicationQueue(projectId) }, { label: title }]} />
+      </TopBar>
+      <main class="page wide" data-testid="adjudicate-page">
+        <ProjectNav me={me} projectId={projectId} role={project?.role} active="adjudication" />
+        {data.error && !doc ? (
+          <LoadErrorMessage error={data.error} onRetry={() => void data.reload()} />
+        ) : !doc ? (
+          <p class="muted">Loading…</p>
+        ) : (
+          <>
+            <div class="page-head">
+              <div>
+                <h1>{title}</h1>
+                <p class="muted">
+                  {doc.draft ? `Gold draft v${doc.draft.version}` : "No draft yet: saving creates one"} · revision {revision}
+                  {doc.previous ? ` · published v${doc.previous.version} has ${doc.previous.spans.length} span(s) here` : ""} ·{" "}
+                  <a href={paths.documentHistory(documentId)} onClick={linkHandler(paths.documentHistory(documentId))}>
+                    history
+                  </a>
+                </p>
+              </div>
+              <div class="adj-actions">
+                <button type="button" class="btn" onClick={() => setHelp((h) => !h)}>
+                  Shortcuts <kbd>?</kbd>
+                </button>
+                <button type="button" class="btn primary" disabled={saving || !!conflict} onClick={() => void save()} data-testid="save-gold">
+                  {saving ? "Saving…" : dirty ? "Save" : "Saved"} <kbd>Ctrl+S</kbd>
+                </button>
+              </div>
+            </div>
+            {help && (
+              <dl class="adj-help" data-testid="shortcuts">
+                {SHORTCUTS.map(([k, v]) => (
+                  <div key={k}>
+                    <dt>
+                      <kbd>{k}</kbd>
+                    </dt>
+                    <dd>{v}</dd>
+                  </div>
+                ))}
+              </dl>
+            )}
+            {conflict && (
+              <div class="adj-conflict" role="alert" data-testid="conflict">
+                <p>
+                  <b>Someone else saved this document (revision {conflict.current.revision}).</b> Your changes are kept here and not saved. Their version has{" "}
+                  {conflict.current.spans.length} span(s): {conflict.current.spans.map((s) => s.labels.join(" | ")).join("; ") || "none"}.
+                </p>
+                <button type="button" class="btn primary" onClick={reapply} data-testid="reapply">
+                  Re-apply my changes on top
+                </button>{" "}
+                <button type="button" class="btn" onClick={discardMine} data-testid="discard-mine">
+                  Discard mine, load theirs
+                </button>
+              </div>
+            )}
+            {message && (
+              <p class={message === "Saved." ? "muted" : "form-error"} role="status" data-testid="save-message">
+                {message}{" "}
+                {message === "Saved." && (
+                  <a href={paths.adjudicationQueue(projectId)} onClick={linkHandler(paths.adjudicationQueue(projectId))}>
+                    Back to the queue
+                  </a>
+                )}
+              </p>
+            )}
+            <div class="adj-layout">
+              <SideBySide text={doc.document.text} sentences={bounds} annotators={doc.annotators} gold={spans} picked={picked} activeGold={active} onPick={togglePick} onGold={setActive} />
+              <aside class="adj-side">
+                <h2>Proposals</h2>
+                <ProposalList proposals={doc.proposals} focus={focus} names={names} onFocus={setFocus} onAccept={acceptProposal} text={doc.document.text} />
+                <button type="button" class="btn" disabled={!picked.length} onClick={mergePicked} data-testid="merge-picked">
+                  Merge {picked.length || ""} picked span(s) <kbd>m</kbd>
+                </button>
+                <h2>Gold spans</h2>
+                <GoldPanel
+                  spans={spans}
+                  active={active}
+                  text={doc.document.text}
+                  labelNames={labelNames}
+                  names={names}
+                  onActive={setActive}
+                  onToggleLabel={(key, label) => update(key, (s) => toggleLabel(s, label))}
+                  onMove={(key, edge, delta) => update(key, (s) => moveBoundary(bounds, s, edge, delta))}
+                  onExplain={(key, label, text) => update(key, (s) => setExplanation(s, label, text))}
+                  onDelete={(key) => setSpans((all) => all.filter((s) => s.key !== key))}
+                />
+                <p>
+                  <button type="button" class="btn ghost" onClick={() => navigate(paths.adjudicationQueue(projectId))}>
+                    ← Queue
+                  </button>
+                </p>
+              </aside>
+            </div>
+          </>
+        )}
+      </main>
+    </>
+  );
 }

@@ -1,7 +1,80 @@
+import { useState } from "preact/hooks";
+import { Crumbs } from "../../../components/Crumbs";
+import { LoadErrorMessage } from "../../../components/PageMessage";
+import { Pager } from "../../../components/Pager";
+import { ProjectNav } from "../../../components/ProjectNav";
+import { TopBar } from "../../../components/TopBar";
+import { usePoll, useResource } from "../../../hooks/useResource";
+import { useProject } from "../../../hooks/useProject";
+import { linkHandler, paths } from "../../../router";
 import type { Me } from "../../../types";
+import type { Queue } from "./types";
+import "./adjudication.css";
 
-/** Placeholder: built by issue 11. */
-export function AdjudicationQueuePage(props: { me: Me; projectId: number }) {
-  void props;
-  return <main class="page">Coming soon</main>;
+const PAGE_SIZE = 50;
+
+/** Documents to adjudicate, lowest agreement first (then by position). */
+export function AdjudicationQueuePage({ me, projectId }: { me: Me; projectId: number }) {
+  const project = useProject(projectId);
+  const [offset, setOffset] = useState(0);
+  const page = offset / PAGE_SIZE + 1;
+  const queue = useResource<Queue>(`/api/projects/${projectId}/adjudication/?page=${page}&page_size=${PAGE_SIZE}`);
+  const computing = queue.data?.agreement.status === "computing";
+  usePoll(computing, queue.reload, 1500);
+  return (
+    <>
+      <TopBar me={me}>
+        <Crumbs items={[{ label: project?.name ?? `Project ${projectId}`, href: paths.project(projectId) }, { label: "Adjudication" }]} />
+      </TopBar>
+      <main class="page wide" data-testid="adjudication-queue">
+        <ProjectNav me={me} projectId={projectId} role={project?.role} active="adjudication" />
+        <div class="page-head">
+          <div>
+            <h1>Adjudication</h1>
+            <p class="muted">Documents with submitted annotations, lowest agreement (Krippendorff's α, MASI, types) first.</p>
+          </div>
+          <a class="btn" href={paths.goldVersions(projectId)} onClick={linkHandler(paths.goldVersions(projectId))}>
+            Gold versions
+          </a>
+        </div>
+        {computing && (
+          <p class="muted" role="status" data-testid="queue-computing">
+            Computing agreement… (the order follows the last figures until then)
+          </p>
+        )}
+        {queue.error && !queue.data && <LoadErrorMessage error={queue.error} onRetry={() => void queue.reload()} />}
+        {!queue.data && !queue.error && <p class="muted">Loading…</p>}
+        {queue.data && queue.data.count === 0 && <p class="empty">No document has a submitted annotation yet.</p>}
+        {queue.data && queue.data.results.length > 0 && (
+          <>
+            <table class="data-table adj-queue">
+              <thead>
+                <tr>
+                  <th>Document</th>
+                  <th>Annotators submitted</th>
+                  <th>Agreement</th>
+                  <th>Adjudicated</th>
+                </tr>
+              </thead>
+              <tbody>
+                {queue.data.results.map((row) => (
+                  <tr key={row.document.id} data-testid="queue-row">
+                    <td>
+                      <a href={paths.adjudicate(projectId, row.document.id)} onClick={linkHandler(paths.adjudicate(projectId, row.document.id))}>
+                        {row.document.name || `Document ${row.document.id}`}
+                      </a>
+                    </td>
+                    <td class="num">{row.annotators}</td>
+                    <td class="num">{row.sort_key == null ? "—" : row.sort_key.toFixed(2)}</td>
+                    <td>{row.adjudicated ? "yes" : "no"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <Pager count={queue.data.count} offset={offset} limit={PAGE_SIZE} shown={queue.data.results.length} onOffset={setOffset} />
+          </>
+        )}
+      </main>
+    </>
+  );
 }

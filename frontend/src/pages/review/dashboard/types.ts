@@ -1,0 +1,40 @@
+// Shapes of GET /api/evaluation/projects/<id>/agreement/ (evaluation/api_agreement.py).
+
+export interface AlphaFigure {
+  metric: string;
+  distance: string;
+  library: string;
+  level: number;
+  value: number | null;
+  units: number;
+  annotators: number;
+  documents: number;
+}
+
+export interface LevelFigures {
+  alpha: Record<"masi" | "jaccard", AlphaFigure>;
+  pairwise_alpha: { a: number; b: number; masi: number | null; jaccard: number | null; units: number }[];
+  labels: { label: string; alpha: number | null; units: number; present: number; library: string }[];
+  cohen_kappa: { a: number; b: number; kappa: number | null; units: number }[];
+  fleiss_kappa: { value: number | null; units: number; reason: string | null };
+  f1: { reference: number | "gold"; scored: number; precision: number; recall: number; f1: number; documents: number }[];
+  cooccurrence: { labels: string[]; counts: number[][] };
+  distribution: { labels: string[]; annotators: Record<string, number[]> };
+}
+
+export interface AgreementAnswer {
+  status: "done" | "computing" | "failed";
+  key: string;
+  error?: string;
+  computed_at?: string;
+  hash?: string;
+  libraries?: Record<string, string>;
+  annotators?: { id: number; username: string }[];
+  documents?: number;
+  gold_standard?: { id: number; version: number } | null;
+  levels?: Record<string, LevelFigures>;
+}
+
+export interface GoldList {
+  versions: { id: number; version: number; published_at: string | null }[];
+}

@@ -1,0 +1,244 @@
+"""Agreement figures of a project: computed by a task, cached per inputs hash, served by the API.
+
+The figures are checked against nltk, krippendorff and statsmodels called directly here on
+units built independently from the same stored sentences and spans.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from datetime import timedelta
+
+import krippendorff
+import numpy as np
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.utils import timezone
+from nltk.metrics.agreement import AnnotationTask
+from nltk.metrics.distance import jaccard_distance, masi_distance
+from rest_framework.test import APIClient
+
+from annotations.models import NO_FALLACY, Annotation, Membership, Project, Span
+from annotations.services.documents import add_document
+from annotations.services.projects import create_project
+from annotations.services.taxonomy import install_preset
+from evaluation import agreement_jobs
+from evaluation.models import AgreementResult
+from evaluation.stored import taxonomy_mapping
+from tests.processes import celery_worker, embedded_env
+
+TEXTS = [
+    "You cannot trust him. He is a known liar. So his plan is wrong.",
+    "If we ban cars, next we ban bikes. Then walking is banned. Nobody wants that.",
+    "Everyone I know agrees. So it must be true. The sky is blue.",
+]
+# annotator -> document index -> [(sentence index, labels)]
+WORK = {
+    "ann1": {
+        0: [(0, ["ad hominem"]), (2, ["ad hominem", NO_FALLACY])],
+        1: [(0, ["slippery slope"])],
+        2: [(0, ["ad populum"])],
+    },
+    "ann2": {
+        0: [(0, ["ad hominem"])],
+        1: [(0, ["slippery slope"]), (1, ["slippery slope"])],
+        2: [],
+    },
+    "ann3": {
+        0: [(1, ["appeal to fear"])],
+        1: [(0, ["causal oversimplification"])],
+        2: [(0, ["ad populum"])],
+    },
+}
+
+
+def build(project: Project) -> None:
+    documents = [add_document(project=project, text=text) for text in TEXTS]
+    for username, by_document in WORK.items():
+        user = User.objects.create_user(username)
+        Membership.objects.create(project=project, user=user, role="annotator")
+        for index, document in enumerate(documents):
+            annotation = Annotation.objects.create(
+                document=document, annotator=user, status="submitted", submitted_at=timezone.now()
+            )
+            sentences = list(document.sentences.order_by("index").values_list("start", "end"))
+            for sentence, labels in by_document[index]:
+                start, end = sentences[sentence]
+                Span.objects.create(annotation=annotation, start=start, end=end, labels=labels)
+
+
+@pytest.fixture
+def project(db: None) -> Project:
+    admin = User.objects.create_user("boss", password="pw-for-tests-123")
+    project = create_project(name="IAA", taxonomy=install_preset(name="mafalda"), created_by=admin)
+    build(project)
+    return project
+
+
+def independent_units(project: Project, level: int) -> list[tuple[str, str, frozenset]]:
+    """(coder, unit, value) triples built from the stored rows, without the platform's code."""
+    mapping = taxonomy_mapping(project.taxonomy)
+    triples = []
+    for annotation in Annotation.objects.filter(document__project=project).select_related(
+        "annotator"
+    ):
+        spans = list(annotation.spans.values_list("start", "end", "labels"))
+        for sentence in annotation.document.sentences.all():
+            value = frozenset(
+                mapping.map_label(label, level)
+                for start, end, labels in spans
+                if start < sentence.end and sentence.start < end
+                for label in labels
+                if label != NO_FALLACY
+            ) or frozenset({NO_FALLACY})
+            unit = f"{annotation.document_id}:{sentence.index}"
+            triples.append((annotation.annotator.username, unit, value))
+    return triples
+
+
+def computed(project: Project) -> dict:
+    result = agreement_jobs.agreement_for(project=project, start=False)
+    assert agreement_jobs.compute(result.pk) == "done"
+    result.refresh_from_db()
+    return result.payload
+
+
+@pytest.mark.parametrize("level", [0, 1, 2])
+def test_figures_match_nltk_krippendorff_and_statsmodels(project: Project, level: int) -> None:
+    payload = computed(project)
+    figures = payload["levels"][str(level)]
+    triples = independent_units(project, level)
+    for distance, function in (("masi", masi_distance), ("jaccard", jaccard_distance)):
+        expected = AnnotationTask(data=triples, distance=function).alpha()
+        entry = figures["alpha"][distance]
+        assert entry["value"] == pytest.approx(expected, abs=1e-9), distance
+        assert (entry["units"], entry["annotators"], entry["documents"]) == (9, 3, 3)
+        assert entry["metric"] == "krippendorff_alpha" and entry["level"] == level
+        assert entry["library"].startswith("nltk ")
+    # per-label binary alpha, krippendorff called directly
+    coders = sorted({c for c, _, _ in triples})
+    units = sorted({u for _, u, _ in triples})
+    value = {(c, u): v for c, u, v in triples}
+    for row in figures["labels"]:
+        data = np.array([[float(row["label"] in value[(c, u)]) for u in units] for c in coders])
+        if data.max() == data.min():
+            assert row["alpha"] is None
+        else:
+            expected = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+            assert row["alpha"] == pytest.approx(expected, abs=1e-9), row["label"]
+    # Cohen's kappa per pair over set values as categories, statsmodels called directly
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    ids = {a["username"]: a["id"] for a in payload["annotators"]}
+    by_pair = {(e["a"], e["b"]): e for e in figures["cohen_kappa"]}
+    for i, a in enumerate(coders):
+        for b in coders[i + 1 :]:
+            categories = sorted({value[(c, u)] for c in (a, b) for u in units}, key=sorted)
+            table = np.zeros((len(categories), len(categories)))
+            for u in units:
+                table[categories.index(value[(a, u)]), categories.index(value[(b, u)])] += 1
+            entry = by_pair.get((ids[a], ids[b])) or by_pair[(ids[b], ids[a])]
+            expected = cohens_kappa(table, return_results=False)
+            if np.isnan(expected):
+                assert entry["kappa"] is None
+            else:
+                assert entry["kappa"] == pytest.approx(expected, abs=1e-9)
+    # Fleiss: every unit has three annotators here
+    assert figures["fleiss_kappa"]["units"] == 9 and figures["fleiss_kappa"]["reason"] is None
+
+
+def test_cross_comparison_cooccurrence_and_per_document(project: Project) -> None:
+    payload = computed(project)
+    level2 = payload["levels"]["2"]
+    # each annotator against each other one: 3 x 2 ordered pairs, on 3 documents each
+    assert len(level2["f1"]) == 6 and {row["documents"] for row in level2["f1"]} == {3}
+    ann = {a["username"]: a["id"] for a in payload["annotators"]}
+    perfect = [
+        row
+        for row in level2["f1"]
+        if (row["reference"], row["scored"]) == (ann["ann1"], ann["ann2"])
+    ]
+    assert 0 < perfect[0]["f1"] < 1
+    # ann1 and ann3 both said "ad populum" on document 3, ann1 and ann2 "ad hominem" on 1
+    labels = level2["cooccurrence"]["labels"]
+    counts = level2["cooccurrence"]["counts"]
+    assert counts[labels.index("ad populum")][labels.index("ad populum")] >= 1
+    assert counts[labels.index("slippery slope")][labels.index("causal oversimplification")] >= 1
+    distribution = level2["distribution"]
+    assert (
+        distribution["annotators"][str(ann["ann2"])][distribution["labels"].index("slippery slope")]
+        == 2
+    )
+    assert [d["position"] for d in payload["per_document"]] == [0, 1, 2]
+    keys = agreement_jobs.document_sort_keys(project)
+    assert set(keys) == {d["document"] for d in payload["per_document"]}
+    assert all(isinstance(k, float) for k in keys.values())
+
+
+def test_a_changed_span_gives_a_new_key_and_the_old_result_stays(project: Project) -> None:
+    first = agreement_jobs.agreement_for(project=project, start=False)
+    again = agreement_jobs.agreement_for(project=project, start=False)
+    assert first.pk == again.pk
+    span = Span.objects.filter(annotation__document__project=project).first()
+    span.labels = ["appeal to fear"]
+    span.save()
+    second = agreement_jobs.agreement_for(project=project, start=False)
+    assert second.key != first.key
+    assert AgreementResult.objects.filter(project=project).count() == 2
+
+
+def test_a_stuck_result_is_started_again(project: Project, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks() as callbacks:
+        result = agreement_jobs.agreement_for(project=project, start=True)
+    assert len(callbacks) == 1  # enqueued once
+    with django_capture_on_commit_callbacks() as callbacks:
+        agreement_jobs.agreement_for(project=project, start=True)
+    assert callbacks == []  # pending and fresh: not enqueued twice
+    AgreementResult.objects.filter(pk=result.pk).update(
+        created_at=timezone.now() - timedelta(hours=1)
+    )
+    with django_capture_on_commit_callbacks() as callbacks:
+        agreement_jobs.agreement_for(project=project, start=True)
+    assert len(callbacks) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_api_answers_computing_then_the_figures_from_a_real_worker(test_database_url):
+    admin = User.objects.create_user("boss", password="pw-for-tests-123")
+    project = create_project(name="IAA", taxonomy=install_preset(name="mafalda"), created_by=admin)
+    build(project)
+    client = APIClient()
+    client.force_authenticate(admin)
+    url = f"/api/evaluation/projects/{project.pk}/agreement/"
+    env = embedded_env(settings.DATA_DIR, DATABASE_URL=test_database_url)
+    if os.environ.get("CELERY_BROKER_URL"):
+        env["CELERY_BROKER_URL"] = os.environ["CELERY_BROKER_URL"]
+
+    def wait_done() -> dict:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            response = client.get(url)
+            if response.status_code == 200:
+                return response.json()
+            assert response.status_code == 202 and response.json()["status"] == "computing"
+            assert worker.poll() is None, worker.stdout.read() if worker.stdout else ""
+            time.sleep(0.3)
+        raise AssertionError("agreement not computed within 120 s")
+
+    first = client.get(url)
+    assert first.status_code == 202 and first.json()["status"] == "computing"
+    with celery_worker(env, queues="default") as worker:
+        done = wait_done()
+        assert done["status"] == "done", done
+        assert done["levels"]["2"]["alpha"]["masi"]["units"] == 9
+        assert done["hash"] == done["key"] == first.json()["key"]
+        one = client.get(url, {"document": done["per_document"][0]["document"]}).json()
+        assert one["document"] == done["per_document"][0]
+        span = Span.objects.filter(annotation__document__project=project).first()
+        span.labels = ["appeal to fear"]
+        span.save()
+        changed = client.get(url)
+        assert changed.status_code == 202 and changed.json()["key"] != done["key"]
+        assert wait_done()["key"] == changed.json()["key"]

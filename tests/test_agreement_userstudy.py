@@ -1,0 +1,82 @@
+"""The MAFALDA user study on the platform: 20 texts, four annotators, the gold standard.
+
+The stored project's agreement figures are checked against nltk, krippendorff and statsmodels
+called directly on units built here, and its disjunctive cross-comparison against the
+user-study table computed from the original files by the scoring package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.contrib.auth import get_user_model
+from nltk.metrics.agreement import AnnotationTask
+from nltk.metrics.distance import jaccard_distance, masi_distance
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+from annotations.models import Project
+from annotations.services.imports import import_doccano_annotations, import_mafalda_gold
+from annotations.services.projects import create_project
+from annotations.services.taxonomy import install_preset
+from evaluation import agreement_jobs
+from evaluation.scoring import pairwise_agreement, read_annotator, read_gold
+from tests.test_agreement_jobs import independent_units
+
+USERS = ("user1", "user2", "user4", "user5")
+pytestmark = pytest.mark.shared_data
+
+
+@pytest.fixture
+def study(db: None, mafalda_dir: Path) -> tuple[Project, dict, dict[str, Path]]:
+    data = mafalda_dir / "datasets"
+    files = {name: data / "users_results" / f"{name}.jsonl" for name in USERS}
+    files["gold"] = data / "user_study_examples_with_labels.jsonl"
+    project = create_project(name="user study", taxonomy=install_preset(name="mafalda"))
+    import_mafalda_gold(path=files["gold"], project=project)
+    for name in USERS:
+        user = get_user_model().objects.create(username=name)
+        import_doccano_annotations(path=files[name], project=project, annotator=user)
+    gold = project.gold_standards.get()
+    result = agreement_jobs.agreement_for(project=project, gold_standard=gold, start=False)
+    assert agreement_jobs.compute(result.pk) == "done", result.error
+    result.refresh_from_db()
+    return project, result.payload, files
+
+
+@pytest.mark.parametrize("level", [0, 1, 2])
+def test_alpha_and_kappas_match_the_libraries_called_directly(study, level: int) -> None:
+    project, payload, _ = study
+    assert payload["documents"] == 20 and len(payload["annotators"]) == 4
+    triples = independent_units(project, level)
+    figures = payload["levels"][str(level)]
+    for distance, function in (("masi", masi_distance), ("jaccard", jaccard_distance)):
+        expected = AnnotationTask(data=triples, distance=function).alpha()
+        assert figures["alpha"][distance]["value"] == pytest.approx(expected, abs=1e-9)
+        assert figures["alpha"][distance]["annotators"] == 4
+    units = sorted({u for _, u, _ in triples})
+    assert figures["alpha"]["masi"]["units"] == len(units)
+    # Fleiss' kappa: every sentence has the four annotators; categories are the value sets
+    value = {(c, u): v for c, u, v in triples}
+    categories = sorted({v for v in value.values()}, key=sorted)
+    table = np.array([[categories.index(value[(c, u)]) for c in USERS] for u in units], dtype=int)
+    counts, _ = aggregate_raters(table, n_cat=len(categories))
+    assert figures["fleiss_kappa"]["value"] == pytest.approx(fleiss_kappa(counts), abs=1e-9)
+
+
+def test_cross_comparison_is_the_user_study_table(study) -> None:
+    _, payload, files = study
+    corpora = {"gold": read_gold(files["gold"])}
+    corpora.update({name: read_annotator(files[name]) for name in USERS})
+    ids = {a["username"]: a["id"] for a in payload["annotators"]}
+    names = {str(v): k for k, v in ids.items()} | {"gold": "gold"}
+    expected = pairwise_agreement(corpora, bootstrap_resamples=0)
+    for level in (0, 1, 2):
+        table = expected.table(level, "f1")
+        rows = payload["levels"][str(level)]["f1"]
+        assert len(rows) == 4 * 3 + 4  # every ordered pair of annotators, and each vs gold
+        for row in rows:
+            reference, scored = names[str(row["reference"])], names[str(row["scored"])]
+            assert row["f1"] == pytest.approx(table[reference][scored], abs=1e-9)
+            assert row["documents"] == 20
