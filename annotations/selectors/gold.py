@@ -1,0 +1,398 @@
+"""Reads for review: gold versions and their diffs, a document's adjudication state, the
+adjudication queue, and a document's history.
+
+Callers check access first (``annotations.selectors.access``: reviewers and admins of the
+project only). A document's gold *revision* is the draft's ``GoldDocument.revision``; before
+the draft exists it is what the draft's copy of the latest published version will hold
+(1 for a document that version covers, else 0), so a first save never conflicts with itself.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count
+
+from annotations import adjudication
+from annotations.models import (
+    Annotation,
+    Document,
+    GoldDocument,
+    GoldSpan,
+    GoldStandard,
+    Project,
+    Span,
+)
+from annotations.services.gold import adjudication_draft, latest_published
+
+HISTORY_LIMIT = 500
+
+
+def span_json(span: GoldSpan | Span) -> dict[str, Any]:
+    return {
+        "id": span.pk,
+        "start": span.start,
+        "end": span.end,
+        "labels": list(span.labels),
+        "details": span.details or {},
+        "proposed_by": getattr(span, "proposed_by", None) or {},
+    }
+
+
+def _username(user: Any) -> str | None:
+    return user.get_username() if user is not None else None
+
+
+# --- versions ----------------------------------------------------------------------------------
+
+
+def _span_map(gold: GoldStandard | None) -> dict[tuple[int, int, int], list[str]]:
+    if gold is None:
+        return {}
+    return {
+        (doc, start, end): labels
+        for doc, start, end, labels in GoldSpan.objects.filter(gold_standard=gold).values_list(
+            "document_id", "start", "end", "labels"
+        )
+    }
+
+
+def _documents(gold: GoldStandard | None) -> set[int]:
+    if gold is None:
+        return set()
+    return set(
+        GoldDocument.objects.filter(gold_standard=gold).values_list("document_id", flat=True)
+    )
+
+
+def version_diff(previous: GoldStandard | None, gold: GoldStandard) -> dict[str, Any]:
+    """What changed from ``previous`` to ``gold``, with document names and span texts."""
+    raw = adjudication.diff(
+        _span_map(previous) if previous else None,
+        _span_map(gold),
+        _documents(previous),
+        _documents(gold),
+    )
+    keys = [entry["key"] for part in ("added", "removed", "changed") for entry in raw[part]]
+    documents = Document.objects.in_bulk({key[0] for key in keys})
+
+    def located(entry: dict[str, Any]) -> dict[str, Any]:
+        doc_id, start, end = entry.pop("key")
+        document = documents.get(doc_id)
+        text = document.text[start:end].strip() if document else ""
+        return {
+            "document": doc_id,
+            "document_name": document.name if document else str(doc_id),
+            "start": start,
+            "end": end,
+            "text": text,
+            **entry,
+        }
+
+    return {
+        "previous": previous.version if previous else None,
+        "summary": raw["summary"],
+        **{
+            part: [located(entry) for entry in raw[part]]
+            for part in ("added", "removed", "changed")
+        },
+    }
+
+
+def _counts(gold: GoldStandard) -> dict[str, int]:
+    return {
+        "documents": GoldDocument.objects.filter(gold_standard=gold).count(),
+        "spans": GoldSpan.objects.filter(gold_standard=gold).count(),
+    }
+
+
+def gold_overview(project: Project) -> dict[str, Any]:
+    draft = adjudication_draft(project)
+    published = (
+        project.gold_standards.filter(status=GoldStandard.Status.PUBLISHED)
+        .select_related("published_by")
+        .annotate(n_documents=Count("gold_documents", distinct=True))
+        .annotate(n_spans=Count("spans", distinct=True))
+        .order_by("-version")
+    )
+    return {
+        "draft": None
+        if draft is None
+        else {
+            "id": draft.pk,
+            "version": draft.version,
+            "based_on": draft.based_on.version if draft.based_on_id else None,
+            **_counts(draft),
+            "created_at": draft.created_at,
+            "created_by": _username(draft.created_by),
+        },
+        "versions": [
+            {
+                "id": gold.pk,
+                "version": gold.version,
+                "status": gold.status,
+                "note": gold.note,
+                "source": gold.source,
+                "published_at": gold.published_at,
+                "published_by": _username(gold.published_by),
+                "documents": gold.n_documents,
+                "spans": gold.n_spans,
+                "summary": (gold.diff or {}).get("summary")
+                or {"added": gold.n_spans, "removed": 0, "changed": 0},
+            }
+            for gold in published
+        ],
+    }
+
+
+def version_detail(gold: GoldStandard) -> dict[str, Any]:
+    if gold.is_published and gold.diff:
+        diff = gold.diff
+    else:
+        previous = (
+            gold.project.gold_standards.filter(
+                status=GoldStandard.Status.PUBLISHED, version__lt=gold.version
+            )
+            .order_by("-version")
+            .first()
+        )
+        diff = version_diff(previous, gold)
+    return {
+        "id": gold.pk,
+        "version": gold.version,
+        "status": gold.status,
+        "note": gold.note,
+        "source": gold.source,
+        "published_at": gold.published_at,
+        "published_by": _username(gold.published_by),
+        "created_by": _username(gold.created_by),
+        "based_on": gold.based_on.version if gold.based_on_id else None,
+        **_counts(gold),
+        "diff": diff,
+    }
+
+
+# --- one document ------------------------------------------------------------------------------
+
+
+def gold_state(document: Document) -> dict[str, Any]:
+    """The document's gold in the draft (or what the draft will start from)."""
+    draft = adjudication_draft(document.project)
+    source = draft if draft is not None else latest_published(document.project)
+    entry = (
+        GoldDocument.objects.filter(gold_standard=source, document=document).first()
+        if source
+        else None
+    )
+    spans = (
+        GoldSpan.objects.filter(gold_standard=source, document=document).order_by("start", "end")
+        if entry
+        else []
+    )
+    return {
+        "revision": entry.revision if entry else 0,
+        "adjudicated": bool(entry and (draft is None or entry.updated_by_id is not None)),
+        "spans": [span_json(span) for span in spans],
+        "comments": entry.comments if entry else [],
+    }
+
+
+def adjudication_state(document: Document) -> dict[str, Any]:
+    bounds = list(document.sentences.order_by("index").values_list("start", "end"))
+    annotations = (
+        Annotation.objects.filter(document=document)
+        .select_related("annotator")
+        .order_by("annotator__username")
+    )
+    spans_of: dict[int, list[Span]] = defaultdict(list)
+    for span in Span.objects.filter(annotation__document=document).order_by("start", "end", "id"):
+        spans_of[span.annotation_id].append(span)
+    submitted = [a for a in annotations if a.status == Annotation.Status.SUBMITTED]
+    draft = adjudication_draft(document.project)
+    previous = latest_published(document.project)
+    return {
+        "document": {
+            "id": document.pk,
+            "name": document.name,
+            "project": document.project_id,
+            "text": document.text,
+            "sentences": [list(b) for b in bounds],
+        },
+        "annotators": [
+            {
+                "id": a.annotator_id,
+                "username": a.annotator.get_username(),
+                "status": a.status,
+                "spans": [span_json(span) for span in spans_of[a.pk]],
+            }
+            for a in annotations
+        ],
+        "draft": {"id": draft.pk, "version": draft.version} if draft else None,
+        "gold": gold_state(document),
+        "proposals": adjudication.proposals(
+            bounds,
+            [
+                adjudication.AnnotatorSpan(a.annotator_id, s.start, s.end, tuple(s.labels))
+                for a in submitted
+                for s in spans_of[a.pk]
+            ],
+            [a.annotator_id for a in submitted],
+        ),
+        "previous": None
+        if previous is None
+        else {
+            "version": previous.version,
+            "spans": [
+                span_json(span)
+                for span in GoldSpan.objects.filter(gold_standard=previous, document=document)
+            ],
+        },
+    }
+
+
+# --- the queue ---------------------------------------------------------------------------------
+
+
+def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[str, Any]:
+    """Documents with a submitted annotation, lowest agreement first, then by position."""
+    from evaluation.agreement_jobs import agreement_for, document_sort_keys
+    from evaluation.models import AgreementResult
+
+    result = agreement_for(project=project)
+    status = "done" if result.status == AgreementResult.Status.DONE else "computing"
+    if result.status == AgreementResult.Status.FAILED:
+        status = "failed"
+    keys = document_sort_keys(project)
+    rows = (
+        Annotation.objects.filter(document__project=project, status=Annotation.Status.SUBMITTED)
+        .values("document_id", "document__name", "document__position")
+        .annotate(n=Count("id"))
+    )
+    draft = adjudication_draft(project)
+    base = draft or latest_published(project)
+    adjudicated = set()
+    if base is not None:
+        entries = GoldDocument.objects.filter(gold_standard=base)
+        if draft is not None and draft.based_on_id is None:
+            entries = entries.exclude(updated_by=None)
+        adjudicated = set(entries.values_list("document_id", flat=True))
+    ordered = sorted(
+        rows,
+        key=lambda r: (
+            keys.get(r["document_id"]) is None,
+            keys.get(r["document_id"]) or 0.0,
+            r["document__position"],
+            r["document_id"],
+        ),
+    )
+    start = (page - 1) * page_size
+    lengths = dict(
+        Document.objects.filter(
+            pk__in=[r["document_id"] for r in ordered[start : start + page_size]]
+        ).values_list("pk", "text")
+    )
+    return {
+        "count": len(ordered),
+        "agreement": {"status": status},
+        "results": [
+            {
+                "document": {
+                    "id": r["document_id"],
+                    "name": r["document__name"],
+                    "position": r["document__position"],
+                    "length": len(lengths.get(r["document_id"], "")),
+                },
+                "annotators": r["n"],
+                "sort_key": keys.get(r["document_id"]),
+                "adjudicated": r["document_id"] in adjudicated,
+            }
+            for r in ordered[start : start + page_size]
+        ],
+    }
+
+
+# --- history -----------------------------------------------------------------------------------
+
+ACTIONS = {"+": "created", "~": "changed", "-": "deleted"}
+IGNORED = {"revision", "updated_at", "created_at", "history_id", "history_date"}
+
+
+def _changes(record: Any, fields: list[str]) -> list[dict[str, Any]]:
+    previous = record.prev_record
+    if record.history_type == "~" and previous is not None:
+        delta = record.diff_against(previous)
+        return [
+            {"field": c.field, "before": c.old, "after": c.new}
+            for c in delta.changes
+            if c.field not in IGNORED
+        ]
+    value = {field: getattr(record, field) for field in fields}
+    if record.history_type == "-":
+        return [{"field": f, "before": v, "after": None} for f, v in value.items()]
+    return [{"field": f, "before": None, "after": v} for f, v in value.items()]
+
+
+def document_history(document: Document) -> list[dict[str, Any]]:
+    """Every recorded change to the document's annotations, spans and gold rows, newest
+    first (bulk writes, e.g. imports, are not recorded)."""
+    annotation_rows = Annotation.history.filter(document_id=document.pk)
+    owners = dict(annotation_rows.values_list("id", "annotator_id").distinct())
+    users = dict(
+        get_user_model().objects.filter(pk__in=set(owners.values())).values_list("pk", "username")
+    )
+    versions = dict(
+        GoldStandard.objects.filter(project_id=document.project_id).values_list("pk", "version")
+    )
+    statuses = dict(
+        GoldStandard.objects.filter(project_id=document.project_id).values_list("pk", "status")
+    )
+    sources = [
+        (
+            "annotation",
+            annotation_rows,
+            ["status", "comments"],
+            lambda r: f"annotator {users.get(owners.get(r.id), '?')}",
+        ),
+        (
+            "span",
+            Span.history.filter(annotation_id__in=list(owners)),
+            ["start", "end", "labels", "details"],
+            lambda r: f"annotator {users.get(owners.get(r.annotation_id), '?')}",
+        ),
+        (
+            "gold_document",
+            GoldDocument.history.filter(document_id=document.pk),
+            ["comments"],
+            lambda r: (
+                f"gold v{versions.get(r.gold_standard_id, '?')} "
+                f"({statuses.get(r.gold_standard_id, 'deleted')})"
+            ),
+        ),
+        (
+            "gold_span",
+            GoldSpan.history.filter(document_id=document.pk),
+            ["start", "end", "labels", "details", "proposed_by"],
+            lambda r: (
+                f"gold v{versions.get(r.gold_standard_id, '?')} "
+                f"({statuses.get(r.gold_standard_id, 'deleted')})"
+            ),
+        ),
+    ]
+    entries = []
+    for kind, rows, fields, owner in sources:
+        for record in rows.select_related("history_user").order_by("-history_date")[:HISTORY_LIMIT]:
+            entries.append(
+                {
+                    "at": record.history_date,
+                    "user": _username(record.history_user),
+                    "kind": kind,
+                    "object_id": record.id,
+                    "action": ACTIONS.get(record.history_type, record.history_type),
+                    "owner": owner(record),
+                    "changes": _changes(record, fields),
+                }
+            )
+    entries.sort(key=lambda e: e["at"], reverse=True)
+    return entries[:HISTORY_LIMIT]

@@ -1,0 +1,239 @@
+"""Writes on gold standards: the adjudication draft, a document's gold spans, publishing.
+
+Concurrency contract:
+- The project's adjudication draft (``GoldStandard`` with status draft and source
+  ``ADJUDICATION``, unique per project in the database) is created under a lock on the
+  project row, as a copy of the latest published version, so concurrent first saves
+  create one draft.
+- ``save_document_gold`` is one transaction that locks the draft row, so saves of one
+  project's draft serialise; optimistic concurrency on top: the caller passes the revision
+  of the document's gold it last saw (0: not in the draft yet) and a stale one raises
+  ``GoldConflict`` carrying the current state. Every save bumps ``GoldDocument.revision``.
+- ``publish_draft`` locks the project row, renumbers the draft after the latest published
+  version when an import published one meanwhile, stores the diff against the previous
+  published version and turns the draft immutable (model guards and database triggers).
+
+Validation errors are ``ValidationError({"spans[i].field": [message]})`` naming the span.
+Writes go through ``save()``/``delete()`` one row at a time, so django-simple-history records
+who changed what (bulk copies of a published version into a new draft are not recorded:
+they change nothing a reviewer did).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from annotations.adjudication import snap
+from annotations.models import (
+    ADJUDICATION,
+    Document,
+    GoldDocument,
+    GoldSpan,
+    GoldStandard,
+    Project,
+)
+from annotations.services.annotations import _canonical_details, _canonical_labels, label_index
+
+
+class GoldConflict(Exception):
+    """The reviewer's revision of a document's gold is stale; ``current`` is the state now."""
+
+    def __init__(self, message: str, *, document: Document, draft: GoldStandard) -> None:
+        super().__init__(message)
+        self.document = document
+        self.draft = draft
+
+
+class NothingToPublish(Exception):
+    """The project has no adjudication draft (or an empty one)."""
+
+
+def adjudication_draft(project: Project) -> GoldStandard | None:
+    return GoldStandard.objects.filter(
+        project=project, status=GoldStandard.Status.DRAFT, source=ADJUDICATION
+    ).first()
+
+
+def latest_published(project: Project) -> GoldStandard | None:
+    return (
+        project.gold_standards.filter(status=GoldStandard.Status.PUBLISHED)
+        .order_by("-version")
+        .first()
+    )
+
+
+@transaction.atomic
+def get_or_create_draft(*, project: Project, by: Any | None) -> GoldStandard:
+    """The adjudication draft, created as a copy of the latest published version if needed."""
+    draft = adjudication_draft(project)
+    if draft is not None:
+        return draft
+    Project.objects.select_for_update().get(pk=project.pk)
+    draft = adjudication_draft(project)
+    if draft is not None:
+        return draft
+    base = latest_published(project)
+    last = project.gold_standards.aggregate(last=Max("version"))["last"] or 0
+    draft = GoldStandard.objects.create(
+        project=project, version=last + 1, source=ADJUDICATION, created_by=by, based_on=base
+    )
+    if base is not None:
+        GoldDocument.objects.bulk_create(
+            GoldDocument(gold_standard=draft, document_id=doc_id, comments=comments)
+            for doc_id, comments in base.gold_documents.values_list("document_id", "comments")
+        )
+        GoldSpan.objects.bulk_create(
+            GoldSpan(
+                gold_standard=draft,
+                document_id=span.document_id,
+                start=span.start,
+                end=span.end,
+                labels=span.labels,
+                details=span.details,
+                proposed_by=span.proposed_by,
+            )
+            for span in base.spans.all().order_by("id")
+        )
+    return draft
+
+
+def _validated_spans(document: Document, spans: Any) -> list[dict[str, Any]]:
+    if not isinstance(spans, list):
+        raise ValidationError({"spans": ["must be a list of spans"]})
+    index = label_index(document.project.taxonomy)
+    bounds = list(document.sentences.order_by("index").values_list("start", "end"))
+    length = len(document.text)
+    errors: dict[str, list[str]] = {}
+    out: list[dict[str, Any]] = []
+    seen: dict[tuple[int, int], int] = {}
+    for i, raw in enumerate(spans):
+        where = f"spans[{i}]"
+        if not isinstance(raw, dict):
+            errors[where] = ["must be an object with start, end and labels"]
+            continue
+        start, end = raw.get("start"), raw.get("end")
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+            errors[f"{where}.start"] = ["start and end must be integer character offsets"]
+            continue
+        if not 0 <= start < end <= length:
+            errors[f"{where}.end"] = [f"[{start}, {end}) is not a range of the text (0..{length})"]
+            continue
+        start, end = snap(bounds, start, end)
+        labels, label_errors = _canonical_labels(index, raw.get("labels"))
+        if label_errors:
+            errors[f"{where}.labels"] = label_errors
+            continue
+        details, detail_errors = _canonical_details(index, labels, raw.get("details"))
+        if detail_errors:
+            errors[f"{where}.details"] = detail_errors
+            continue
+        proposed = raw.get("proposed_by") or {}
+        if not isinstance(proposed, dict) or not all(
+            isinstance(ids, list) and all(isinstance(x, int) for x in ids)
+            for ids in proposed.values()
+        ):
+            errors[f"{where}.proposed_by"] = ["must map a label to a list of user ids"]
+            continue
+        canonical = {name.lower(): name for name in labels}
+        proposed_by = {
+            canonical[str(label).lower()]: sorted(set(ids))
+            for label, ids in proposed.items()
+            if str(label).lower() in canonical
+        }
+        if (start, end) in seen:
+            errors[f"{where}.start"] = [
+                f"span {seen[(start, end)]} has the same sentences: put the labels together as "
+                "alternatives of one span"
+            ]
+            continue
+        seen[(start, end)] = i
+        out.append(
+            {
+                "start": start,
+                "end": end,
+                "labels": labels,
+                "details": details,
+                "proposed_by": proposed_by,
+            }
+        )
+    if errors:
+        raise ValidationError(errors)
+    return out
+
+
+@transaction.atomic
+def save_document_gold(
+    *,
+    document: Document,
+    revision: int,
+    spans: Any,
+    comments: list[Any] | None = None,
+    by: Any | None,
+) -> GoldDocument:
+    """Replace the document's spans in the project's draft (see the module docstring)."""
+    validated = _validated_spans(document, spans)
+    draft = get_or_create_draft(project=document.project, by=by)
+    draft = GoldStandard.objects.select_for_update().get(pk=draft.pk)
+    entry = GoldDocument.objects.filter(gold_standard=draft, document=document).first()
+    current = entry.revision if entry else 0
+    if revision != current:
+        raise GoldConflict(
+            f"document {document.pk} was saved by someone else (revision {current}, "
+            f"you had {revision})",
+            document=document,
+            draft=draft,
+        )
+    if entry is None:
+        entry = GoldDocument(gold_standard=draft, document=document, revision=1, updated_by=by)
+    else:
+        entry.revision += 1
+        entry.updated_by = by
+    if comments is not None:
+        entry.comments = comments
+    entry.save()
+    existing = {
+        (s.start, s.end): s for s in GoldSpan.objects.filter(gold_standard=draft, document=document)
+    }
+    wanted = {(s["start"], s["end"]): s for s in validated}
+    for key, span in existing.items():
+        if key not in wanted:
+            span.delete()
+    for key, fields in wanted.items():
+        span = existing.get(key)
+        if span is None:
+            GoldSpan(gold_standard=draft, document=document, **fields).save()
+        elif any(getattr(span, name) != value for name, value in fields.items()):
+            for name, value in fields.items():
+                setattr(span, name, value)
+            span.save()
+    return entry
+
+
+@transaction.atomic
+def publish_draft(*, project: Project, note: str, by: Any | None) -> GoldStandard:
+    """The draft becomes the next published version, with who, when, the note and the diff."""
+    from annotations.selectors.gold import version_diff  # reads, shared with the pages
+
+    Project.objects.select_for_update().get(pk=project.pk)
+    draft = adjudication_draft(project)
+    if draft is None:
+        raise NothingToPublish(
+            f"project {project.name!r} has no gold draft: adjudicate a document first"
+        )
+    if not draft.gold_documents.exists():
+        raise NothingToPublish("the draft covers no document yet")
+    previous = latest_published(project)
+    # an import may have published a version after this draft was numbered
+    draft.version = max(draft.version, (previous.version if previous else 0) + 1)
+    draft.diff = version_diff(previous, draft)
+    draft.note = note
+    draft.status = GoldStandard.Status.PUBLISHED
+    draft.published_at = timezone.now()
+    draft.published_by = by if getattr(by, "is_authenticated", False) else None
+    draft.save()
+    return draft
