@@ -4,7 +4,9 @@ Spans and sentences are read-only here: spans change through the API (which vali
 against the taxonomy and sentences and bumps revisions), sentences are derived from the text.
 Documents are added and changed through ``services.documents`` (sentences split, readable
 name set; a text with annotations or gold spans on it cannot change: a form error says so).
-Published gold standards are immutable: their page, documents and spans are view-only.
+Published gold standards are immutable: their page, documents and spans are view-only, and a
+document a published version covers cannot be deleted. Annotations, spans and gold rows show
+their history (django-simple-history's "History" page).
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count, QuerySet
 from django.http import HttpRequest
 from django.utils import timezone
+from simple_history.admin import SimpleHistoryAdmin
 
 from annotations.models import (
     Annotation,
@@ -228,6 +231,28 @@ class DocumentAdmin(admin.ModelAdmin):
     def preview(self, obj: Document) -> str:
         return _preview(obj.text)
 
+    def has_delete_permission(self, request: HttpRequest, obj: Document | None = None) -> bool:
+        if obj is not None and _in_published_gold(Document.objects.filter(pk=obj.pk)):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        if _in_published_gold(queryset):
+            self.message_user(
+                request,
+                "Nothing deleted: some of these documents are in a published gold standard "
+                "version, which never changes.",
+                messages.ERROR,
+            )
+            return
+        super().delete_queryset(request, queryset)
+
+
+def _in_published_gold(documents: QuerySet[Document]) -> bool:
+    return GoldDocument.objects.filter(
+        document__in=documents, gold_standard__status=GoldStandard.Status.PUBLISHED
+    ).exists()
+
 
 @admin.register(ImportJob)
 class ImportJobAdmin(admin.ModelAdmin):
@@ -290,7 +315,7 @@ class SpanInline(ReadOnlyInlineMixin, admin.TabularInline):
 
 
 @admin.register(Annotation)
-class AnnotationAdmin(admin.ModelAdmin):
+class AnnotationAdmin(SimpleHistoryAdmin):
     list_display = [
         "id",
         "document",
@@ -324,7 +349,7 @@ class AnnotationAdmin(admin.ModelAdmin):
 
 
 @admin.register(Span)
-class SpanAdmin(admin.ModelAdmin):
+class SpanAdmin(SimpleHistoryAdmin):
     """View and delete only: edits go through the API, which validates and bumps revisions."""
 
     list_display = ["id", "annotation", "start", "end", "labels", "revision", "updated_at"]
@@ -429,7 +454,7 @@ class GoldStandardAdmin(PublishedReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(GoldDocument)
-class GoldDocumentAdmin(PublishedReadOnlyMixin, admin.ModelAdmin):
+class GoldDocumentAdmin(PublishedReadOnlyMixin, SimpleHistoryAdmin):
     list_display = ["gold_standard", "document"]
     list_filter = ["gold_standard__project", "gold_standard__status"]
     search_fields = ["document__external_id"]
@@ -438,7 +463,7 @@ class GoldDocumentAdmin(PublishedReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(GoldSpan)
-class GoldSpanAdmin(PublishedReadOnlyMixin, admin.ModelAdmin):
+class GoldSpanAdmin(PublishedReadOnlyMixin, SimpleHistoryAdmin):
     list_display = ["id", "gold_standard", "document", "start", "end", "labels"]
     list_filter = ["gold_standard__project", "gold_standard__status"]
     search_fields = ["labels", "document__external_id"]
