@@ -63,3 +63,122 @@ def test_database_refuses_raw_writes_to_a_published_version(published) -> None:
     span.refresh_from_db()
     assert span.labels == ["ad populum"]
     assert GoldStandard.objects.get(pk=gold.pk).is_published
+
+
+def _unchanged(gold: GoldStandard, span: GoldSpan, document: Document) -> None:
+    span.refresh_from_db()
+    assert span.labels == ["ad populum"]
+    assert GoldStandard.objects.get(pk=gold.pk).is_published
+    assert GoldDocument.objects.filter(gold_standard=gold, document=document).exists()
+    assert Document.objects.get(pk=document.pk).text == "Everyone does it, so it is right."
+
+
+def test_every_model_level_write_path_is_refused(published) -> None:
+    gold, span, document = published
+    entry = GoldDocument.objects.get(gold_standard=gold)
+    attempts = {
+        "GoldSpan.delete()": span.delete,
+        "GoldDocument.delete()": entry.delete,
+        "GoldStandard.delete()": gold.delete,
+        "GoldSpan QuerySet.update()": lambda: GoldSpan.objects.filter(pk=span.pk).update(
+            labels=["ad hominem"]
+        ),
+        "GoldSpan QuerySet.delete()": lambda: GoldSpan.objects.filter(pk=span.pk).delete(),
+        "GoldDocument QuerySet.delete()": lambda: GoldDocument.objects.filter(
+            gold_standard=gold
+        ).delete(),
+        "GoldStandard QuerySet.update()": lambda: GoldStandard.objects.filter(pk=gold.pk).update(
+            note="edited"
+        ),
+        "GoldStandard QuerySet.delete()": lambda: GoldStandard.objects.filter(pk=gold.pk).delete(),
+        "bulk_create": lambda: GoldSpan.objects.bulk_create(
+            [GoldSpan(gold_standard=gold, document=document, start=0, end=5, labels=["x"])]
+        ),
+        "bulk_update": lambda: GoldSpan.objects.bulk_update(
+            [
+                GoldSpan(
+                    pk=span.pk,
+                    gold_standard=gold,
+                    document=document,
+                    start=0,
+                    end=33,
+                    labels=["ad hominem"],
+                )
+            ],
+            ["labels"],
+        ),
+        "deleting the document (cascade)": document.delete,
+        "deleting documents with a QuerySet (cascade)": lambda: Document.objects.filter(
+            pk=document.pk
+        ).delete(),
+        "deleting the project (cascade)": gold.project.delete,
+    }
+    for name, attempt in attempts.items():
+        with pytest.raises(PublishedGoldIsImmutable), transaction.atomic():
+            attempt()
+        _unchanged(gold, span, document), name
+
+
+def test_the_database_refuses_deletes_cascades_and_text_changes(published) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("the immutability triggers are PostgreSQL's (the reference database)")
+    gold, span, document = published
+    for statement in (
+        f"DELETE FROM annotations_goldspan WHERE id = {span.pk}",
+        f"DELETE FROM annotations_golddocument WHERE gold_standard_id = {gold.pk}",
+        f"DELETE FROM annotations_goldstandard WHERE id = {gold.pk}",
+        f'INSERT INTO annotations_goldspan (gold_standard_id, document_id, start, "end", '
+        f"labels, details, proposed_by) VALUES ({gold.pk}, {document.pk}, 0, 5, "
+        "'[\"x\"]', '{}', '{}')",
+        f"UPDATE annotations_document SET text = 'Other words.' WHERE id = {document.pk}",
+        f"DELETE FROM annotations_document WHERE id = {document.pk}",
+    ):
+        with pytest.raises((IntegrityError, InternalError)), transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(statement)
+    # QuerySet.update() of the text goes through the same trigger
+    with pytest.raises((IntegrityError, InternalError)), transaction.atomic():
+        Document.objects.filter(pk=document.pk).update(text="Other words.")
+    _unchanged(gold, span, document)
+    # other fields of the document may still change
+    Document.objects.filter(pk=document.pk).update(source="renamed source")
+
+
+def test_the_admin_refuses_a_text_change_and_a_delete(published, client, django_user_model):
+    gold, span, document = published
+    django_user_model.objects.create_superuser("root", password="pw-for-tests-123")
+    client.login(username="root", password="pw-for-tests-123")
+    url = f"/admin/annotations/document/{document.pk}/change/"
+    page = client.post(
+        url,
+        {
+            "external_id": "",
+            "text": "Other words.",
+            "source": "",
+            "metadata": "{}",
+            "position": "0",
+            "sentences-TOTAL_FORMS": "0",
+            "sentences-INITIAL_FORMS": "0",
+        },
+    )
+    assert page.status_code == 200 and b"gold" in page.content  # the form error names it
+    delete = client.post(f"/admin/annotations/document/{document.pk}/delete/", {"post": "yes"})
+    assert delete.status_code == 403
+    _unchanged(gold, span, document)
+
+
+def test_a_draft_stays_writable_and_deletable(published) -> None:
+    gold, span, document = published
+    draft = GoldStandard.objects.create(project=gold.project, version=2)
+    GoldDocument.objects.create(gold_standard=draft, document=document)
+    copy = GoldSpan.objects.create(
+        gold_standard=draft, document=document, start=0, end=33, labels=["ad populum"]
+    )
+    GoldSpan.objects.filter(pk=copy.pk).update(labels=["ad hominem"])
+    GoldSpan.objects.bulk_create(
+        [GoldSpan(gold_standard=draft, document=document, start=0, end=5, labels=["x"])]
+    )
+    assert GoldSpan.objects.filter(gold_standard=draft).count() == 2
+    GoldSpan.objects.filter(gold_standard=draft).delete()
+    draft.delete()
+    _unchanged(gold, span, document)

@@ -267,6 +267,28 @@ BEGIN
   RETURN NEW;
 END $$ LANGUAGE plpgsql;
 
+CREATE OR REPLACE FUNCTION delete_under_published_gold() RETURNS trigger AS $$
+BEGIN
+  IF TG_TABLE_NAME = 'annotations_document' AND EXISTS (
+      SELECT 1 FROM annotations_golddocument d
+      JOIN annotations_goldstandard g ON g.id = d.gold_standard_id
+      WHERE d.document_id = OLD.id AND g.status = 'published') THEN
+    RAISE EXCEPTION 'document % is in a published gold standard and cannot be deleted', OLD.id
+      USING ERRCODE = 'integrity_constraint_violation';
+  END IF;
+  IF TG_TABLE_NAME = 'annotations_project' AND EXISTS (
+      SELECT 1 FROM annotations_goldstandard
+      WHERE project_id = OLD.id AND status = 'published') THEN
+    RAISE EXCEPTION 'project % has a published gold standard and cannot be deleted', OLD.id
+      USING ERRCODE = 'integrity_constraint_violation';
+  END IF;
+  RETURN OLD;
+END $$ LANGUAGE plpgsql;
+
+CREATE TRIGGER document_delete_published_gold BEFORE DELETE ON annotations_document
+  FOR EACH ROW EXECUTE FUNCTION delete_under_published_gold();
+CREATE TRIGGER project_delete_published_gold BEFORE DELETE ON annotations_project
+  FOR EACH ROW EXECUTE FUNCTION delete_under_published_gold();
 CREATE TRIGGER goldspan_published_immutable
   BEFORE INSERT OR UPDATE OR DELETE ON annotations_goldspan
   FOR EACH ROW EXECUTE FUNCTION gold_row_of_published_version();
@@ -282,6 +304,9 @@ CREATE TRIGGER document_text_published_gold
 """
 
 POSTGRES_REVERSE = """
+DROP TRIGGER IF EXISTS document_delete_published_gold ON annotations_document;
+DROP TRIGGER IF EXISTS project_delete_published_gold ON annotations_project;
+DROP FUNCTION IF EXISTS delete_under_published_gold();
 DROP TRIGGER IF EXISTS document_text_published_gold ON annotations_document;
 DROP FUNCTION IF EXISTS document_text_under_published_gold();
 """
@@ -310,6 +335,19 @@ def _sqlite_statements() -> list[str]:
         "annotations_golddocument d JOIN annotations_goldstandard g ON g.id = d.gold_standard_id "
         "WHERE d.document_id = OLD.id AND g.status = 'published') BEGIN SELECT RAISE(ABORT, "
         "'document is in a published gold standard: its text cannot change'); END"
+    )
+    statements.append(
+        "CREATE TRIGGER annotations_document_delete_published_gold BEFORE DELETE ON "
+        "annotations_document WHEN EXISTS (SELECT 1 FROM annotations_golddocument d JOIN "
+        "annotations_goldstandard g ON g.id = d.gold_standard_id WHERE d.document_id = OLD.id "
+        "AND g.status = 'published') BEGIN SELECT RAISE(ABORT, 'document is in a published "
+        "gold standard and cannot be deleted'); END"
+    )
+    statements.append(
+        "CREATE TRIGGER annotations_project_delete_published_gold BEFORE DELETE ON "
+        "annotations_project WHEN EXISTS (SELECT 1 FROM annotations_goldstandard WHERE "
+        "project_id = OLD.id AND status = 'published') BEGIN SELECT RAISE(ABORT, 'project has a "
+        "published gold standard and cannot be deleted'); END"
     )
     return statements
 
