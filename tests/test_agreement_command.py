@@ -81,3 +81,42 @@ def test_stored_annotators_give_the_same_table(study) -> None:
 def test_bad_arguments_are_clear_errors(args: list[str], message: str) -> None:
     with pytest.raises(CommandError, match=message):
         run(*args)
+
+
+def test_json_adds_alpha_labels_and_kappa_over_the_gold_sentences(study) -> None:
+    from nltk.metrics.agreement import AnnotationTask
+    from nltk.metrics.distance import masi_distance
+
+    from evaluation.scoring import mafalda_mapping
+
+    sources = [f"{name}={study[name]}" for name in USERS]
+    payload = json.loads(run("--gold", str(study["gold"]), *sources, "--format", "json"))
+    assert payload["units_from"] == "gold file"
+    assert (
+        set(payload["alpha"]) == set(payload["labels"]) == set(payload["kappa"]) == {"0", "1", "2"}
+    )
+    assert payload["2"]["f1"]  # today's matrix is still there
+    # independently: the gold file's sentences, each annotator's labels overlapping them
+    gold = {t.text: t for t in read_gold(study["gold"]).texts}
+    annotators = {name: {t.text: t for t in read_annotator(study[name]).texts} for name in USERS}
+    mapping = mafalda_mapping()
+    data = []
+    for number, (text, item) in enumerate(gold.items()):
+        cursor = 0
+        for index, (sentence, _) in enumerate(item.sentence_labels):
+            start = text.find(sentence, cursor)
+            end = cursor = start + len(sentence)
+            for name in USERS:
+                labels = {
+                    mapping.map_label(label, 2)
+                    for span in annotators[name][text].spans
+                    if span.start < end and start < span.end
+                    for label in span.labels
+                    if label != "no fallacy"
+                }
+                data.append((name, f"{number}:{index}", frozenset(labels or {"no fallacy"})))
+    expected = AnnotationTask(data=data, distance=masi_distance).alpha()
+    assert payload["alpha"]["2"]["masi"] == pytest.approx(expected, abs=1e-9)
+    assert payload["alpha"]["2"]["units"] == len({unit for _, unit, _ in data})
+    assert len(payload["kappa"]["2"]["cohen"]) == 6
+    assert payload["kappa"]["2"]["fleiss"]["value"] is not None

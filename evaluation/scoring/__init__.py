@@ -39,7 +39,9 @@ Parsers (``parsers``): ``get_parser("keyword" | "strict" | "json")`` with ``.nam
 ``.version`` and ``.parse(output)`` -> label set or ``UNREADABLE``.
 
 Humans (``agreement``): ``score_annotator(gold, annotator)`` and
-``pairwise_agreement({name: corpus})``. Other tasks: ``tasks``.
+``pairwise_agreement({name: corpus})``. Inter-annotator agreement over sentence units
+(``iaa``): Krippendorff's α with MASI/Jaccard distance, per-label α, Cohen's and Fleiss' κ,
+label co-occurrence and distributions. Other tasks: ``tasks``.
 """
 
 from evaluation.scoring.agreement import PairwiseAgreement, pairwise_agreement, score_annotator

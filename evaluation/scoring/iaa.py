@@ -8,8 +8,8 @@ dropped), ``{⊥}`` when none does (``unit_values``). ``Units`` maps a unit key 
 - ``alpha(units, "masi" | "jaccard")``: Krippendorff's α for set values with nltk's MASI or
   Jaccard distance. The canonical coincidence-matrix formula (units with fewer than two
   values are unpairable and ignored), which is what nltk's ``AnnotationTask.alpha`` computes
-  (checked against it in ``tests/test_iaa.py``); vectorised over distinct values, so it runs
-  in milliseconds where nltk takes seconds (``bench/agreement.py``). ``value`` is None when
+  (checked against it in ``tests/test_iaa.py``), vectorised with numpy over units of the
+  same size and distinct values (``bench/agreement.py`` times both). ``value`` is None when
   α is undefined: no pairable unit, or no expected disagreement (a single value throughout;
   nltk returns 1.0 there).
 - ``label_alphas``: per label, binary α (present / absent per unit) via the ``krippendorff``
@@ -106,12 +106,14 @@ def alpha(units: Units, distance: str = "masi") -> AlphaResult:
         raise ValueError(f"unknown distance {distance!r}; available: {', '.join(DISTANCES)}")
     coders: set[str] = set()
     index: dict[Value, int] = {}
-    pairable: list[list[int]] = []
+    by_size: dict[int, list[list[int]]] = {}
     for row in units.values():
         if len(row) < 2:
             continue
         coders.update(row)
-        pairable.append([index.setdefault(value, len(index)) for value in row.values()])
+        ids = [index.setdefault(value, len(index)) for value in row.values()]
+        by_size.setdefault(len(ids), []).append(ids)
+    pairable = sum(len(rows) for rows in by_size.values())
     if not pairable:
         return AlphaResult(None, 0, len(coders), distance)
     values = list(index)
@@ -121,18 +123,16 @@ def alpha(units: Units, distance: str = "masi") -> AlphaResult:
         table[i, j] = table[j, i] = _distance(distance, values[i], values[j])
     observed = 0.0
     totals = np.zeros(size)
-    for row in pairable:
-        counts = np.bincount(row, minlength=size)
-        totals += counts
-        present = np.flatnonzero(counts)
-        if len(present) > 1:
-            c = counts[present]
-            observed += float(c @ table[np.ix_(present, present)] @ c) / (len(row) - 1)
+    for m, rows in by_size.items():
+        ids = np.array(rows)  # units with m values, one column per value
+        totals += np.bincount(ids.ravel(), minlength=size)
+        pairs = sum(table[ids[:, a], ids[:, b]].sum() for a, b in combinations(range(m), 2))
+        observed += 2 * pairs / (m - 1)
     n = totals.sum()
     expected = float(totals @ table @ totals) / (n - 1)
     if expected == 0:
-        return AlphaResult(None, len(pairable), len(coders), distance)
-    return AlphaResult(1.0 - observed / expected, len(pairable), len(coders), distance)
+        return AlphaResult(None, pairable, len(coders), distance)
+    return AlphaResult(1.0 - observed / expected, pairable, len(coders), distance)
 
 
 def _nan_to_none(value: float) -> float | None:
@@ -145,13 +145,20 @@ def label_alphas(units: Units, labels: Iterable[str]) -> dict[str, AlphaResult]:
 
     coders = sorted({coder for row in units.values() for coder in row})
     rows = [row for row in units.values() if len(row) >= 2]
+    position = {coder: i for i, coder in enumerate(coders)}
+    index: dict[Value, int] = {}
+    ids = np.full((len(coders), len(rows)), -1)
+    for j, row in enumerate(rows):
+        for coder, value in row.items():
+            ids[position[coder], j] = index.setdefault(value, len(index))
+    labels = list(labels)
+    # presence[v, l]: value v holds label l; a last row of NaN for missing values
+    presence = np.full((len(index) + 1, len(labels)), np.nan)
+    for value, v in index.items():
+        presence[v] = [1.0 if label in value else 0.0 for label in labels]
     results: dict[str, AlphaResult] = {}
-    for label in labels:
-        data = np.full((len(coders), len(rows)), np.nan)
-        for j, row in enumerate(rows):
-            for i, coder in enumerate(coders):
-                if coder in row:
-                    data[i, j] = 1.0 if label in row[coder] else 0.0
+    for k, label in enumerate(labels):
+        data = presence[ids, k]  # -1 picks the NaN row
         value = None
         if rows and np.nanmax(data) != np.nanmin(data):
             value = _nan_to_none(

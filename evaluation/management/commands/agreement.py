@@ -5,6 +5,14 @@ SOURCE is an annotation file (doccano export or MAFALDA JSONL) or a stored
 ``annotator:PROJECT/USERNAME``; ``--gold`` takes a file or ``gold:PROJECT[@VERSION]`` and
 adds the gold as one more reference row. Texts are matched exactly; every source must
 cover the reference's texts. Profile ``paper``.
+
+Beside the F1 matrix, ``--format json`` gives Krippendorff's α over sentence units (MASI and
+Jaccard), per-label α and Cohen's / Fleiss' κ at each level (``evaluation.scoring.iaa``),
+over the annotator sources only (never the gold) and the texts every one of them covers.
+Units are the gold file's sentences (MAFALDA ``sentences_with_labels``) when it has them,
+else the stored sentences of a document with that text, else the importers' sentence
+splitter (``units_from`` says which); an annotator's value for a unit is the set of the
+level's labels of their spans overlapping it, {⊥} when none does.
 """
 
 from __future__ import annotations
@@ -14,8 +22,18 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotations.models import Document, Sentence
+from annotations.sentences import split_sentences
 from evaluation.references import annotator_reference, gold_reference
-from evaluation.scoring import AVERAGES, Corpus, ScoringInputError, pairwise_agreement, read_gold
+from evaluation.scoring import (
+    AVERAGES,
+    Corpus,
+    ScoringInputError,
+    iaa,
+    mafalda_mapping,
+    pairwise_agreement,
+    read_gold,
+)
 from evaluation.scoring.agreement import PairwiseAgreement
 
 GOLD_NAME = "gold"
@@ -23,6 +41,10 @@ GOLD_NAME = "gold"
 
 def read_source(reference: str) -> Corpus:
     return gold_reference(reference) or annotator_reference(reference) or read_gold(reference)
+
+
+def _fmt(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
 
 
 def format_matrix(agreement: PairwiseAgreement, level: int, names: list[str]) -> str:
@@ -39,6 +61,77 @@ def format_matrix(agreement: PairwiseAgreement, level: int, names: list[str]) ->
         ]
         lines.append(f"{reference:<{width}}" + "".join(cells))
     return "\n".join(lines)
+
+
+def _located(text: str, sentences: list[str]) -> list[tuple[int, int]] | None:
+    """The gold file's sentence units as ranges of the text (None if one is not found)."""
+    bounds, cursor = [], 0
+    for sentence in sentences:
+        start = text.find(sentence, cursor)
+        if start < 0:
+            return None
+        bounds.append((start, start + len(sentence)))
+        cursor = start + len(sentence)
+    return bounds
+
+
+def sentence_units(texts: list[str], gold: Corpus | None) -> tuple[dict, str]:
+    """``({text: [(start, end), ...]}, units_from)`` (see the module docstring)."""
+    from_gold = {
+        item.text: [sentence for sentence, _ in item.sentence_labels]
+        for item in (gold.texts if gold else [])
+        if item.sentence_labels
+    }
+    stored = dict(
+        Document.objects.filter(text__in=[t for t in texts if t not in from_gold])
+        .order_by("pk")
+        .values_list("text", "pk")
+    )
+    sentences: dict[int, list[tuple[int, int]]] = {}
+    for document_id, start, end in (
+        Sentence.objects.filter(document_id__in=stored.values())
+        .order_by("document_id", "index")
+        .values_list("document_id", "start", "end")
+    ):
+        sentences.setdefault(document_id, []).append((start, end))
+    units, used = {}, set()
+    for text in texts:
+        bounds = _located(text, from_gold[text]) if text in from_gold else None
+        if bounds:
+            units[text], source = bounds, "gold file"
+        elif text in stored and sentences.get(stored[text]):
+            units[text], source = sentences[stored[text]], "stored sentences"
+        else:
+            units[text], source = split_sentences(text), "sentence splitter"
+        used.add(source)
+    return units, " + ".join(sorted(used))
+
+
+def agreement_figures(
+    corpora: dict[str, Corpus], gold: Corpus | None, levels: tuple[int, ...]
+) -> dict[str, Any]:
+    """α, per-label α and κ of the annotator sources (see the module docstring)."""
+    by_text = {name: {t.text: t for t in corpus.texts} for name, corpus in corpora.items()}
+    common = [t for t in next(iter(by_text.values())) if all(t in m for m in by_text.values())]
+    bounds, units_from = sentence_units(common, gold)
+    mapping = mafalda_mapping()
+    out: dict[str, Any] = {"units_from": units_from, "alpha": {}, "labels": {}, "kappa": {}}
+    for level in levels:
+        units: dict[tuple[int, int], dict[str, frozenset[str]]] = {}
+        for number, text in enumerate(common):
+            for name, texts in by_text.items():
+                spans = [(s.start, s.end, s.labels) for s in texts[text].spans]
+                for index, value in enumerate(iaa.unit_values(bounds[text], spans, mapping, level)):
+                    units.setdefault((number, index), {})[name] = value
+        masi, jaccard = iaa.alpha(units, "masi"), iaa.alpha(units, "jaccard")
+        key = str(level)
+        out["alpha"][key] = {"masi": masi.value, "jaccard": jaccard.value, "units": masi.units}
+        out["labels"][key] = {
+            label: {"alpha": result.value, "units": result.units}
+            for label, result in iaa.label_alphas(units, sorted(mapping.labels_at(level))).items()
+        }
+        out["kappa"][key] = {"cohen": iaa.cohen_kappas(units), "fleiss": iaa.fleiss_kappa(units)}
+    return out
 
 
 class Command(BaseCommand):
@@ -70,13 +163,27 @@ class Command(BaseCommand):
             agreement = pairwise_agreement(
                 corpora, levels=levels, average=options["average"], bootstrap_resamples=0
             )
+            annotators = {name: corpus for name, corpus in corpora.items() if name != GOLD_NAME}
+            figures = agreement_figures(annotators, corpora.get(GOLD_NAME), levels)
         except (ScoringInputError, OSError) as error:
             raise CommandError(str(error)) from error
         if options["format"] == "json":
-            payload = {"profile": "paper", "average": options["average"], **agreement.to_dict()}
+            payload = {
+                "profile": "paper",
+                "average": options["average"],
+                **agreement.to_dict(),
+                **figures,
+                "libraries": iaa.LIBRARIES,
+            }
             self.stdout.write(json.dumps(payload, indent=2))
             return
         names = list(corpora)
         self.stdout.write(f"profile=paper  average={options['average']}")
         for level in levels:
             self.stdout.write("\n" + format_matrix(agreement, level, names))
+            alpha = figures["alpha"][str(level)]
+            self.stdout.write(
+                f"level {level} Krippendorff's alpha over {alpha['units']} sentences "
+                f"({figures['units_from']}): MASI {_fmt(alpha['masi'])}, "
+                f"Jaccard {_fmt(alpha['jaccard'])}"
+            )

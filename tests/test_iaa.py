@@ -1,0 +1,129 @@
+"""Agreement over sentence units (``evaluation.scoring.iaa``) against the libraries themselves."""
+
+from __future__ import annotations
+
+import random
+
+import krippendorff
+import numpy as np
+import pytest
+from nltk.metrics.agreement import AnnotationTask
+from nltk.metrics.distance import jaccard_distance, masi_distance
+from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
+
+from evaluation.scoring import NO_FALLACY, iaa, mafalda_mapping
+
+LABELS = ["ad hominem", "slippery slope", "ad populum", "appeal to fear"]
+
+
+def random_units(seed: int, coders: int = 3, units: int = 60, missing: float = 0.0) -> dict:
+    rng = random.Random(seed)
+    out: dict = {}
+    for u in range(units):
+        row = {}
+        for c in range(coders):
+            if rng.random() < missing:
+                continue
+            k = rng.choice([0, 0, 1, 1, 2])
+            row[f"c{c}"] = frozenset(rng.sample(LABELS, k)) or frozenset({NO_FALLACY})
+        out[u] = row
+    return out
+
+
+def triples(units: dict) -> list[tuple[str, str, frozenset]]:
+    return [(coder, str(u), value) for u, row in units.items() for coder, value in row.items()]
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize(
+    ("distance", "function"), [("masi", masi_distance), ("jaccard", jaccard_distance)]
+)
+def test_alpha_equals_nltk(seed: int, distance: str, function) -> None:
+    units = random_units(seed)
+    expected = AnnotationTask(data=triples(units), distance=function).alpha()
+    result = iaa.alpha(units, distance)
+    assert result.value == pytest.approx(expected, abs=1e-12)
+    assert (result.units, result.annotators, result.distance) == (60, 3, distance)
+
+
+def test_alpha_with_missing_values_equals_nltk_on_the_pairable_units() -> None:
+    units = random_units(7, coders=4, missing=0.3)
+    pairable = {u: row for u, row in units.items() if len(row) >= 2}
+    expected = AnnotationTask(data=triples(pairable), distance=masi_distance).alpha()
+    assert iaa.alpha(units).value == pytest.approx(expected, abs=1e-12)
+    assert iaa.alpha(units).units == len(pairable)
+
+
+def test_degenerate_alpha_is_undefined_or_perfect() -> None:
+    same = {u: {"a": frozenset({"x"}), "b": frozenset({"x"})} for u in range(3)}
+    assert iaa.alpha(same).value is None  # one value throughout: no expected disagreement
+    assert iaa.alpha({0: {"a": frozenset({"x"})}}).units == 0
+    perfect = {u: {"a": frozenset({str(u % 2)}), "b": frozenset({str(u % 2)})} for u in range(4)}
+    assert iaa.alpha(perfect).value == 1.0
+    with pytest.raises(ValueError, match="unknown distance"):
+        iaa.alpha(same, "euclid")
+
+
+def test_label_alphas_equal_krippendorff() -> None:
+    units = random_units(3, missing=0.2)
+    results = iaa.label_alphas(units, LABELS + ["never given"])
+    coders = sorted({c for row in units.values() for c in row})
+    rows = [row for row in units.values() if len(row) >= 2]
+    for label in LABELS:
+        data = np.array(
+            [[float(label in row[c]) if c in row else np.nan for row in rows] for c in coders]
+        )
+        expected = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+        assert results[label].value == pytest.approx(expected, abs=1e-12)
+    assert results["never given"].value is None
+
+
+def test_kappas_equal_statsmodels() -> None:
+    units = random_units(11)
+    key = lambda v: " | ".join(sorted(v))  # noqa: E731
+    categories = sorted({key(v) for row in units.values() for v in row.values()})
+    for entry in iaa.cohen_kappas(units):
+        table = np.zeros((len(categories), len(categories)))
+        for row in units.values():
+            table[
+                categories.index(key(row[entry["a"]])), categories.index(key(row[entry["b"]]))
+            ] += 1
+        assert entry["kappa"] == pytest.approx(cohens_kappa(table, return_results=False), abs=1e-12)
+        assert entry["units"] == 60
+    coded = np.array(
+        [[categories.index(key(row[c])) for c in sorted(row)] for row in units.values()]
+    )
+    counts, _ = aggregate_raters(coded, n_cat=len(categories))
+    assert iaa.fleiss_kappa(units)["value"] == pytest.approx(fleiss_kappa(counts), abs=1e-12)
+
+
+def test_fleiss_is_refused_with_a_reason_when_coder_counts_differ() -> None:
+    result = iaa.fleiss_kappa(random_units(2, coders=4, missing=0.3))
+    assert result["value"] is None and "different numbers of annotators" in result["reason"]
+
+
+def test_unit_values_cooccurrence_and_distribution() -> None:
+    mapping = mafalda_mapping()
+    sentences = [(0, 10), (11, 20), (21, 30)]
+    spans = [(5, 12, ["ad hominem", NO_FALLACY]), (21, 30, ["slippery slope"])]
+    assert iaa.unit_values(sentences, spans, mapping, 2) == [
+        frozenset({"ad hominem"}),
+        frozenset({"ad hominem"}),
+        frozenset({"slippery slope"}),
+    ]
+    assert iaa.unit_values(sentences, [], mapping, 0) == [iaa.BOTTOM] * 3
+    assert iaa.unit_values(sentences, spans, mapping, 0)[0] == frozenset({"fallacy"})
+    docs = [
+        {
+            "a": [(0, 10, {"ad hominem"}), (21, 30, {"slippery slope"})],
+            "b": [(5, 15, {"ad hominem", "ad populum"})],
+        }
+    ]
+    co = iaa.cooccurrence(docs)
+    at = {label: i for i, label in enumerate(co["labels"])}
+    assert co["counts"][at["ad hominem"]][at["ad hominem"]] == 1
+    assert co["counts"][at["ad hominem"]][at["ad populum"]] == 1
+    assert co["counts"][at["ad populum"]][at["ad hominem"]] == 1
+    assert co["counts"][at["slippery slope"]] == [0, 0, 0]
+    dist = iaa.distribution(docs)
+    assert dist["annotators"]["a"] == [1, 0, 1] and dist["annotators"]["b"] == [1, 1, 0]
