@@ -91,9 +91,13 @@ def compute(result_id: int) -> str:
     updated = AgreementResult.objects.filter(
         pk=result_id, status__in=[AgreementResult.Status.PENDING, AgreementResult.Status.FAILED]
     ).update(status=AgreementResult.Status.RUNNING, started_at=timezone.now())
-    result = AgreementResult.objects.select_related("project__taxonomy", "gold_standard").get(
-        pk=result_id
+    result = (
+        AgreementResult.objects.select_related("project__taxonomy", "gold_standard")
+        .filter(pk=result_id)
+        .first()
     )
+    if result is None:
+        return "missing"  # its project was deleted meanwhile
     if not updated and result.status != AgreementResult.Status.RUNNING:
         return result.status  # done already (a duplicate message)
     try:

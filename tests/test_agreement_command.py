@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 from annotations.services.imports import import_doccano_annotations, import_mafalda_gold
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
-from evaluation.scoring import pairwise_agreement, read_annotator, read_gold
+from evaluation.scoring import mafalda_mapping, pairwise_agreement, read_annotator, read_gold
 
 USERS = ("user1", "user2", "user4", "user5")
 
@@ -83,12 +83,122 @@ def test_bad_arguments_are_clear_errors(args: list[str], message: str) -> None:
         run(*args)
 
 
-def test_json_adds_alpha_labels_and_kappa_over_the_gold_sentences(study) -> None:
-    from nltk.metrics.agreement import AnnotationTask
-    from nltk.metrics.distance import masi_distance
-
+def independent_units(
+    bounds: dict[str, list[tuple[int, int]]], annotators: dict[str, dict], level: int
+) -> list[tuple[str, str, frozenset]]:
+    """(annotator, unit, value) triples built here, without ``iaa.unit_values``."""
     from evaluation.scoring import mafalda_mapping
 
+    mapping = mafalda_mapping()
+    data = []
+    for number, (text, ranges) in enumerate(bounds.items()):
+        for index, (start, end) in enumerate(ranges):
+            for name, texts in annotators.items():
+                labels = {
+                    mapping.map_label(label, level)
+                    for span in texts[text].spans
+                    if span.start < end and start < span.end
+                    for label in span.labels
+                    if label != "no fallacy"
+                }
+                data.append((name, f"{number}:{index}", frozenset(labels or {"no fallacy"})))
+    return data
+
+
+def assert_figures_match_the_libraries(payload: dict, data: list, level: str) -> None:
+    """α (nltk), per-label α (krippendorff), Cohen's and Fleiss' κ (statsmodels)."""
+    import krippendorff
+    import numpy as np
+    from nltk.metrics.agreement import AnnotationTask
+    from nltk.metrics.distance import jaccard_distance, masi_distance
+    from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
+
+    for distance, function in (("masi", masi_distance), ("jaccard", jaccard_distance)):
+        expected = AnnotationTask(data=data, distance=function).alpha()
+        assert payload["alpha"][level][distance] == pytest.approx(expected, abs=1e-9)
+    units = sorted({unit for _, unit, _ in data})
+    coders = sorted({coder for coder, _, _ in data})
+    value = {(coder, unit): v for coder, unit, v in data}
+    assert payload["alpha"][level]["units"] == len(units)
+    given = {label for v in value.values() for label in v} - {"no fallacy"}
+    for label in given:
+        matrix = np.array([[float(label in value[c, u]) for u in units] for c in coders])
+        expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
+        assert payload["labels"][level][label]["alpha"] == pytest.approx(expected, abs=1e-9)
+    category = {v: i for i, v in enumerate(sorted({" | ".join(sorted(v)) for v in value.values()}))}
+    codes = {key: category[" | ".join(sorted(v))] for key, v in value.items()}
+    cohen = {(e["a"], e["b"]): e for e in payload["kappa"][level]["cohen"]}
+    assert len(cohen) == len(coders) * (len(coders) - 1) // 2
+    for (a, b), entry in cohen.items():
+        table = np.zeros((len(category), len(category)))
+        for unit in units:
+            table[codes[a, unit], codes[b, unit]] += 1
+        expected = cohens_kappa(table, return_results=False)
+        assert entry["kappa"] == pytest.approx(expected, abs=1e-9)
+        assert entry["units"] == len(units)
+    counts, _ = aggregate_raters(
+        np.array([[codes[c, u] for c in coders] for u in units]), n_cat=len(category)
+    )
+    fleiss = payload["kappa"][level]["fleiss"]
+    assert fleiss["value"] == pytest.approx(fleiss_kappa(counts), abs=1e-9)
+    assert fleiss["reason"] is None
+
+
+def _alpha_and_label_alphas(data: list[tuple[str, str, frozenset]], level: int) -> dict:
+    """nltk's α (MASI, Jaccard) and krippendorff's per-label α on ``(coder, unit, value)``."""
+    import krippendorff
+    import numpy as np
+    from nltk.metrics.agreement import AnnotationTask
+    from nltk.metrics.distance import jaccard_distance, masi_distance
+
+    coders = sorted({c for c, _, _ in data})
+    units = sorted({u for _, u, _ in data})
+    value = {(c, u): v for c, u, v in data}
+    labels = {}
+    for label in sorted(mafalda_mapping().labels_at(level)):
+        matrix = np.array([[float(label in value[c, u]) for u in units] for c in coders])
+        labels[label] = (
+            krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
+            if matrix.min() != matrix.max()
+            else None
+        )
+    return {
+        "masi": AnnotationTask(data=data, distance=masi_distance).alpha(),
+        "jaccard": AnnotationTask(data=data, distance=jaccard_distance).alpha(),
+        "units": len(units),
+        "labels": labels,
+    }
+
+
+def _value(spans, start: int, end: int, level: int) -> frozenset:
+    mapping = mafalda_mapping()
+    labels = {
+        mapping.map_label(label, level)
+        for s_start, s_end, span_labels in spans
+        if s_start < end and start < s_end
+        for label in span_labels
+        if label != "no fallacy"
+    }
+    return frozenset(labels or {"no fallacy"})
+
+
+def _assert_figures(payload: dict, expected: dict, level: int) -> None:
+    alpha = payload["alpha"][str(level)]
+    assert alpha["masi"] == pytest.approx(expected["masi"], abs=1e-9)
+    assert alpha["jaccard"] == pytest.approx(expected["jaccard"], abs=1e-9)
+    assert alpha["units"] == expected["units"]
+    labels = payload["labels"][str(level)]
+    assert set(labels) == set(expected["labels"])
+    for label, value in expected["labels"].items():
+        if value is None:
+            assert labels[label]["alpha"] is None
+        else:
+            assert labels[label]["alpha"] == pytest.approx(value, abs=1e-9)
+        assert labels[label]["units"] == expected["units"]
+
+
+@pytest.mark.shared_data
+def test_json_adds_alpha_labels_and_kappa_over_the_gold_sentences(study) -> None:
     sources = [f"{name}={study[name]}" for name in USERS]
     payload = json.loads(run("--gold", str(study["gold"]), *sources, "--format", "json"))
     assert payload["units_from"] == "gold file"
@@ -96,27 +206,95 @@ def test_json_adds_alpha_labels_and_kappa_over_the_gold_sentences(study) -> None
         set(payload["alpha"]) == set(payload["labels"]) == set(payload["kappa"]) == {"0", "1", "2"}
     )
     assert payload["2"]["f1"]  # today's matrix is still there
+    assert set(payload["libraries"]) >= {"nltk", "krippendorff", "statsmodels"}
     # independently: the gold file's sentences, each annotator's labels overlapping them
     gold = {t.text: t for t in read_gold(study["gold"]).texts}
     annotators = {name: {t.text: t for t in read_annotator(study[name]).texts} for name in USERS}
-    mapping = mafalda_mapping()
-    data = []
-    for number, (text, item) in enumerate(gold.items()):
-        cursor = 0
-        for index, (sentence, _) in enumerate(item.sentence_labels):
-            start = text.find(sentence, cursor)
-            end = cursor = start + len(sentence)
-            for name in USERS:
-                labels = {
-                    mapping.map_label(label, 2)
-                    for span in annotators[name][text].spans
-                    if span.start < end and start < span.end
-                    for label in span.labels
-                    if label != "no fallacy"
-                }
-                data.append((name, f"{number}:{index}", frozenset(labels or {"no fallacy"})))
-    expected = AnnotationTask(data=data, distance=masi_distance).alpha()
-    assert payload["alpha"]["2"]["masi"] == pytest.approx(expected, abs=1e-9)
-    assert payload["alpha"]["2"]["units"] == len({unit for _, unit, _ in data})
+    for level in (0, 1, 2):
+        data = []
+        for number, (text, item) in enumerate(gold.items()):
+            cursor = 0
+            for index, (sentence, _) in enumerate(item.sentence_labels):
+                start = text.find(sentence, cursor)
+                end = cursor = start + len(sentence)
+                for name in USERS:
+                    spans = [(s.start, s.end, s.labels) for s in annotators[name][text].spans]
+                    data.append((name, f"{number}:{index}", _value(spans, start, end, level)))
+        _assert_figures(payload, _alpha_and_label_alphas(data, level), level)
+    # over the annotators only: 6 pairs of 4 annotators, never the gold
     assert len(payload["kappa"]["2"]["cohen"]) == 6
+    assert {e["a"] for e in payload["kappa"]["2"]["cohen"]} | {
+        e["b"] for e in payload["kappa"]["2"]["cohen"]
+    } == set(USERS)
     assert payload["kappa"]["2"]["fleiss"]["value"] is not None
+
+    table = run("--gold", str(study["gold"]), *sources)
+    lines = [line for line in table.splitlines() if "Krippendorff's alpha" in line]
+    assert len(lines) == 3
+    assert f"MASI {payload['alpha']['2']['masi']:.3f}" in lines[2]
+
+
+@pytest.mark.shared_data
+@pytest.mark.django_db
+def test_json_alpha_of_stored_annotators_over_the_stored_sentences(study) -> None:
+    from annotations.models import Document, Sentence, Span
+
+    project = create_project(name="study alpha", taxonomy=install_preset(name="mafalda"))
+    import_mafalda_gold(path=study["gold"], project=project)
+    users = {}
+    for name in USERS:
+        users[name] = get_user_model().objects.create(username=name)
+        import_doccano_annotations(path=study[name], project=project, annotator=users[name])
+    sources = [f"{n}=annotator:study alpha/{n}" for n in USERS]
+    payload = json.loads(run("--gold", "gold:study alpha", *sources, "--format", "json"))
+    assert payload["units_from"] == "stored sentences"
+    # independently: the stored sentences, each annotator's submitted spans
+    documents = list(Document.objects.filter(project=project).order_by("pk"))
+    for level in (0, 1, 2):
+        data = []
+        for document in documents:
+            for sentence in Sentence.objects.filter(document=document).order_by("index"):
+                for name, user in users.items():
+                    spans = Span.objects.filter(
+                        annotation__document=document,
+                        annotation__annotator=user,
+                        annotation__status="submitted",
+                    ).values_list("start", "end", "labels")
+                    data.append(
+                        (
+                            name,
+                            f"{document.pk}:{sentence.index}",
+                            _value(list(spans), sentence.start, sentence.end, level),
+                        )
+                    )
+        _assert_figures(payload, _alpha_and_label_alphas(data, level), level)
+
+
+def test_json_alpha_from_files_without_units_uses_the_sentence_splitter(tmp_path) -> None:
+    text = "People say so. So it must be true. Nobody disagrees here."
+    rows = {
+        "a": [[0, 14, "ad populum"], [15, 34, "hasty generalization"]],
+        "b": [[0, 14, "ad populum"]],
+    }
+    sources = []
+    for name, labels in rows.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(json.dumps({"id": 1, "text": text, "label": labels}) + "\n")
+        sources.append(f"{name}={path}")
+    payload = json.loads(run(*sources, "--format", "json"))
+    assert payload["units_from"] == "sentence splitter"
+    assert payload["alpha"]["2"]["units"] == 3
+    assert payload["alpha"]["0"]["masi"] == pytest.approx(
+        _alpha_and_label_alphas(
+            [
+                ("a", "0", frozenset({"fallacy"})),
+                ("a", "1", frozenset({"fallacy"})),
+                ("a", "2", frozenset({"no fallacy"})),
+                ("b", "0", frozenset({"fallacy"})),
+                ("b", "1", frozenset({"no fallacy"})),
+                ("b", "2", frozenset({"no fallacy"})),
+            ],
+            0,
+        )["masi"]
+    )
+    assert payload["kappa"]["2"]["cohen"][0]["units"] == 3

@@ -40,8 +40,10 @@ Parsers (``parsers``): ``get_parser("keyword" | "strict" | "json")`` with ``.nam
 
 Humans (``agreement``): ``score_annotator(gold, annotator)`` and
 ``pairwise_agreement({name: corpus})``. Inter-annotator agreement over sentence units
-(``iaa``): Krippendorff's α with MASI/Jaccard distance, per-label α, Cohen's and Fleiss' κ,
-label co-occurrence and distributions. Other tasks: ``tasks``.
+(``iaa``): ``unit_values`` (an annotator's label set per sentence), ``alpha`` (Krippendorff's
+α, MASI/Jaccard distance, equal to nltk's), ``label_alphas`` (binary α per label,
+``krippendorff``), ``cohen_kappas`` / ``fleiss_kappa`` (statsmodels), ``cooccurrence`` and
+``distribution`` (over spans), ``all_figures``; None where undefined. Other tasks: ``tasks``.
 """
 
 from evaluation.scoring.agreement import PairwiseAgreement, pairwise_agreement, score_annotator
@@ -56,6 +58,18 @@ from evaluation.scoring.core import (
     TextGold,
     TextPrediction,
     normalise_label,
+)
+from evaluation.scoring.iaa import (
+    AlphaResult,
+    all_figures,
+    alpha,
+    cohen_kappas,
+    cooccurrence,
+    distribution,
+    fleiss_kappa,
+    label_alphas,
+    level_spans,
+    unit_values,
 )
 from evaluation.scoring.levels import (
     MAFALDA_TYPE_TO_CATEGORY,
@@ -75,6 +89,16 @@ from evaluation.scoring.sources import (
 )
 
 __all__ = [
+    "AlphaResult",
+    "all_figures",
+    "alpha",
+    "cohen_kappas",
+    "cooccurrence",
+    "distribution",
+    "fleiss_kappa",
+    "label_alphas",
+    "level_spans",
+    "unit_values",
     "AVERAGES",
     "MAFALDA_TYPE_TO_CATEGORY",
     "NO_FALLACY",

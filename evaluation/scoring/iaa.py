@@ -21,7 +21,11 @@ dropped), ``{⊥}`` when none does (``unit_values``). ``Units`` maps a unit key 
 - ``cooccurrence`` and ``distribution``: counts over spans (per document, per annotator):
   how often two labels are given to overlapping spans of *different* annotators (the
   candidates for alternatives), and how often each annotator gives each label.
+- ``level_spans``: spans with their labels at a level (⊥ dropped), for the two above.
+- ``all_figures(units, labels, docs)``: every figure above for one set of units, as JSON.
 - ``LIBRARIES``: the versions of the libraries the figures come from.
+
+Undefined figures are None, never NaN: every result is JSON-serialisable.
 """
 
 from __future__ import annotations
@@ -75,13 +79,7 @@ def unit_values(
     level: int,
 ) -> list[Value]:
     """One annotator's value for each sentence (see the module docstring)."""
-    mapped = []
-    for start, end, labels in spans:
-        names = [label for label in labels if label != NO_FALLACY]
-        if mapping is not None:
-            names = [mapping.map_label(label, level) for label in names]
-        if names:
-            mapped.append((start, end, frozenset(names)))
+    mapped = level_spans(spans, mapping, level)
     values = []
     for s_start, s_end in sentences:
         found: set[str] = set()
@@ -92,12 +90,34 @@ def unit_values(
     return values
 
 
+def level_spans(
+    spans: Iterable[tuple[int, int, Iterable[str]]], mapping: LevelMapping | None, level: int
+) -> list[tuple[int, int, Value]]:
+    """Spans with their labels at ``level`` (⊥ dropped; spans left without labels skipped)."""
+    out = []
+    for start, end, labels in spans:
+        names = [label for label in labels if label != NO_FALLACY]
+        if mapping is not None:
+            names = [mapping.map_label(label, level) for label in names]
+        if names:
+            out.append((start, end, frozenset(names)))
+    return out
+
+
 @dataclass(frozen=True)
 class AlphaResult:
     value: float | None
     units: int  # pairable units (at least two values)
     annotators: int
     distance: str
+
+    def to_dict(self) -> dict:
+        return {
+            "value": self.value,
+            "units": self.units,
+            "annotators": self.annotators,
+            "distance": self.distance,
+        }
 
 
 def alpha(units: Units, distance: str = "masi") -> AlphaResult:
@@ -143,88 +163,94 @@ def label_alphas(units: Units, labels: Iterable[str]) -> dict[str, AlphaResult]:
     """Binary α per label via the ``krippendorff`` package (None: undefined)."""
     import krippendorff
 
-    coders = sorted({coder for row in units.values() for coder in row})
-    rows = [row for row in units.values() if len(row) >= 2]
+    pairable = {key: row for key, row in units.items() if len(row) >= 2}
+    coders, values, ids = _coded(pairable)
+    labels = list(labels)
+    # presence[v, l]: value v holds label l; a last row of NaN for missing values
+    presence = np.full((len(values) + 1, len(labels)), np.nan)
+    for v, value in enumerate(values):
+        presence[v] = [1.0 if label in value else 0.0 for label in labels]
+    results: dict[str, AlphaResult] = {}
+    for k, label in enumerate(labels):
+        data = presence[ids, k]  # -1 picks the NaN row
+        value = None
+        if pairable and np.nanmax(data) != np.nanmin(data):
+            value = _quiet(
+                lambda d: krippendorff.alpha(reliability_data=d, level_of_measurement="nominal"),
+                data,
+            )
+        results[label] = AlphaResult(value, len(pairable), len(coders), "nominal")
+    return results
+
+
+def _coded(units: Units) -> tuple[list[str], list[Value], np.ndarray]:
+    """``(coders, distinct values, ids)``: ``ids[c, u]`` is the index of coder c's value for
+    unit u among the distinct values, -1 where c did not code u."""
+    rows = list(units.values())
+    coders = sorted({coder for row in rows for coder in row})
     position = {coder: i for i, coder in enumerate(coders)}
     index: dict[Value, int] = {}
     ids = np.full((len(coders), len(rows)), -1)
     for j, row in enumerate(rows):
         for coder, value in row.items():
             ids[position[coder], j] = index.setdefault(value, len(index))
-    labels = list(labels)
-    # presence[v, l]: value v holds label l; a last row of NaN for missing values
-    presence = np.full((len(index) + 1, len(labels)), np.nan)
-    for value, v in index.items():
-        presence[v] = [1.0 if label in value else 0.0 for label in labels]
-    results: dict[str, AlphaResult] = {}
-    for k, label in enumerate(labels):
-        data = presence[ids, k]  # -1 picks the NaN row
-        value = None
-        if rows and np.nanmax(data) != np.nanmin(data):
-            value = _nan_to_none(
-                krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
-            )
-        results[label] = AlphaResult(value, len(rows), len(coders), "nominal")
-    return results
+    return coders, list(index), ids
 
 
-def _category(value: Value) -> str:
-    return " | ".join(sorted(value))
+def _quiet(function, *args) -> float | None:
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return _nan_to_none(function(*args))
 
 
 def cohen_kappas(units: Units) -> list[dict]:
-    """Cohen's κ of each pair of annotators over the units both coded (statsmodels)."""
+    """Cohen's κ of each pair of annotators over the units both coded (statsmodels); each
+    distinct value set is one nominal category."""
     from statsmodels.stats.inter_rater import cohens_kappa
 
-    coders = sorted({coder for row in units.values() for coder in row})
+    coders, _, ids = _coded(units)
     out = []
-    for a, b in combinations(coders, 2):
-        pairs = [(row[a], row[b]) for row in units.values() if a in row and b in row]
-        if not pairs:
+    for a, b in combinations(range(len(coders)), 2):
+        both = (ids[a] >= 0) & (ids[b] >= 0)
+        if not both.any():
             continue
-        categories = sorted({_category(v) for pair in pairs for v in pair})
-        position = {c: i for i, c in enumerate(categories)}
+        categories, codes = np.unique(np.stack([ids[a, both], ids[b, both]]), return_inverse=True)
+        codes = codes.reshape(2, -1)
         table = np.zeros((len(categories), len(categories)))
-        for x, y in pairs:
-            table[position[_category(x)], position[_category(y)]] += 1
+        np.add.at(table, (codes[0], codes[1]), 1)
         kappa = None
         if len(categories) > 1:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
-                kappa = _nan_to_none(cohens_kappa(table, return_results=False))
-        out.append({"a": a, "b": b, "kappa": kappa, "units": len(pairs)})
+            kappa = _quiet(lambda t: cohens_kappa(t, return_results=False), table)
+        out.append({"a": coders[a], "b": coders[b], "kappa": kappa, "units": int(both.sum())})
     return out
 
 
 def fleiss_kappa(units: Units) -> dict:
-    """Fleiss' κ (statsmodels) where every unit has the same number (≥ 2) of annotators."""
-    from statsmodels.stats.inter_rater import aggregate_raters
+    """Fleiss' κ (statsmodels) where every unit has the same number (≥ 2) of annotators;
+    otherwise ``value`` None and the ``reason``."""
     from statsmodels.stats.inter_rater import fleiss_kappa as fleiss
 
-    rows = list(units.values())
-    sizes = {len(row) for row in rows}
-    if not rows:
+    _, values, ids = _coded(units)
+    sizes = sorted(set((ids >= 0).sum(axis=0).tolist()))
+    count = ids.shape[1]
+    if not count:
         return {"value": None, "units": 0, "reason": "no units"}
     if len(sizes) != 1:
         return {
             "value": None,
-            "units": len(rows),
+            "units": count,
             "reason": "sentences have different numbers of annotators "
-            f"({', '.join(str(s) for s in sorted(sizes))}): Fleiss' kappa needs the same number",
+            f"({', '.join(map(str, sizes))}): Fleiss' kappa needs the same number",
         }
-    if sizes == {1}:
-        return {"value": None, "units": len(rows), "reason": "one annotator per sentence"}
-    categories = sorted({_category(v) for row in rows for v in row.values()})
-    position = {c: i for i, c in enumerate(categories)}
-    table = np.array([[position[_category(v)] for v in row.values()] for row in rows])
-    counts, _ = aggregate_raters(table, n_cat=len(categories))
-    value = None
-    if len(categories) > 1:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            value = _nan_to_none(fleiss(counts))
+    if sizes == [1]:
+        return {"value": None, "units": count, "reason": "one annotator per sentence"}
+    # aggregate_raters' table: per unit, how many annotators gave each category
+    counts = np.zeros((count, len(values)), dtype=int)
+    coded = ids >= 0
+    np.add.at(counts, (np.nonzero(coded)[1], ids[coded]), 1)
+    value = _quiet(fleiss, counts) if len(values) > 1 else None
     reason = None if value is not None else "a single category throughout"
-    return {"value": value, "units": len(rows), "reason": reason}
+    return {"value": value, "units": count, "reason": reason}
 
 
 def _labels_of(docs: Sequence[SpansByAnnotator]) -> list[str]:
@@ -277,3 +303,23 @@ def distribution(docs: Iterable[SpansByAnnotator]) -> dict:
         "labels": labels,
         "annotators": {name: [per[name][label] for label in labels] for name in sorted(per)},
     }
+
+
+def all_figures(
+    units: Units, labels: Iterable[str], docs: Iterable[SpansByAnnotator] | None = None
+) -> dict:
+    """Every figure for one set of units (and, given ``docs`` — spans at the same level —
+    co-occurrence and distributions), JSON-serialisable."""
+    out: dict = {
+        "alpha": {distance: alpha(units, distance).to_dict() for distance in DISTANCES},
+        "labels": {
+            label: result.to_dict() for label, result in label_alphas(units, labels).items()
+        },
+        "cohen_kappa": cohen_kappas(units),
+        "fleiss_kappa": fleiss_kappa(units),
+    }
+    if docs is not None:
+        docs = list(docs)
+        out["cooccurrence"] = cooccurrence(docs)
+        out["distribution"] = distribution(docs)
+    return out

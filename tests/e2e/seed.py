@@ -238,12 +238,73 @@ def ensure_review_project() -> dict:
     }
 
 
+ADJUDICATION_PROJECT = "Adjudication: two annotators disagree"
+
+
+def ensure_adjudication_project() -> dict:
+    """Two submitted annotators on three documents: on "adj-1" they gave different labels to
+    the same sentence; on "adj-2" and "adj-3" only review-ann1 labelled the first sentence."""
+    from annotations.models import Document, Project
+    from annotations.services.annotations import (
+        create_or_get_span,
+        start_annotation,
+        submit_annotation,
+    )
+    from annotations.services.documents import NewDocument, add_documents, assign_documents
+    from annotations.services.projects import add_member, create_project
+
+    ann1, ann2 = (user(name) for name in REVIEW_USERS)
+    project = Project.objects.filter(name=ADJUDICATION_PROJECT).first()
+    if project is None:
+        project = create_project(
+            name=ADJUDICATION_PROJECT,
+            taxonomy=mafalda(),
+            description="Disagreements to adjudicate (browser tests).",
+            annotators_per_document=2,
+        )
+        for name, role in (("demo-admin", "admin"), ("demo-reviewer", "reviewer")):
+            add_member(project=project, user=user(name), role=role)
+        for annotator in (ann1, ann2):
+            add_member(project=project, user=annotator, role="annotator")
+        add_documents(
+            project=project,
+            texts=[
+                NewDocument(text=review_text(100 + i), external_id=f"adj-{i}") for i in (1, 2, 3)
+            ],
+        )
+        for annotator in (ann1, ann2):
+            assign_documents(project=project, annotator=annotator)
+    plan = {
+        "adj-1": ((ann1, "ad hominem"), (ann2, "appeal to fear")),
+        "adj-2": ((ann1, "ad hominem"), (ann2, None)),
+        "adj-3": ((ann1, "ad hominem"), (ann2, None)),
+    }
+    ids = {}
+    for external_id, work in plan.items():
+        document = Document.objects.get(project=project, external_id=external_id)
+        ids[external_id] = document.pk
+        first = document.sentences.order_by("index").first()
+        for annotator, label in work:
+            annotation = start_annotation(document=document, annotator=annotator)
+            if label and not annotation.spans.exists():
+                create_or_get_span(
+                    annotation=annotation,
+                    start=first.start,
+                    end=first.end,
+                    labels=[label],
+                    details={},
+                )
+            submit_annotation(annotation=annotation)
+    return {"project": project.pk, "name": ADJUDICATION_PROJECT, "documents": ids}
+
+
 def main(argv: list[str]) -> None:
     setup_django()
     out: dict = {}
     if "--bench" not in argv:
         ensure_demo()
         out["review"] = ensure_review_project()
+        out["adjudication"] = ensure_adjudication_project()
     out["long"] = ensure_long_document()
     print(json.dumps(out))
 

@@ -8,27 +8,30 @@ cover the reference's texts. Profile ``paper``.
 
 Beside the F1 matrix, ``--format json`` gives Krippendorff's α over sentence units (MASI and
 Jaccard), per-label α and Cohen's / Fleiss' κ at each level (``evaluation.scoring.iaa``),
-over the annotator sources only (never the gold) and the texts every one of them covers.
-Units are the gold file's sentences (MAFALDA ``sentences_with_labels``) when it has them,
-else the stored sentences of a document with that text, else the importers' sentence
-splitter (``units_from`` says which); an annotator's value for a unit is the set of the
-level's labels of their spans overlapping it, {⊥} when none does.
+over the annotator sources only (never the gold) and the texts every one of them covers;
+the table format prints α, one line per level. Units: for stored sources, the stored
+``Sentence`` rows of the document; for files, the gold's sentence units (MAFALDA
+``sentences_with_labels`` located in the text); else the importers' sentence splitter
+(``units_from`` says which). An annotator's value for a unit is the set of the level's
+labels of their spans overlapping it by at least one character, {⊥} when none does.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotations.models import Document, Sentence
+from annotations.models import Sentence
 from annotations.sentences import split_sentences
 from evaluation.references import annotator_reference, gold_reference
 from evaluation.scoring import (
     AVERAGES,
     Corpus,
     ScoringInputError,
+    TextGold,
     iaa,
     mafalda_mapping,
     pairwise_agreement,
@@ -37,6 +40,7 @@ from evaluation.scoring import (
 from evaluation.scoring.agreement import PairwiseAgreement
 
 GOLD_NAME = "gold"
+STORED_ORIGIN = re.compile(r"\bdocument (\d+)$")
 
 
 def read_source(reference: str) -> Corpus:
@@ -75,32 +79,42 @@ def _located(text: str, sentences: list[str]) -> list[tuple[int, int]] | None:
     return bounds
 
 
-def sentence_units(texts: list[str], gold: Corpus | None) -> tuple[dict, str]:
+def _stored_document(origin: str) -> int | None:
+    """The document id of a text read from the database (``evaluation.stored`` origins)."""
+    found = STORED_ORIGIN.search(origin)
+    return int(found.group(1)) if found else None
+
+
+def sentence_units(
+    texts: list[str], sources: list[dict[str, TextGold]], gold: Corpus | None
+) -> tuple[dict[str, list[tuple[int, int]]], str]:
     """``({text: [(start, end), ...]}, units_from)`` (see the module docstring)."""
-    from_gold = {
-        item.text: [sentence for sentence, _ in item.sentence_labels]
-        for item in (gold.texts if gold else [])
-        if item.sentence_labels
-    }
-    stored = dict(
-        Document.objects.filter(text__in=[t for t in texts if t not in from_gold])
-        .order_by("pk")
-        .values_list("text", "pk")
-    )
-    sentences: dict[int, list[tuple[int, int]]] = {}
+    gold_by_text = {item.text: item for item in (gold.texts if gold else [])}
+    documents: dict[str, int] = {}
+    for text in texts:
+        items = [source[text] for source in sources]
+        if text in gold_by_text:
+            items.append(gold_by_text[text])
+        found = [d for d in map(_stored_document, (item.origin for item in items)) if d]
+        if found:
+            documents[text] = found[0]
+    stored: dict[int, list[tuple[int, int]]] = {}
     for document_id, start, end in (
-        Sentence.objects.filter(document_id__in=stored.values())
+        Sentence.objects.filter(document_id__in=set(documents.values()))
         .order_by("document_id", "index")
         .values_list("document_id", "start", "end")
     ):
-        sentences.setdefault(document_id, []).append((start, end))
+        stored.setdefault(document_id, []).append((start, end))
     units, used = {}, set()
     for text in texts:
-        bounds = _located(text, from_gold[text]) if text in from_gold else None
-        if bounds:
-            units[text], source = bounds, "gold file"
-        elif text in stored and sentences.get(stored[text]):
-            units[text], source = sentences[stored[text]], "stored sentences"
+        item = gold_by_text.get(text)
+        from_gold = None
+        if item is not None and item.sentence_labels:
+            from_gold = _located(text, [sentence for sentence, _ in item.sentence_labels])
+        if stored.get(documents.get(text, 0)):
+            units[text], source = stored[documents[text]], "stored sentences"
+        elif from_gold:
+            units[text], source = from_gold, "gold file"
         else:
             units[text], source = split_sentences(text), "sentence splitter"
         used.add(source)
@@ -113,7 +127,7 @@ def agreement_figures(
     """α, per-label α and κ of the annotator sources (see the module docstring)."""
     by_text = {name: {t.text: t for t in corpus.texts} for name, corpus in corpora.items()}
     common = [t for t in next(iter(by_text.values())) if all(t in m for m in by_text.values())]
-    bounds, units_from = sentence_units(common, gold)
+    bounds, units_from = sentence_units(common, list(by_text.values()), gold)
     mapping = mafalda_mapping()
     out: dict[str, Any] = {"units_from": units_from, "alpha": {}, "labels": {}, "kappa": {}}
     for level in levels:
@@ -135,11 +149,20 @@ def agreement_figures(
 
 
 class Command(BaseCommand):
-    help = "Pairwise agreement between annotators (each in turn as the gold), profile paper."
+    help = (
+        "Pairwise agreement between annotators (each in turn as the gold), profile paper; "
+        "--format json adds Krippendorff's alpha (MASI, Jaccard), per-label alpha and "
+        "Cohen's / Fleiss' kappa over sentence units, computed over the annotator sources "
+        "only (never --gold)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("sources", nargs="+", metavar="NAME=SOURCE")
-        parser.add_argument("--gold", help="gold standard file or gold:PROJECT[@VERSION]")
+        parser.add_argument(
+            "--gold",
+            help="gold standard file or gold:PROJECT[@VERSION]: one more reference row of the "
+            "F1 matrix and the source of sentence units; not a coder for alpha and kappa",
+        )
         parser.add_argument("--level", choices=["0", "1", "2", "all"], default="all")
         parser.add_argument("--average", choices=AVERAGES, default="text")
         parser.add_argument("--format", choices=["json", "table"], default="table")

@@ -90,6 +90,7 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
         reset(res.data as GoldState);
         setConflict(null);
         setMessage("Saved.");
+        if (!doc?.draft) void data.reload(); // the first save created the draft
       } else if (res.status === 409) {
         setConflict({ current: (res.data as { current: GoldState }).current });
       } else {

@@ -7,6 +7,21 @@ type ChartModule = typeof import("./charts");
 let loading: Promise<ChartModule> | null = null;
 const loadCharts = () => (loading ??= import("./charts"));
 
+/** Paints the canvas white under the chart, so the PNG is not transparent. */
+const whiteBackground = {
+  id: "rvWhiteBackground",
+  beforeDraw(chart: { ctx: CanvasRenderingContext2D; width: number; height: number }) {
+    const { ctx } = chart;
+    ctx.save();
+    ctx.globalCompositeOperation = "destination-over";
+    ctx.fillStyle = "#ffffff";
+    ctx.fillRect(0, 0, chart.width, chart.height);
+    ctx.restore();
+  },
+};
+
+const show = (c: Cell) => (c == null ? "—" : typeof c === "number" ? (Number.isInteger(c) ? c : c.toFixed(3)) : c);
+
 function download(name: string, href: string) {
   const a = document.createElement("a");
   a.href = href;
@@ -23,6 +38,9 @@ export function ChartPanel(p: {
   config: ChartConfiguration | null;
   head: string[];
   rows: Cell[][];
+  /** A matrix: the first cell of a row heads it; the others get data-testid `<id>-cell`
+   *  with data-row / data-col (the row's head, the column's head). */
+  matrix?: boolean;
   height?: number;
   note?: ComponentChildren;
   children?: ComponentChildren;
@@ -36,7 +54,8 @@ export function ChartPanel(p: {
     loadCharts()
       .then(({ Chart }) => {
         if (!live || !canvas.current) return;
-        chart.current = new Chart(canvas.current, p.config!) as unknown as { destroy(): void; toBase64Image(): string };
+        const config = { ...p.config!, plugins: [...(p.config!.plugins ?? []), whiteBackground] } as ChartConfiguration;
+        chart.current = new Chart(canvas.current, config) as unknown as { destroy(): void; toBase64Image(): string };
       })
       .catch((e) => live && setFailed(String(e?.message ?? e)));
     return () => {
@@ -74,18 +93,26 @@ export function ChartPanel(p: {
             <thead>
               <tr>
                 {p.head.map((h, i) => (
-                  <th key={i}>{h}</th>
+                  <th key={i} scope="col">
+                    {h}
+                  </th>
                 ))}
               </tr>
             </thead>
             <tbody>
               {p.rows.map((r, i) => (
                 <tr key={i}>
-                  {r.map((c, j) => (
-                    <td key={j} class={typeof c === "number" ? "num" : undefined}>
-                      {c == null ? "—" : typeof c === "number" ? (Number.isInteger(c) ? c : c.toFixed(3)) : c}
-                    </td>
-                  ))}
+                  {r.map((c, j) =>
+                    p.matrix && j === 0 ? (
+                      <th key={j} scope="row">
+                        {c}
+                      </th>
+                    ) : (
+                      <td key={j} class={typeof c === "number" ? "num" : undefined} {...(p.matrix ? { "data-testid": `${p.id}-cell`, "data-row": String(r[0] ?? ""), "data-col": p.head[j] } : {})}>
+                        {show(c)}
+                      </td>
+                    ),
+                  )}
                 </tr>
               ))}
             </tbody>

@@ -16,6 +16,7 @@ import "./review.css";
 
 const LEVELS = ["2", "1", "0"];
 const LEVEL_NAMES: Record<string, string> = { "0": "fallacy or not", "1": "categories", "2": "types" };
+const DISTANCE_NAMES = { masi: "MASI", jaccard: "Jaccard" } as const;
 
 /** Agreement between a project's annotators: headline figures, heatmaps, per-label α, co-occurrence. */
 export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
@@ -60,7 +61,6 @@ export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
     };
   }, [figures, matrix, cooc, labels, distLabels, heatmap, who]);
 
-  const alpha = figures?.alpha[distance];
   return (
     <>
       <TopBar me={me}>
@@ -106,7 +106,7 @@ export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
             </label>
           )}
         </div>
-        {answer.error && !data && <LoadErrorMessage error={answer.error} onRetry={() => void answer.reload()} />}
+        {answer.error && <LoadErrorMessage error={answer.error} onRetry={() => void answer.reload()} />}
         {!data && !answer.error && <p class="muted">Loading…</p>}
         {data?.status === "computing" && (
           <p class="muted" role="status" data-testid="rv-computing">
@@ -126,18 +126,20 @@ export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
             No figures yet: agreement needs at least two annotators who submitted the same document.
           </p>
         )}
-        {figures && alpha && data && configs && matrix && cooc && (
+        {figures && data && (data.annotators?.length ?? 0) >= 2 && configs && matrix && cooc && (
           <>
             <div class="rv-headline">
-              <div class="rv-figure">
-                Krippendorff's α ({distance === "masi" ? "MASI" : "Jaccard"})<b data-testid="rv-alpha">{fmt(alpha.value)}</b>
-                <span class="muted">
-                  {alpha.units} sentences · {alpha.annotators} annotators · {alpha.documents} documents
-                </span>
-              </div>
-              <div class="rv-figure">
-                α, the other distance<b>{fmt(figures.alpha[distance === "masi" ? "jaccard" : "masi"].value)}</b>
-              </div>
+              {(["masi", "jaccard"] as const).map((d) => (
+                <div key={d} class={`rv-figure${d === distance ? " rv-selected" : ""}`} data-testid={`rv-figure-${d}`}>
+                  Krippendorff's α ({DISTANCE_NAMES[d]})
+                  <b data-testid={d === distance ? "rv-alpha" : undefined}>
+                    <span data-testid={`rv-alpha-${d}`}>{fmt(figures.alpha[d].value)}</span>
+                  </b>
+                  <span class="muted">
+                    {figures.alpha[d].units} sentences · {figures.alpha[d].annotators} annotators · {figures.alpha[d].documents} documents
+                  </span>
+                </div>
+              ))}
               <div class="rv-figure">
                 Fleiss' κ<b data-testid="rv-fleiss">{fmt(figures.fleiss_kappa.value)}</b>
                 <span class="muted">{figures.fleiss_kappa.reason ?? `${figures.fleiss_kappa.units} sentences`}</span>
@@ -149,11 +151,13 @@ export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
             </p>
             <ChartPanel
               id="heatmap"
-              title={heatmap === "alpha" ? `Pairwise α (${distance === "masi" ? "MASI" : "Jaccard"})` : "Disjunctive F1 (rows: reference, columns: scored)"}
+              title={heatmap === "alpha" ? `Pairwise α (${DISTANCE_NAMES[distance]})` : "Disjunctive F1 (rows: reference, columns: scored)"}
               config={configs.heat}
               head={["", ...matrix.columns]}
               rows={matrix.rows.map((r, i) => [r, ...matrix.values[i]])}
               height={Math.max(220, 60 + matrix.rows.length * 50)}
+              matrix
+              note={heatmap === "f1" ? "Each annotator scored (profile paper) against the row's annotator taken as the gold, on the documents both submitted." : `Krippendorff's α over the sentences both annotators submitted, ${DISTANCE_NAMES[distance]} distance.`}
             >
               <select value={heatmap} onChange={(e) => setHeatmap((e.target as HTMLSelectElement).value as "alpha" | "f1")} aria-label="Heatmap metric" data-testid="rv-heatmap-metric">
                 <option value="alpha">α</option>
@@ -174,6 +178,7 @@ export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
               config={cooc.rows.length ? configs.cooc : null}
               head={["", ...cooc.columns]}
               rows={cooc.rows.map((r, i) => [r, ...cooc.values[i]])}
+              matrix
               height={Math.max(220, 80 + cooc.rows.length * 28)}
             />
             <ChartPanel

@@ -46,7 +46,8 @@ export function heatmapConfig(m: Matrix, opts: { max: number; min?: number; labe
       },
       scales: {
         x: { type: "category", labels: m.columns, offset: true, grid: { display: false }, ticks: { autoSkip: false, maxRotation: 60 } },
-        y: { type: "category", labels: m.rows, offset: true, grid: { display: false }, ticks: { autoSkip: false } },
+        // a vertical category axis draws its first label at the bottom: list the rows bottom-up
+        y: { type: "category", labels: [...m.rows].reverse(), offset: true, grid: { display: false }, ticks: { autoSkip: false } },
       },
     },
   };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { heat } from "./configs";
 import { pairMatrix, toCsv, usedCooccurrence } from "./data";
 import type { AgreementAnswer, LevelFigures } from "./types";
 
@@ -16,6 +17,15 @@ const answer = { status: "done", key: "k", annotators: [{ id: 1, username: "ann1
 describe("dashboard data", () => {
   it("quotes CSV fields that need it", () => {
     expect(toCsv([["a", 'say "hi"', "x,y", null, 0.123456789]])).toBe('a,"say ""hi""","x,y",,0.123457\r\n');
+  });
+  it("quotes line breaks and joins rows with CRLF", () => {
+    expect(toCsv([["", "a"], ["line\nbreak", 1]])).toBe(',a\r\n"line\nbreak",1\r\n');
+  });
+  it("colours undefined cells grey and clamps the scale", () => {
+    expect(heat(null, 1)).toBe("#eeeeee");
+    expect(heat(0, 1)).toBe("rgb(255,255,255)");
+    expect(heat(2, 1)).toBe("rgb(37,99,235)");
+    expect(heat(-1, 1, -1)).toBe("rgb(255,255,255)");
   });
   it("builds the alpha matrix symmetric with a unit diagonal", () => {
     const m = pairMatrix(answer, figures, "masi");

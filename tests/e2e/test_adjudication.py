@@ -1,0 +1,170 @@
+"""Adjudication in Chromium: merging two annotators' labels into alternatives, publishing a
+version and exporting it, and two reviewers saving the same document (see conftest.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.conftest import ROOT
+from tests.e2e.test_annotation_ui import api, login
+
+pytestmark = pytest.mark.e2e
+
+
+def open_adjudication(page: Page, base: str, project: int, document: int) -> None:
+    page.goto(f"{base}/projects/{project}/adjudication/{document}/")
+    expect(page.get_by_test_id("side-by-side")).to_be_visible()
+
+
+def gold_labels(page: Page) -> list[str]:
+    return [" ".join(t.split()) for t in page.get_by_test_id("gold-labels").all_inner_texts()]
+
+
+def test_merge_alternatives_add_bottom_publish_and_export(web_server, page: Page, artifacts):
+    base = web_server.url
+    seed = web_server.seed["adjudication"]
+    project, document = seed["project"], seed["documents"]["adj-1"]
+    login(page, base, "demo-reviewer")
+
+    page.goto(f"{base}/projects/{project}/adjudication/")
+    rows = page.get_by_test_id("queue-row")
+    expect(rows).to_have_count(3)
+    page.get_by_role("link", name="adj-1").click()
+    expect(page.get_by_test_id("side-by-side")).to_be_visible()
+    # both annotators' spans on the first sentence, side by side
+    page.get_by_test_id("ann-span-review-ann1-0").click()
+    page.get_by_test_id("ann-span-review-ann2-0").click()
+    page.keyboard.press("m")  # merge the picked spans into one gold span
+    expect(page.get_by_test_id("gold-span")).to_have_count(1)
+    page.get_by_test_id("toggle-no-fallacy").click()
+    labels = page.get_by_test_id("gold-labels").inner_text()
+    for label in ("ad hominem", "appeal to fear", "no fallacy"):
+        assert label in labels
+    page.get_by_test_id("save-gold").click()
+    expect(page.get_by_test_id("save-message")).to_contain_text("Saved.")
+    page.screenshot(path=str(artifacts / "adjudicate.png"))
+
+    gold = api(page, base, "GET", f"/api/documents/{document}/adjudication/")["gold"]
+    (span,) = gold["spans"]
+    assert span["labels"] == ["ad hominem", "appeal to fear", "no fallacy"]
+    annotators = web_server.seed["review"]["annotators"]
+    assert span["proposed_by"] == {
+        "ad hominem": [annotators["review-ann1"]],
+        "appeal to fear": [annotators["review-ann2"]],
+    }
+
+    page.goto(f"{base}/projects/{project}/gold/")
+    page.get_by_test_id("publish-open").click()
+    page.get_by_test_id("publish-note").fill("Merged the first disagreement.")
+    page.get_by_test_id("publish-dialog-confirm").click()
+    expect(page.get_by_test_id("gold-version")).to_be_visible()
+    expect(page.get_by_test_id("diff-summary")).to_contain_text("+1")
+    added = page.get_by_test_id("diff-added")
+    expect(added).to_have_count(1)
+    for label in ("ad hominem", "appeal to fear", "no fallacy"):
+        expect(added).to_contain_text(label)
+    page.screenshot(path=str(artifacts / "gold-version.png"))
+    version = int(page.url.rstrip("/").rsplit("/", 1)[1])
+
+    out = subprocess.run(
+        [
+            sys.executable,
+            "manage.py",
+            "export_dataset",
+            "--project",
+            seed["name"],
+            "--format",
+            "mafalda",
+            "--version",
+            str(version),
+            "--out",
+            "-",
+        ],
+        cwd=ROOT,
+        env=web_server.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    records = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
+    (record,) = [r for r in records if r["labels"]]
+    start, end = span["start"], span["end"]
+    exported = sorted(label for s, e, label in record["labels"] if (s, e) == (start, end))
+    assert exported == ["ad hominem", "appeal to fear", "nothing"]
+
+
+def test_a_stale_save_gets_the_conflict_and_loses_nothing(web_server, browser):
+    base = web_server.url
+    seed = web_server.seed["adjudication"]
+    project, document = seed["project"], seed["documents"]["adj-2"]
+    pages = []
+    for username in ("demo-reviewer", "demo-admin"):
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        context.set_default_timeout(10_000)
+        page = context.new_page()
+        login(page, base, username)
+        open_adjudication(page, base, project, document)
+        pages.append(page)
+    first, second = pages
+    try:
+        # the reviewer accepts the proposal as it is (ad hominem, or no fallacy)
+        first.get_by_test_id("accept-proposal-0").click()
+        first.get_by_test_id("save-gold").click()
+        expect(first.get_by_test_id("save-message")).to_contain_text("Saved.")
+
+        # the admin, on the page loaded before, accepts it and removes the ⊥ alternative
+        second.get_by_test_id("accept-proposal-0").click()
+        second.get_by_test_id("toggle-no-fallacy").click()
+        second.get_by_test_id("save-gold").click()
+        conflict = second.get_by_test_id("conflict")
+        expect(conflict).to_be_visible()
+        expect(conflict).to_contain_text("revision 1")
+        expect(conflict).to_contain_text("ad hominem | no fallacy")  # the saved state
+        # the admin's unsaved edit is still on the page
+        expect(second.get_by_test_id("gold-labels")).not_to_contain_text("no fallacy")
+        second.get_by_test_id("reapply").click()
+        expect(second.get_by_test_id("save-message")).to_contain_text("Saved.")
+        expect(conflict).to_have_count(0)
+
+        gold = api(second, base, "GET", f"/api/documents/{document}/adjudication/")["gold"]
+        assert gold["revision"] == 2
+        assert [s["labels"] for s in gold["spans"]] == [["ad hominem"]]
+        history = api(second, base, "GET", f"/api/documents/{document}/history/")["results"]
+        savers = {e["user"] for e in history if e["kind"] == "gold_document"}
+        assert savers == {"demo-reviewer", "demo-admin"}  # both saves are recorded
+    finally:
+        for page in pages:
+            page.context.close()
+
+
+def test_the_review_dashboard_computes_then_shows_and_downloads(web_server, page: Page, artifacts):
+    from tests.processes import celery_worker
+
+    base = web_server.url
+    project = web_server.seed["adjudication"]["project"]
+    login(page, base, "demo-admin")
+    with celery_worker(dict(web_server.env), queues="default"):
+        page.goto(f"{base}/projects/{project}/review/")
+        expect(page.get_by_test_id("rv-alpha")).to_be_visible(timeout=60_000)
+    figures = api(page, base, "GET", f"/api/evaluation/projects/{project}/agreement/")
+    alpha = figures["levels"]["2"]["alpha"]["masi"]["value"]
+    expect(page.get_by_test_id("rv-alpha")).to_have_text("—" if alpha is None else f"{alpha:.3f}")
+    expect(page.get_by_test_id("rv-provenance")).to_contain_text("nltk")
+    heatmap = page.get_by_test_id("heatmap-table")
+    expect(heatmap).to_contain_text("review-ann1")
+    page.get_by_test_id("rv-heatmap-metric").select_option("f1")
+    expect(page.get_by_test_id("panel-heatmap")).to_contain_text("Disjunctive F1")
+    with page.expect_download() as csv:
+        page.get_by_test_id("heatmap-csv").click()
+    text = open(csv.value.path(), encoding="utf-8").read()
+    assert text.splitlines()[0].split(",")[1:] == ["review-ann1", "review-ann2"]
+    with page.expect_download() as png:
+        page.get_by_test_id("heatmap-png").click()
+    assert open(png.value.path(), "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+    expect(page.get_by_test_id("cooccurrence-table")).to_contain_text("appeal to fear")
+    page.screenshot(path=str(artifacts / "review-dashboard.png"), full_page=False)
