@@ -1,8 +1,9 @@
 """Adjudication's plain computations (no database): proposals and version diffs.
 
-Proposals for one document (``proposals``): the submitted annotators' spans are clustered by
-overlap (two spans in one cluster when they share a character, transitively, whoever gave
-them); a cluster's range is its extent snapped outward to whole sentences, its labels the
+Proposals for one document (``proposals``): the submitted annotators' spans, each snapped
+outward to whole sentences, are clustered by overlap (two spans in one cluster when their
+sentences overlap, transitively, whoever gave them; so one sentence never gets two proposals);
+a cluster's range is its extent (whole sentences), its labels the
 union of the labels given there, each remembering who gave it; ⊥ is proposed, by the
 annotators concerned, when at least one annotator has no span overlapping the range (or
 offered ⊥ as an alternative). ``unanimous``: every annotator gave exactly the same labels on
@@ -40,17 +41,18 @@ def snap(bounds: Bounds, start: int, end: int) -> tuple[int, int]:
     return covered[0][0], covered[-1][1]
 
 
-def _clusters(spans: list[AnnotatorSpan]) -> list[list[AnnotatorSpan]]:
-    ordered = sorted(spans, key=lambda s: (s.start, s.end))
+def _clusters(bounds: Bounds, spans: list[AnnotatorSpan]) -> list[list[AnnotatorSpan]]:
+    """Spans grouped by overlap of their snapped ranges (in text order)."""
+    snapped = sorted(((snap(bounds, s.start, s.end), s) for s in spans), key=lambda p: p[0])
     clusters: list[list[AnnotatorSpan]] = []
     reach = -1
-    for span in ordered:
-        if clusters and span.start < reach:
+    for (start, end), span in snapped:
+        if clusters and start < reach:
             clusters[-1].append(span)
-            reach = max(reach, span.end)
+            reach = max(reach, end)
         else:
             clusters.append([span])
-            reach = span.end
+            reach = end
     return clusters
 
 
@@ -60,7 +62,7 @@ def proposals(
     """The default gold proposal for each disputed or agreed range (see the module docs)."""
     everyone = sorted(set(annotators))
     out = []
-    for cluster in _clusters(list(spans)):
+    for cluster in _clusters(bounds, list(spans)):
         start, end = snap(bounds, min(s.start for s in cluster), max(s.end for s in cluster))
         proposed: dict[str, set[int]] = {}
         for span in cluster:

@@ -15,9 +15,9 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db.models import Count, QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from simple_history.admin import SimpleHistoryAdmin
 
@@ -410,6 +410,22 @@ class PublishedReadOnlyMixin:
         return not _published(obj) and super().has_delete_permission(request, obj)  # type: ignore[misc]
 
 
+class PublishedHistoryMixin(PublishedReadOnlyMixin):
+    """History pages of gold rows: viewable always, no "Revert" on a published version."""
+
+    def revert_disabled(self, request: HttpRequest, obj: Any = None) -> bool:
+        return _published(obj) or super().revert_disabled(request, obj)  # type: ignore[misc]
+
+    def history_form_view(
+        self, request: HttpRequest, object_id: str, version_id: str, extra_context: Any = None
+    ) -> HttpResponse:
+        if request.method == "POST":
+            record = self.model.history.filter(id=object_id, history_id=version_id).first()  # type: ignore[attr-defined]
+            if record is not None and _published(record.instance):
+                raise PermissionDenied("a published gold version cannot change")
+        return super().history_form_view(request, object_id, version_id, extra_context)  # type: ignore[misc]
+
+
 class GoldStandardForm(forms.ModelForm):
     """Keeps ``published_at`` in step with ``status`` (the model requires both or neither)."""
 
@@ -454,7 +470,7 @@ class GoldStandardAdmin(PublishedReadOnlyMixin, admin.ModelAdmin):
 
 
 @admin.register(GoldDocument)
-class GoldDocumentAdmin(PublishedReadOnlyMixin, SimpleHistoryAdmin):
+class GoldDocumentAdmin(PublishedHistoryMixin, SimpleHistoryAdmin):
     list_display = ["gold_standard", "document"]
     list_filter = ["gold_standard__project", "gold_standard__status"]
     search_fields = ["document__external_id"]
@@ -463,7 +479,7 @@ class GoldDocumentAdmin(PublishedReadOnlyMixin, SimpleHistoryAdmin):
 
 
 @admin.register(GoldSpan)
-class GoldSpanAdmin(PublishedReadOnlyMixin, SimpleHistoryAdmin):
+class GoldSpanAdmin(PublishedHistoryMixin, SimpleHistoryAdmin):
     list_display = ["id", "gold_standard", "document", "start", "end", "labels"]
     list_filter = ["gold_standard__project", "gold_standard__status"]
     search_fields = ["labels", "document__external_id"]

@@ -7,7 +7,8 @@
   character (⊥ alternatives dropped), ``{⊥}`` when none does (``scoring.iaa.unit_values``).
 - ``inputs_hash`` changes whenever a submitted annotation or one of its spans changes
   (annotation ids, revisions and statuses; the spans' count, id sum and last update), or the
-  gold version, the options or ``CODE_VERSION`` change: it keys the cached results.
+  project's taxonomy, the gold version, the options or ``CODE_VERSION`` change: it keys the
+  cached results.
 
 Bulk reads only: a fixed number of queries whatever the project's size.
 """
@@ -64,6 +65,7 @@ def inputs_hash(
     payload = {
         "code": CODE_VERSION,
         "project": project.pk,
+        "taxonomy": project.taxonomy_id,
         "gold": gold_standard.pk if gold_standard else None,
         "options": options,
         "annotations": annotations,

@@ -8,8 +8,11 @@ Contract:
   "computing…" until the new one is done, never a timeout.
 - Concurrency: ``get_or_create`` under the unique (project, key) constraint, so concurrent
   requests share one row; (re)starting is a conditional UPDATE, so only one request enqueues.
-- A result still pending or running after ``STUCK_AFTER`` (its worker died, or none ran) is
-  started again by the next request; a failed one after ``RETRY_FAILED_AFTER``.
+- A result still pending or running after ``STUCK_AFTER`` (5 minutes: its worker died, or
+  none ran; a large project takes seconds) is started again by the next request. A failed
+  one is shown with its error and retried by a request after ``RETRY_FAILED_AFTER``, so a
+  passing failure heals while a lasting one does not start a task per poll. A late
+  duplicate computation is harmless: both write the same payload for the same key.
 - ``compute(result_id)`` (the task body) marks the row running, computes every figure
   (``compute_payload``) and stores ``done`` with the payload, or ``failed`` with the error.
 """
@@ -45,7 +48,7 @@ logger = logging.getLogger(__name__)
 LEVELS = (0, 1, 2)
 DISTANCES = ("masi", "jaccard")
 OPTIONS: dict[str, Any] = {"levels": list(LEVELS), "distances": list(DISTANCES)}
-STUCK_AFTER = timedelta(minutes=10)
+STUCK_AFTER = timedelta(minutes=5)
 RETRY_FAILED_AFTER = timedelta(minutes=1)
 
 

@@ -126,3 +126,42 @@ def test_publishing_a_draft_in_the_admin_form_sets_published_at(world: World) ->
     assert form.is_valid(), form.errors
     gold = form.save()
     assert gold.is_published and gold.published_at is not None
+
+
+def test_history_pages_of_gold_rows_and_no_revert_of_a_published_version(
+    root: Client, world: World
+) -> None:
+    published = GoldSpan.objects.get(gold_standard__status="published")
+    record = published.history.earliest()
+    history = reverse("admin:annotations_goldspan_history", args=[published.pk])
+    assert root.get(history).status_code == 200
+    version = reverse(
+        "admin:annotations_goldspan_simple_history", args=[published.pk, record.history_id]
+    )
+    page = root.get(version)
+    assert page.status_code == 200 and b"Revert" not in page.content
+    revert = {
+        "gold_standard": published.gold_standard_id,
+        "document": published.document_id,
+        "start": 0,
+        "end": 5,
+        "labels": '["ad hominem"]',
+        "details": "{}",
+        "proposed_by": "{}",
+    }
+    assert root.post(version, revert).status_code == 403
+    published.refresh_from_db()
+    assert published.start == BOUNDS[0][0]
+    # a draft's row can be reverted to an earlier version
+    draft = GoldSpan.objects.get(gold_standard=world.g1)
+    draft.labels = ["ad hominem"]
+    draft.save()
+    first = draft.history.earliest()
+    url = reverse("admin:annotations_goldspan_simple_history", args=[draft.pk, first.history_id])
+    assert b"Revert" in root.get(url).content
+    reverted = root.post(
+        url, {**revert, "gold_standard": world.g1.pk, "labels": '["hasty generalization"]'}
+    )
+    assert reverted.status_code == 302
+    draft.refresh_from_db()
+    assert draft.labels == ["hasty generalization"]

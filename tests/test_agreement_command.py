@@ -83,67 +83,6 @@ def test_bad_arguments_are_clear_errors(args: list[str], message: str) -> None:
         run(*args)
 
 
-def independent_units(
-    bounds: dict[str, list[tuple[int, int]]], annotators: dict[str, dict], level: int
-) -> list[tuple[str, str, frozenset]]:
-    """(annotator, unit, value) triples built here, without ``iaa.unit_values``."""
-    from evaluation.scoring import mafalda_mapping
-
-    mapping = mafalda_mapping()
-    data = []
-    for number, (text, ranges) in enumerate(bounds.items()):
-        for index, (start, end) in enumerate(ranges):
-            for name, texts in annotators.items():
-                labels = {
-                    mapping.map_label(label, level)
-                    for span in texts[text].spans
-                    if span.start < end and start < span.end
-                    for label in span.labels
-                    if label != "no fallacy"
-                }
-                data.append((name, f"{number}:{index}", frozenset(labels or {"no fallacy"})))
-    return data
-
-
-def assert_figures_match_the_libraries(payload: dict, data: list, level: str) -> None:
-    """α (nltk), per-label α (krippendorff), Cohen's and Fleiss' κ (statsmodels)."""
-    import krippendorff
-    import numpy as np
-    from nltk.metrics.agreement import AnnotationTask
-    from nltk.metrics.distance import jaccard_distance, masi_distance
-    from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
-
-    for distance, function in (("masi", masi_distance), ("jaccard", jaccard_distance)):
-        expected = AnnotationTask(data=data, distance=function).alpha()
-        assert payload["alpha"][level][distance] == pytest.approx(expected, abs=1e-9)
-    units = sorted({unit for _, unit, _ in data})
-    coders = sorted({coder for coder, _, _ in data})
-    value = {(coder, unit): v for coder, unit, v in data}
-    assert payload["alpha"][level]["units"] == len(units)
-    given = {label for v in value.values() for label in v} - {"no fallacy"}
-    for label in given:
-        matrix = np.array([[float(label in value[c, u]) for u in units] for c in coders])
-        expected = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
-        assert payload["labels"][level][label]["alpha"] == pytest.approx(expected, abs=1e-9)
-    category = {v: i for i, v in enumerate(sorted({" | ".join(sorted(v)) for v in value.values()}))}
-    codes = {key: category[" | ".join(sorted(v))] for key, v in value.items()}
-    cohen = {(e["a"], e["b"]): e for e in payload["kappa"][level]["cohen"]}
-    assert len(cohen) == len(coders) * (len(coders) - 1) // 2
-    for (a, b), entry in cohen.items():
-        table = np.zeros((len(category), len(category)))
-        for unit in units:
-            table[codes[a, unit], codes[b, unit]] += 1
-        expected = cohens_kappa(table, return_results=False)
-        assert entry["kappa"] == pytest.approx(expected, abs=1e-9)
-        assert entry["units"] == len(units)
-    counts, _ = aggregate_raters(
-        np.array([[codes[c, u] for c in coders] for u in units]), n_cat=len(category)
-    )
-    fleiss = payload["kappa"][level]["fleiss"]
-    assert fleiss["value"] == pytest.approx(fleiss_kappa(counts), abs=1e-9)
-    assert fleiss["reason"] is None
-
-
 def _alpha_and_label_alphas(data: list[tuple[str, str, frozenset]], level: int) -> dict:
     """nltk's α (MASI, Jaccard) and krippendorff's per-label α on ``(coder, unit, value)``."""
     import krippendorff
@@ -197,6 +136,28 @@ def _assert_figures(payload: dict, expected: dict, level: int) -> None:
         assert labels[label]["units"] == expected["units"]
 
 
+def _assert_kappas(payload: dict, data: list[tuple[str, str, frozenset]], level: int) -> None:
+    """Cohen's and Fleiss' κ by statsmodels on ``(coder, unit, value)``, each set a category."""
+    import numpy as np
+    from statsmodels.stats.inter_rater import aggregate_raters, cohens_kappa, fleiss_kappa
+
+    value = {(c, u): " | ".join(sorted(v)) for c, u, v in data}
+    coders, units = sorted({c for c, _ in value}), sorted({u for _, u in value})
+    code = {category: i for i, category in enumerate(sorted(set(value.values())))}
+    for entry in payload["kappa"][str(level)]["cohen"]:
+        table = np.zeros((len(code), len(code)))
+        for unit in units:
+            table[code[value[entry["a"], unit]], code[value[entry["b"], unit]]] += 1
+        expected = cohens_kappa(table, return_results=False)
+        assert entry["kappa"] == pytest.approx(expected, abs=1e-9)
+        assert entry["units"] == len(units)
+    counts, _ = aggregate_raters(
+        np.array([[code[value[c, u]] for c in coders] for u in units]), n_cat=len(code)
+    )
+    fleiss = payload["kappa"][str(level)]["fleiss"]
+    assert fleiss["value"] == pytest.approx(fleiss_kappa(counts), abs=1e-9)
+
+
 @pytest.mark.shared_data
 def test_json_adds_alpha_labels_and_kappa_over_the_gold_sentences(study) -> None:
     sources = [f"{name}={study[name]}" for name in USERS]
@@ -221,6 +182,7 @@ def test_json_adds_alpha_labels_and_kappa_over_the_gold_sentences(study) -> None
                     spans = [(s.start, s.end, s.labels) for s in annotators[name][text].spans]
                     data.append((name, f"{number}:{index}", _value(spans, start, end, level)))
         _assert_figures(payload, _alpha_and_label_alphas(data, level), level)
+        _assert_kappas(payload, data, level)
     # over the annotators only: 6 pairs of 4 annotators, never the gold
     assert len(payload["kappa"]["2"]["cohen"]) == 6
     assert {e["a"] for e in payload["kappa"]["2"]["cohen"]} | {
@@ -241,32 +203,36 @@ def test_json_alpha_of_stored_annotators_over_the_stored_sentences(study) -> Non
 
     project = create_project(name="study alpha", taxonomy=install_preset(name="mafalda"))
     import_mafalda_gold(path=study["gold"], project=project)
-    users = {}
     for name in USERS:
-        users[name] = get_user_model().objects.create(username=name)
-        import_doccano_annotations(path=study[name], project=project, annotator=users[name])
+        user = get_user_model().objects.create(username=name)
+        import_doccano_annotations(path=study[name], project=project, annotator=user)
     sources = [f"{n}=annotator:study alpha/{n}" for n in USERS]
     payload = json.loads(run("--gold", "gold:study alpha", *sources, "--format", "json"))
     assert payload["units_from"] == "stored sentences"
     # independently: the stored sentences, each annotator's submitted spans
-    documents = list(Document.objects.filter(project=project).order_by("pk"))
+    sentences = list(
+        Sentence.objects.filter(document__project=project).values_list(
+            "document_id", "index", "start", "end"
+        )
+    )
+    spans: dict = {}
+    for document_id, username, start, end, labels in Span.objects.filter(
+        annotation__document__project=project, annotation__status="submitted"
+    ).values_list(
+        "annotation__document_id", "annotation__annotator__username", "start", "end", "labels"
+    ):
+        spans.setdefault((document_id, username), []).append((start, end, labels))
+    assert len({d for d, *_ in sentences}) == Document.objects.filter(project=project).count()
     for level in (0, 1, 2):
-        data = []
-        for document in documents:
-            for sentence in Sentence.objects.filter(document=document).order_by("index"):
-                for name, user in users.items():
-                    spans = Span.objects.filter(
-                        annotation__document=document,
-                        annotation__annotator=user,
-                        annotation__status="submitted",
-                    ).values_list("start", "end", "labels")
-                    data.append(
-                        (
-                            name,
-                            f"{document.pk}:{sentence.index}",
-                            _value(list(spans), sentence.start, sentence.end, level),
-                        )
-                    )
+        data = [
+            (
+                name,
+                f"{document_id}:{index}",
+                _value(spans.get((document_id, name), []), start, end, level),
+            )
+            for document_id, index, start, end in sentences
+            for name in USERS
+        ]
         _assert_figures(payload, _alpha_and_label_alphas(data, level), level)
 
 

@@ -7,6 +7,7 @@ units built independently from the same stored sentences and spans.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from datetime import timedelta
 
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.db import connection
 from django.utils import timezone
 from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import jaccard_distance, masi_distance
@@ -105,34 +107,35 @@ def computed(project: Project) -> dict:
     return result.payload
 
 
-@pytest.mark.parametrize("level", [0, 1, 2])
-def test_figures_match_nltk_krippendorff_and_statsmodels(project: Project, level: int) -> None:
-    payload = computed(project)
+def assert_library_figures(payload: dict, triples: list, level: int) -> None:
+    """The payload's level figures equal nltk's, krippendorff's and statsmodels' on ``triples``."""
+    from statsmodels.stats.inter_rater import cohens_kappa
+
     figures = payload["levels"][str(level)]
-    triples = independent_units(project, level)
+    coders = sorted({c for c, _, _ in triples})
+    units = sorted({u for _, u, _ in triples})
+    value = {(c, u): v for c, u, v in triples}
     for distance, function in (("masi", masi_distance), ("jaccard", jaccard_distance)):
         expected = AnnotationTask(data=triples, distance=function).alpha()
         entry = figures["alpha"][distance]
         assert entry["value"] == pytest.approx(expected, abs=1e-9), distance
-        assert (entry["units"], entry["annotators"], entry["documents"]) == (9, 3, 3)
+        assert (entry["units"], entry["annotators"]) == (len(units), len(coders))
+        assert entry["documents"] == payload["documents"]
         assert entry["metric"] == "krippendorff_alpha" and entry["level"] == level
         assert entry["library"].startswith("nltk ")
     # per-label binary alpha, krippendorff called directly
-    coders = sorted({c for c, _, _ in triples})
-    units = sorted({u for _, u, _ in triples})
-    value = {(c, u): v for c, u, v in triples}
     for row in figures["labels"]:
         data = np.array([[float(row["label"] in value[(c, u)]) for u in units] for c in coders])
+        assert row["present"] == int(data.sum()), row["label"]
         if data.max() == data.min():
             assert row["alpha"] is None
         else:
             expected = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
             assert row["alpha"] == pytest.approx(expected, abs=1e-9), row["label"]
     # Cohen's kappa per pair over set values as categories, statsmodels called directly
-    from statsmodels.stats.inter_rater import cohens_kappa
-
     ids = {a["username"]: a["id"] for a in payload["annotators"]}
     by_pair = {(e["a"], e["b"]): e for e in figures["cohen_kappa"]}
+    assert len(by_pair) == len(coders) * (len(coders) - 1) // 2
     for i, a in enumerate(coders):
         for b in coders[i + 1 :]:
             categories = sorted({value[(c, u)] for c in (a, b) for u in units}, key=sorted)
@@ -140,13 +143,22 @@ def test_figures_match_nltk_krippendorff_and_statsmodels(project: Project, level
             for u in units:
                 table[categories.index(value[(a, u)]), categories.index(value[(b, u)])] += 1
             entry = by_pair.get((ids[a], ids[b])) or by_pair[(ids[b], ids[a])]
+            assert entry["units"] == len(units)
             expected = cohens_kappa(table, return_results=False)
             if np.isnan(expected):
                 assert entry["kappa"] is None
             else:
-                assert entry["kappa"] == pytest.approx(expected, abs=1e-9)
+                assert entry["kappa"] == pytest.approx(expected, abs=1e-9), (a, b)
+
+
+@pytest.mark.parametrize("level", [0, 1, 2])
+def test_figures_match_nltk_krippendorff_and_statsmodels(project: Project, level: int) -> None:
+    payload = computed(project)
+    assert payload["documents"] == 3
+    assert_library_figures(payload, independent_units(project, level), level)
     # Fleiss: every unit has three annotators here
-    assert figures["fleiss_kappa"]["units"] == 9 and figures["fleiss_kappa"]["reason"] is None
+    fleiss = payload["levels"][str(level)]["fleiss_kappa"]
+    assert fleiss["units"] == 9 and fleiss["reason"] is None
 
 
 def test_cross_comparison_cooccurrence_and_per_document(project: Project) -> None:
@@ -202,6 +214,64 @@ def test_a_stuck_result_is_started_again(project: Project, django_capture_on_com
     with django_capture_on_commit_callbacks() as callbacks:
         agreement_jobs.agreement_for(project=project, start=True)
     assert len(callbacks) == 1
+
+
+def test_stuck_running_and_failed_results_are_restarted(
+    project: Project, django_capture_on_commit_callbacks
+) -> None:
+    result = agreement_jobs.agreement_for(project=project, start=False)
+    now = timezone.now()
+    cases = [
+        # (status, started/finished this long ago, restarted?)
+        ("running", timedelta(seconds=30), False),
+        ("running", agreement_jobs.STUCK_AFTER + timedelta(seconds=1), True),
+        ("failed", timedelta(seconds=5), False),
+        ("failed", agreement_jobs.RETRY_FAILED_AFTER + timedelta(seconds=1), True),
+        ("done", timedelta(hours=5), False),
+    ]
+    for state, ago, restarted in cases:
+        AgreementResult.objects.filter(pk=result.pk).update(
+            status=state, started_at=now - ago, finished_at=now - ago, error="boom"
+        )
+        with django_capture_on_commit_callbacks() as callbacks:
+            again = agreement_jobs.agreement_for(project=project)
+        assert len(callbacks) == int(restarted), (state, ago)
+        assert again.pk == result.pk
+        assert again.status == ("pending" if restarted else state)
+    # a stale message for a result that is done already changes nothing
+    assert agreement_jobs.compute(result.pk) == "done"
+    assert agreement_jobs.compute(10**9) == "missing"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_requests_share_one_result_and_enqueue_once(monkeypatch) -> None:
+    admin = User.objects.create_user("boss")
+    project = create_project(name="IAA", taxonomy=install_preset(name="mafalda"), created_by=admin)
+    build(project)
+    enqueued: list[int] = []
+    monkeypatch.setattr(agreement_jobs, "_enqueue", enqueued.append)
+    barrier = threading.Barrier(8)
+    errors: list[BaseException] = []
+    keys: list[int] = []
+
+    def request() -> None:
+        try:
+            barrier.wait()
+            keys.append(agreement_jobs.agreement_for(project=project).pk)
+        except BaseException as error:  # reported below
+            errors.append(error)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=request) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(set(keys)) == 1 and len(keys) == 8
+    assert AgreementResult.objects.filter(project=project).count() == 1
+    assert enqueued == keys[:1]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -19,6 +19,7 @@ from annotations.models import (
     ADJUDICATION,
     NO_FALLACY,
     Annotation,
+    Document,
     GoldDocument,
     GoldSpan,
     GoldStandard,
@@ -76,6 +77,8 @@ def test_the_adjudication_page_data(world: World) -> None:
     assert [a["username"] for a in data["annotators"]] == ["ann1", "ann2"]
     assert data["document"]["sentences"][0] == list(S0)
     assert data["draft"] is None and data["gold"]["revision"] == 0
+    types = [t["name"] for c in data["labels"]["categories"] for t in c["types"]]
+    assert "ad hominem" in types  # the taxonomy, as the annotation page gets it
     first = data["proposals"][0]
     assert first["labels"] == ["ad hominem", "slippery slope"]
     assert first["proposed_by"] == {
@@ -273,7 +276,7 @@ def test_a_version_exports_its_alternatives_over_rest_and_from_the_command(world
         stdout=io.StringIO(),
     )
     assert json.loads(path.read_text().splitlines()[0])["labels"] == record["labels"]
-    with pytest.raises(CommandError, match="no published gold standard"):
+    with pytest.raises(CommandError, match="version 1 is a draft"):
         call_command(
             "export_dataset",
             "--project",
@@ -316,3 +319,171 @@ def test_history_records_who_changed_annotations_and_the_gold(world) -> None:
     assert span_changes[0]["owner"] == "annotator ann1"
     assert [e["at"] for e in history] == sorted((e["at"] for e in history), reverse=True)
     assert client(world.ann1).get(f"/api/documents/{world.d1.pk}/history/").status_code == 404
+
+
+def test_a_page_loaded_before_a_publication_saves_on_the_next_draft(world) -> None:
+    reviewer = client(world.reviewer)
+    span = {"start": S0[0], "end": S0[1], "labels": ["ad hominem"]}
+    reviewer.put(url(world), {"revision": 0, "spans": [span]}, format="json")
+    reviewer.put(
+        url(world),
+        {"revision": 1, "spans": [span, {**span, "start": S2[0], "end": S2[1]}]},
+        format="json",
+    )
+    loaded = reviewer.get(url(world)).json()["gold"]
+    assert loaded["revision"] == 2
+    publish_draft(project=world.p1, note="v2", by=world.reviewer)
+    assert reviewer.get(url(world)).json()["gold"]["revision"] == 2  # the copy keeps it
+    saved = reviewer.put(url(world), {"revision": 2, "spans": [span]}, format="json")
+    assert saved.status_code == 200 and saved.json()["revision"] == 3
+    draft = GoldStandard.objects.get(project=world.p1, source=ADJUDICATION, status="draft")
+    assert draft.version == 3 and draft.based_on.version == 2
+    assert (
+        GoldSpan.objects.filter(gold_standard__version=2, gold_standard__project=world.p1).count()
+        == 2
+    )
+
+
+def test_the_queue_sorts_by_lowest_agreement_then_position(world) -> None:
+    from evaluation import agreement_jobs
+    from evaluation.models import AgreementResult
+
+    # d2: both annotators agree; d3: they disagree everywhere; d1 (the world's): partly.
+    # The scorer refuses two documents with the same text: same sentences, other words.
+    Document.objects.filter(pk=world.d2.pk).update(text=world.d2.text.replace("Smith", "Jones"))
+    Document.objects.filter(pk=world.d3.pk).update(text=world.d3.text.replace("taxes", "roads"))
+    for doc, spans in [
+        (world.d2, {world.ann1: [(S0, ["ad hominem"])], world.ann2: [(S0, ["ad hominem"])]}),
+        (
+            world.d3,
+            {world.ann1: [(S0, ["ad hominem"])], world.ann2: [(S1, ["slippery slope"])]},
+        ),
+    ]:
+        for user, ranges in spans.items():
+            annotation = Annotation.objects.create(
+                document=doc, annotator=user, status="submitted", submitted_at=timezone.now()
+            )
+            for (start, end), labels in ranges:
+                Span.objects.create(annotation=annotation, start=start, end=end, labels=labels)
+    reviewer = client(world.reviewer)
+    queue_url = f"/api/projects/{world.p1.pk}/adjudication/"
+    before = reviewer.get(queue_url).json()
+    assert before["agreement"] == {"status": "computing"}  # started, by position meanwhile
+    assert [r["document"]["id"] for r in before["results"]] == [
+        world.d1.pk,
+        world.d2.pk,
+        world.d3.pk,
+    ]
+    assert before["count"] == 3 and before["results"][0]["annotators"] == 2
+    assert before["results"][0]["document"]["length"] == len(world.d1.text)
+    result = AgreementResult.objects.get(project=world.p1)
+    assert agreement_jobs.compute(result.pk) == "done"
+    after = reviewer.get(queue_url).json()
+    assert after["agreement"] == {"status": "done"}
+    rows = after["results"]
+    keys = agreement_jobs.document_sort_keys(world.p1)
+    assert [r["sort_key"] for r in rows] == [keys[r["document"]["id"]] for r in rows]
+    assert [r["sort_key"] for r in rows] == sorted(r["sort_key"] for r in rows)
+    assert rows[-1]["document"]["id"] == world.d2.pk and rows[-1]["sort_key"] == 1.0
+    assert not any(r["adjudicated"] for r in rows)
+    reviewer.put(
+        url(world),
+        {"revision": 0, "spans": [{"start": S0[0], "end": S0[1], "labels": ["ad hominem"]}]},
+        format="json",
+    )
+    page = reviewer.get(queue_url, {"page": 1, "page_size": 1}).json()
+    assert page["count"] == 3 and len(page["results"]) == 1
+    adjudicated = {
+        r["document"]["id"]: r["adjudicated"] for r in reviewer.get(queue_url).json()["results"]
+    }
+    assert adjudicated == {world.d1.pk: True, world.d2.pk: False, world.d3.pk: False}
+    assert reviewer.get(queue_url, {"page_size": 0}).status_code == 400
+
+
+def _in_thread(target, *args) -> threading.Thread:
+    def run() -> None:
+        from django.db import connection as thread_connection
+
+        try:
+            target(*args)
+        finally:
+            thread_connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_publication_waits_for_a_save_in_progress_and_a_waiting_save_moves_on() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks need PostgreSQL")
+    from django.db import transaction
+
+    world = make_world()
+    one = {"start": S0[0], "end": S0[1], "labels": ["ad hominem"]}
+    two = {"start": S2[0], "end": S2[1], "labels": ["slippery slope"]}
+    save_document_gold(document=world.d1, revision=0, spans=[one], by=world.reviewer)
+    saving, release = threading.Event(), threading.Event()
+
+    def slow_save() -> None:
+        with transaction.atomic():
+            save_document_gold(document=world.d1, revision=1, spans=[one, two], by=world.admin)
+            saving.set()
+            release.wait(10)
+
+    saver = _in_thread(slow_save)
+    assert saving.wait(10)
+    published: list[GoldStandard] = []
+    publisher = _in_thread(
+        lambda: published.append(publish_draft(project=world.p1, note="n", by=world.reviewer))
+    )
+    publisher.join(0.5)
+    assert publisher.is_alive()  # waits for the save's lock
+    release.set()
+    saver.join()
+    publisher.join()
+    (version,) = published
+    assert version.diff["summary"]["added"] == 2  # the diff saw the save
+    assert GoldSpan.objects.filter(gold_standard=version).count() == 2
+
+    # now the other way round: a save waiting on a publication goes to the next draft
+    save_document_gold(document=world.d1, revision=2, spans=[one], by=world.reviewer)
+    publishing, release = threading.Event(), threading.Event()
+
+    def slow_publish() -> None:
+        with transaction.atomic():
+            publish_draft(project=world.p1, note="n", by=world.reviewer)
+            publishing.set()
+            release.wait(10)
+
+    results: list[GoldDocument] = []
+    publisher = _in_thread(slow_publish)
+    assert publishing.wait(10)
+    saver = _in_thread(
+        lambda: results.append(
+            save_document_gold(document=world.d1, revision=3, spans=[two], by=world.admin)
+        )
+    )
+    saver.join(0.5)
+    assert saver.is_alive()
+    release.set()
+    publisher.join()
+    saver.join()
+    (entry,) = results
+    draft = GoldStandard.objects.get(pk=entry.gold_standard_id)
+    assert (draft.status, draft.version, draft.based_on.version) == ("draft", 4, 3)
+    assert [
+        s.labels
+        for s in GoldSpan.objects.filter(gold_standard__version=3, gold_standard__project=world.p1)
+    ] == [["ad hominem"]]
+    assert [s.labels for s in GoldSpan.objects.filter(gold_standard=draft)] == [["slippery slope"]]
+
+
+def test_spans_in_one_sentence_give_one_proposal_even_without_overlapping() -> None:
+    # ann 1 and ann 2 marked different words of the first sentence: both labelled it
+    bounds = [(0, 30), (31, 60)]
+    spans = [AnnotatorSpan(1, 0, 5, ("ad hominem",)), AnnotatorSpan(2, 10, 20, ("slippery slope",))]
+    (only,) = proposals(bounds, spans, [1, 2])
+    assert (only["start"], only["end"]) == (0, 30)
+    assert only["proposed_by"] == {"ad hominem": [1], "slippery slope": [2]}  # no ⊥: nobody silent

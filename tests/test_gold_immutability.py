@@ -87,6 +87,21 @@ def test_every_model_level_write_path_is_refused(published) -> None:
         "GoldDocument QuerySet.delete()": lambda: GoldDocument.objects.filter(
             gold_standard=gold
         ).delete(),
+        "GoldDocument QuerySet.update()": lambda: GoldDocument.objects.filter(
+            gold_standard=gold
+        ).update(comments=["edited"]),
+        "GoldDocument bulk_create": lambda: GoldDocument.objects.bulk_create(
+            [
+                GoldDocument(
+                    gold_standard=gold,
+                    document=Document.objects.create(project=gold.project, text="Another text."),
+                )
+            ]
+        ),
+        "GoldDocument bulk_update": lambda: GoldDocument.objects.bulk_update(
+            [GoldDocument(pk=entry.pk, gold_standard=gold, document=document, comments=["x"])],
+            ["comments"],
+        ),
         "GoldStandard QuerySet.update()": lambda: GoldStandard.objects.filter(pk=gold.pk).update(
             note="edited"
         ),
@@ -123,6 +138,7 @@ def test_the_database_refuses_deletes_cascades_and_text_changes(published) -> No
     if connection.vendor != "postgresql":
         pytest.skip("the immutability triggers are PostgreSQL's (the reference database)")
     gold, span, document = published
+    other = Document.objects.create(project=gold.project, text="Another text.")
     for statement in (
         f"DELETE FROM annotations_goldspan WHERE id = {span.pk}",
         f"DELETE FROM annotations_golddocument WHERE gold_standard_id = {gold.pk}",
@@ -130,8 +146,13 @@ def test_the_database_refuses_deletes_cascades_and_text_changes(published) -> No
         f'INSERT INTO annotations_goldspan (gold_standard_id, document_id, start, "end", '
         f"labels, details, proposed_by) VALUES ({gold.pk}, {document.pk}, 0, 5, "
         "'[\"x\"]', '{}', '{}')",
+        f"INSERT INTO annotations_golddocument (gold_standard_id, document_id, comments, "
+        f"revision) VALUES ({gold.pk}, {other.pk}, '[]', 1)",
+        f"UPDATE annotations_golddocument SET comments = '[\"x\"]' "
+        f"WHERE gold_standard_id = {gold.pk}",
         f"UPDATE annotations_document SET text = 'Other words.' WHERE id = {document.pk}",
         f"DELETE FROM annotations_document WHERE id = {document.pk}",
+        f"DELETE FROM annotations_project WHERE id = {gold.project_id}",
     ):
         with pytest.raises((IntegrityError, InternalError)), transaction.atomic():
             with connection.cursor() as cursor:
@@ -139,6 +160,20 @@ def test_the_database_refuses_deletes_cascades_and_text_changes(published) -> No
     # QuerySet.update() of the text goes through the same trigger
     with pytest.raises((IntegrityError, InternalError)), transaction.atomic():
         Document.objects.filter(pk=document.pk).update(text="Other words.")
+    # rows moved into or out of a published version: the model guards look at one side, the
+    # database at both
+    draft = GoldStandard.objects.create(project=gold.project, version=2)
+    loose = GoldSpan.objects.create(
+        gold_standard=draft, document=document, start=0, end=5, labels=["ad hominem"]
+    )
+    span.gold_standard = draft
+    refused = (IntegrityError, InternalError, PublishedGoldIsImmutable)
+    for move in (
+        lambda: GoldSpan.objects.filter(pk=loose.pk).update(gold_standard=gold),
+        span.save,
+    ):
+        with pytest.raises(refused), transaction.atomic():
+            move()
     _unchanged(gold, span, document)
     # other fields of the document may still change
     Document.objects.filter(pk=document.pk).update(source="renamed source")
@@ -179,6 +214,36 @@ def test_a_draft_stays_writable_and_deletable(published) -> None:
         [GoldSpan(gold_standard=draft, document=document, start=0, end=5, labels=["x"])]
     )
     assert GoldSpan.objects.filter(gold_standard=draft).count() == 2
+    GoldDocument.objects.filter(gold_standard=draft).update(comments=["checked"])
     GoldSpan.objects.filter(gold_standard=draft).delete()
     draft.delete()
+    _unchanged(gold, span, document)
+
+
+def test_a_draft_stays_writable_through_raw_sql_and_cascades(published) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("the immutability triggers are PostgreSQL's (the reference database)")
+    gold, span, document = published
+    draft = GoldStandard.objects.create(project=gold.project, version=2)
+    only_in_draft = Document.objects.create(project=gold.project, text="Only the draft has it.")
+    GoldDocument.objects.create(gold_standard=draft, document=only_in_draft)
+    copy = GoldSpan.objects.create(
+        gold_standard=draft, document=only_in_draft, start=0, end=4, labels=["ad populum"]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE annotations_goldspan SET labels = '[\"ad hominem\"]' WHERE id = {copy.pk}"
+        )
+        cursor.execute(f"UPDATE annotations_goldstandard SET note = 'n' WHERE id = {draft.pk}")
+        cursor.execute(
+            f"UPDATE annotations_document SET text = 'Changed.' WHERE id = {only_in_draft.pk}"
+        )
+    copy.refresh_from_db()
+    assert copy.labels == ["ad hominem"]
+    only_in_draft.delete()  # cascades into the draft only
+    assert not GoldDocument.objects.filter(gold_standard=draft).exists()
+    assert not GoldSpan.objects.filter(gold_standard=draft).exists()
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM annotations_goldstandard WHERE id = {draft.pk}")
+    assert not GoldStandard.objects.filter(pk=draft.pk).exists()
     _unchanged(gold, span, document)

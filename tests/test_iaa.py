@@ -127,3 +127,58 @@ def test_unit_values_cooccurrence_and_distribution() -> None:
     assert co["counts"][at["slippery slope"]] == [0, 0, 0]
     dist = iaa.distribution(docs)
     assert dist["annotators"]["a"] == [1, 0, 1] and dist["annotators"]["b"] == [1, 1, 0]
+
+
+def test_alphas_of_many_groups_equal_alpha_of_each() -> None:
+    groups = {g: random_units(20 + g, units=8, missing=0.2) for g in range(30)}
+    groups["one value"] = {0: {"a": iaa.BOTTOM, "b": iaa.BOTTOM}}
+    groups["empty"] = {}
+    for distance in iaa.DISTANCES:
+        results = iaa.alphas(groups, distance)
+        for key, units in groups.items():
+            single = iaa.alpha(units, distance)
+            assert results[key].units == single.units
+            assert results[key].annotators == single.annotators
+            if single.value is None:
+                assert results[key].value is None
+            else:
+                assert results[key].value == pytest.approx(single.value, abs=1e-12)
+    assert iaa.alphas(groups)["empty"] == iaa.AlphaResult(None, 0, 0, "masi")
+
+
+def test_hand_checked_kappas_and_json_figures() -> None:
+    import json
+
+    x, y = frozenset({"ad hominem"}), iaa.BOTTOM
+    perfect = {u: {"a": v, "b": v, "c": v} for u, v in enumerate([x, y, x, y])}
+    assert [k["kappa"] for k in iaa.cohen_kappas(perfect)] == [1.0, 1.0, 1.0]
+    assert iaa.fleiss_kappa(perfect) == {"value": 1.0, "units": 4, "reason": None}
+    single = {u: {"a": y, "b": y} for u in range(3)}
+    assert iaa.cohen_kappas(single) == [{"a": "a", "b": "b", "kappa": None, "units": 3}]
+    assert iaa.fleiss_kappa(single)["value"] is None
+    assert iaa.fleiss_kappa(single)["reason"] == "a single category throughout"
+    assert iaa.fleiss_kappa({0: {"a": x}})["reason"] == "one annotator per sentence"
+    # two coders disagreeing on one unit of two: α = 1 - Do/De by hand (MASI(x, ⊥) = 1)
+    # values x, ⊥, x, x: n = 4, Do = 2/4, De = 2 * 3 * 1 / (4 * 3) = 1/2 -> α = 0
+    assert iaa.alpha({0: {"a": x, "b": y}, 1: {"a": x, "b": x}}).value == pytest.approx(0.0)
+    figures = iaa.all_figures(single, LABELS, [{"a": [(0, 5, frozenset({"ad hominem"}))], "b": []}])
+    json.dumps(figures, allow_nan=False)  # None, never NaN
+    assert figures["alpha"]["masi"] == {
+        "value": None,
+        "units": 3,
+        "annotators": 2,
+        "distance": "masi",
+    }
+    assert figures["labels"]["ad hominem"]["value"] is None
+    assert figures["distribution"]["annotators"] == {"a": [1], "b": [0]}
+    assert set(iaa.LIBRARIES) >= {"nltk", "krippendorff", "statsmodels"}
+
+
+def test_level_spans_drop_bottom_and_map_labels() -> None:
+    spans = [(0, 4, ["ad hominem", NO_FALLACY]), (5, 9, [NO_FALLACY]), (9, 12, ["ad populum"])]
+    mapping = mafalda_mapping()
+    assert iaa.level_spans(spans, mapping, 2) == [
+        (0, 4, frozenset({"ad hominem"})),
+        (9, 12, frozenset({"ad populum"})),
+    ]
+    assert {v for *_, v in iaa.level_spans(spans, mapping, 0)} == {frozenset({"fallacy"})}

@@ -3,8 +3,8 @@ adjudication queue, and a document's history.
 
 Callers check access first (``annotations.selectors.access``: reviewers and admins of the
 project only). A document's gold *revision* is the draft's ``GoldDocument.revision``; before
-the draft exists it is what the draft's copy of the latest published version will hold
-(1 for a document that version covers, else 0), so a first save never conflicts with itself.
+the draft exists it is the revision in the latest published version (0 for a document it does
+not cover), which the draft's copy keeps, so a first save never conflicts with itself.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from annotations.models import (
     Project,
     Span,
 )
+from annotations.selectors.taxonomy import taxonomy_tree
 from annotations.services.gold import adjudication_draft, latest_published
 
 HISTORY_LIMIT = 500
@@ -249,6 +250,7 @@ def adjudication_state(document: Document) -> dict[str, Any]:
                 for span in GoldSpan.objects.filter(gold_standard=previous, document=document)
             ],
         },
+        "labels": taxonomy_tree(document.project.taxonomy),
     }
 
 
@@ -319,8 +321,7 @@ ACTIONS = {"+": "created", "~": "changed", "-": "deleted"}
 IGNORED = {"revision", "updated_at", "created_at", "history_id", "history_date"}
 
 
-def _changes(record: Any, fields: list[str]) -> list[dict[str, Any]]:
-    previous = record.prev_record
+def _changes(record: Any, previous: Any | None, fields: list[str]) -> list[dict[str, Any]]:
     if record.history_type == "~" and previous is not None:
         delta = record.diff_against(previous)
         return [
@@ -334,55 +335,78 @@ def _changes(record: Any, fields: list[str]) -> list[dict[str, Any]]:
     return [{"field": f, "before": None, "after": v} for f, v in value.items()]
 
 
+def _with_previous(records: list[Any]) -> list[tuple[Any, Any | None]]:
+    """Each record (newest first) with the object's record before it: the previous one
+    fetched, else (for the oldest fetched change of an object) one query."""
+    before: dict[int, Any] = {}
+    last: dict[Any, Any] = {}
+    for record in reversed(records):
+        before[record.history_id] = last.get(record.id)
+        last[record.id] = record
+    out = []
+    for record in records:
+        previous = before[record.history_id]
+        if previous is None and record.history_type == "~":
+            previous = record.prev_record
+        out.append((record, previous))
+    return out
+
+
 def document_history(document: Document) -> list[dict[str, Any]]:
     """Every recorded change to the document's annotations, spans and gold rows, newest
-    first (bulk writes, e.g. imports, are not recorded)."""
+    first, at most ``HISTORY_LIMIT``. Writes through ``save()``/``delete()`` (the APIs, the
+    admin, the services) are recorded with the request's user; bulk writes (imports, the copy
+    of a published version into a new draft) are not."""
     annotation_rows = Annotation.history.filter(document_id=document.pk)
     owners = dict(annotation_rows.values_list("id", "annotator_id").distinct())
+    # imported annotations have no history row of their own, their spans' changes may
+    owners.update(Annotation.objects.filter(document=document).values_list("id", "annotator_id"))
     users = dict(
         get_user_model().objects.filter(pk__in=set(owners.values())).values_list("pk", "username")
     )
-    versions = dict(
-        GoldStandard.objects.filter(project_id=document.project_id).values_list("pk", "version")
-    )
-    statuses = dict(
-        GoldStandard.objects.filter(project_id=document.project_id).values_list("pk", "status")
-    )
+    golds = {
+        pk: (version, status)
+        for pk, version, status in GoldStandard.objects.filter(
+            project_id=document.project_id
+        ).values_list("pk", "version", "status")
+    }
+
+    def annotator(annotation_id: int) -> str:
+        return f"annotator {users.get(owners.get(annotation_id), '?')}"
+
+    def gold(gold_standard_id: int) -> str:
+        version, status = golds.get(gold_standard_id, ("?", "deleted"))
+        return f"gold v{version} ({status})"
+
     sources = [
-        (
-            "annotation",
-            annotation_rows,
-            ["status", "comments"],
-            lambda r: f"annotator {users.get(owners.get(r.id), '?')}",
-        ),
+        ("annotation", annotation_rows, ["status", "comments"], lambda r: annotator(r.id)),
         (
             "span",
             Span.history.filter(annotation_id__in=list(owners)),
             ["start", "end", "labels", "details"],
-            lambda r: f"annotator {users.get(owners.get(r.annotation_id), '?')}",
+            lambda r: annotator(r.annotation_id),
         ),
         (
             "gold_document",
             GoldDocument.history.filter(document_id=document.pk),
             ["comments"],
-            lambda r: (
-                f"gold v{versions.get(r.gold_standard_id, '?')} "
-                f"({statuses.get(r.gold_standard_id, 'deleted')})"
-            ),
+            lambda r: gold(r.gold_standard_id),
         ),
         (
             "gold_span",
             GoldSpan.history.filter(document_id=document.pk),
             ["start", "end", "labels", "details", "proposed_by"],
-            lambda r: (
-                f"gold v{versions.get(r.gold_standard_id, '?')} "
-                f"({statuses.get(r.gold_standard_id, 'deleted')})"
-            ),
+            lambda r: gold(r.gold_standard_id),
         ),
     ]
     entries = []
     for kind, rows, fields, owner in sources:
-        for record in rows.select_related("history_user").order_by("-history_date")[:HISTORY_LIMIT]:
+        records = list(
+            rows.select_related("history_user").order_by("-history_date", "-history_id")[
+                :HISTORY_LIMIT
+            ]
+        )
+        for record, previous in _with_previous(records):
             entries.append(
                 {
                     "at": record.history_date,
@@ -391,7 +415,7 @@ def document_history(document: Document) -> list[dict[str, Any]]:
                     "object_id": record.id,
                     "action": ACTIONS.get(record.history_type, record.history_type),
                     "owner": owner(record),
-                    "changes": _changes(record, fields),
+                    "changes": _changes(record, previous, fields),
                 }
             )
     entries.sort(key=lambda e: e["at"], reverse=True)

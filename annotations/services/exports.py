@@ -57,7 +57,10 @@ def published_gold(project: Project, version: int | None = None) -> GoldStandard
     gold = published.order_by("-version").first()
     if gold is None:
         which = f"version {version}" if version is not None else "version"
-        raise ExportError(f"project {project.name!r} has no published gold standard {which}")
+        message = f"project {project.name!r} has no published gold standard {which}"
+        if project.gold_standards.filter(version=version, status="draft").exists():
+            message += f": version {version} is a draft (publish it first)"
+        raise ExportError(message)
     return gold
 
 

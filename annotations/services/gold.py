@@ -9,9 +9,12 @@ Concurrency contract:
   project's draft serialise; optimistic concurrency on top: the caller passes the revision
   of the document's gold it last saw (0: not in the draft yet) and a stale one raises
   ``GoldConflict`` carrying the current state. Every save bumps ``GoldDocument.revision``.
-- ``publish_draft`` locks the project row, renumbers the draft after the latest published
-  version when an import published one meanwhile, stores the diff against the previous
-  published version and turns the draft immutable (model guards and database triggers).
+- ``publish_draft`` locks the project row, then the draft row: it waits for a save in
+  progress, so its diff sees that save; a save that waited on it finds the draft published
+  and moves on to a new draft (a copy of the version just published, revisions kept). The
+  draft is renumbered after the latest published version when an import published one
+  meanwhile; the diff against the previous published version is stored and the draft turns
+  immutable (model guards and database triggers).
 
 Validation errors are ``ValidationError({"spans[i].field": [message]})`` naming the span.
 Writes go through ``save()``/``delete()`` one row at a time, so django-simple-history records
@@ -83,9 +86,15 @@ def get_or_create_draft(*, project: Project, by: Any | None) -> GoldStandard:
         project=project, version=last + 1, source=ADJUDICATION, created_by=by, based_on=base
     )
     if base is not None:
+        # the copy keeps each document's revision: a page loaded before the publication
+        # saves on the new draft without a conflict (its content is the same)
         GoldDocument.objects.bulk_create(
-            GoldDocument(gold_standard=draft, document_id=doc_id, comments=comments)
-            for doc_id, comments in base.gold_documents.values_list("document_id", "comments")
+            GoldDocument(
+                gold_standard=draft, document_id=doc_id, comments=comments, revision=revision
+            )
+            for doc_id, comments, revision in base.gold_documents.values_list(
+                "document_id", "comments", "revision"
+            )
         )
         GoldSpan.objects.bulk_create(
             GoldSpan(
@@ -166,6 +175,15 @@ def _validated_spans(document: Document, spans: Any) -> list[dict[str, Any]]:
     return out
 
 
+def _locked_draft(*, project: Project, by: Any | None) -> GoldStandard:
+    """The draft, row-locked; a new one when a publication took it before the lock."""
+    while True:
+        draft = get_or_create_draft(project=project, by=by)
+        draft = GoldStandard.objects.select_for_update().get(pk=draft.pk)
+        if draft.status == GoldStandard.Status.DRAFT:
+            return draft
+
+
 @transaction.atomic
 def save_document_gold(
     *,
@@ -177,8 +195,7 @@ def save_document_gold(
 ) -> GoldDocument:
     """Replace the document's spans in the project's draft (see the module docstring)."""
     validated = _validated_spans(document, spans)
-    draft = get_or_create_draft(project=document.project, by=by)
-    draft = GoldStandard.objects.select_for_update().get(pk=draft.pk)
+    draft = _locked_draft(project=document.project, by=by)
     entry = GoldDocument.objects.filter(gold_standard=draft, document=document).first()
     current = entry.revision if entry else 0
     if revision != current:
@@ -221,6 +238,8 @@ def publish_draft(*, project: Project, note: str, by: Any | None) -> GoldStandar
 
     Project.objects.select_for_update().get(pk=project.pk)
     draft = adjudication_draft(project)
+    if draft is not None:  # wait for a save in progress: the diff must see its spans
+        draft = GoldStandard.objects.select_for_update().get(pk=draft.pk)
     if draft is None:
         raise NothingToPublish(
             f"project {project.name!r} has no gold draft: adjudicate a document first"

@@ -43,7 +43,8 @@ Humans (``agreement``): ``score_annotator(gold, annotator)`` and
 (``iaa``): ``unit_values`` (an annotator's label set per sentence), ``alpha`` (Krippendorff's
 α, MASI/Jaccard distance, equal to nltk's), ``label_alphas`` (binary α per label,
 ``krippendorff``), ``cohen_kappas`` / ``fleiss_kappa`` (statsmodels), ``cooccurrence`` and
-``distribution`` (over spans), ``all_figures``; None where undefined. Other tasks: ``tasks``.
+``distribution`` (over spans), ``alphas`` (many groups at once), ``all_figures``; None where
+undefined. Other tasks: ``tasks``.
 """
 
 from evaluation.scoring.agreement import PairwiseAgreement, pairwise_agreement, score_annotator
@@ -63,6 +64,7 @@ from evaluation.scoring.iaa import (
     AlphaResult,
     all_figures,
     alpha,
+    alphas,
     cohen_kappas,
     cooccurrence,
     distribution,
@@ -92,6 +94,7 @@ __all__ = [
     "AlphaResult",
     "all_figures",
     "alpha",
+    "alphas",
     "cohen_kappas",
     "cooccurrence",
     "distribution",

@@ -12,6 +12,7 @@ dropped), ``{⊥}`` when none does (``unit_values``). ``Units`` maps a unit key 
   same size and distinct values (``bench/agreement.py`` times both). ``value`` is None when
   α is undefined: no pairable unit, or no expected disagreement (a single value throughout;
   nltk returns 1.0 there).
+- ``alphas({group: units}, distance)``: α of many groups at once (e.g. per document).
 - ``label_alphas``: per label, binary α (present / absent per unit) via the ``krippendorff``
   package, nominal level.
 - ``cohen_kappas``: Cohen's κ per annotator pair over the units both coded, each distinct
@@ -122,37 +123,51 @@ class AlphaResult:
 
 def alpha(units: Units, distance: str = "masi") -> AlphaResult:
     """Krippendorff's α over set values (see the module docstring)."""
+    return alphas({None: units}, distance)[None]
+
+
+def alphas(groups: Mapping[Hashable, Units], distance: str = "masi") -> dict[Hashable, AlphaResult]:
+    """``alpha`` of each group of units (e.g. each document's sentences) in one vectorised
+    pass: per group, the coincidence totals and the observed disagreement."""
     if distance not in DISTANCES:
         raise ValueError(f"unknown distance {distance!r}; available: {', '.join(DISTANCES)}")
-    coders: set[str] = set()
+    keys = list(groups)
+    coders: list[set[str]] = [set() for _ in keys]
     index: dict[Value, int] = {}
-    by_size: dict[int, list[list[int]]] = {}
-    for row in units.values():
-        if len(row) < 2:
-            continue
-        coders.update(row)
-        ids = [index.setdefault(value, len(index)) for value in row.values()]
-        by_size.setdefault(len(ids), []).append(ids)
-    pairable = sum(len(rows) for rows in by_size.values())
-    if not pairable:
-        return AlphaResult(None, 0, len(coders), distance)
+    by_size: dict[int, tuple[list[list[int]], list[int]]] = {}  # m -> (value ids, group)
+    for g, key in enumerate(keys):
+        for row in groups[key].values():
+            if len(row) < 2:
+                continue  # unpairable
+            coders[g].update(row)
+            rows, owners = by_size.setdefault(len(row), ([], []))
+            rows.append([index.setdefault(value, len(index)) for value in row.values()])
+            owners.append(g)
     values = list(index)
     size = len(values)
     table = np.zeros((size, size))
     for i, j in combinations(range(size), 2):
         table[i, j] = table[j, i] = _distance(distance, values[i], values[j])
-    observed = 0.0
-    totals = np.zeros(size)
-    for m, rows in by_size.items():
-        ids = np.array(rows)  # units with m values, one column per value
-        totals += np.bincount(ids.ravel(), minlength=size)
-        pairs = sum(table[ids[:, a], ids[:, b]].sum() for a, b in combinations(range(m), 2))
-        observed += 2 * pairs / (m - 1)
-    n = totals.sum()
-    expected = float(totals @ table @ totals) / (n - 1)
-    if expected == 0:
-        return AlphaResult(None, pairable, len(coders), distance)
-    return AlphaResult(1.0 - observed / expected, pairable, len(coders), distance)
+    observed = np.zeros(len(keys))
+    pairable = np.zeros(len(keys), dtype=int)
+    totals = np.zeros((len(keys), size))  # per group, how often each value was given
+    for m, (rows, owners) in by_size.items():
+        ids, owner = np.array(rows), np.array(owners)
+        np.add.at(totals, (np.repeat(owner, m), ids.ravel()), 1)
+        pairs = sum(table[ids[:, a], ids[:, b]] for a, b in combinations(range(m), 2))
+        observed += np.bincount(owner, weights=2 * pairs / (m - 1), minlength=len(keys))
+        pairable += np.bincount(owner, minlength=len(keys))
+    n = totals.sum(axis=1)
+    expected = ((totals @ table) * totals).sum(axis=1) / np.maximum(n - 1, 1)
+    return {
+        key: AlphaResult(
+            float(1.0 - observed[g] / expected[g]) if expected[g] > 0 else None,
+            int(pairable[g]),
+            len(coders[g]),
+            distance,
+        )
+        for g, key in enumerate(keys)
+    }
 
 
 def _nan_to_none(value: float) -> float | None:

@@ -47,6 +47,10 @@ def test_merge_alternatives_add_bottom_publish_and_export(web_server, page: Page
         assert label in labels
     page.get_by_test_id("save-gold").click()
     expect(page.get_by_test_id("save-message")).to_contain_text("Saved.")
+    # the next document of the queue is offered (adj-1 is adjudicated now)
+    expect(page.get_by_test_id("next-document")).to_have_attribute(
+        "href", f"/projects/{project}/adjudication/{seed['documents']['adj-2']}/"
+    )
     page.screenshot(path=str(artifacts / "adjudicate.png"))
 
     gold = api(page, base, "GET", f"/api/documents/{document}/adjudication/")["gold"]
@@ -112,28 +116,45 @@ def test_a_stale_save_gets_the_conflict_and_loses_nothing(web_server, browser):
         pages.append(page)
     first, second = pages
     try:
-        # the reviewer accepts the proposal as it is (ad hominem, or no fallacy)
+        # the reviewer accepts the proposal as it is (ad hominem, or no fallacy) and adds a
+        # span nobody proposed on the second sentence
         first.get_by_test_id("accept-proposal-0").click()
+        first.get_by_test_id("add-gold-1").select_option("slippery slope")
         first.get_by_test_id("save-gold").click()
         expect(first.get_by_test_id("save-message")).to_contain_text("Saved.")
 
-        # the admin, on the page loaded before, accepts it and removes the ⊥ alternative
+        # the admin, on the page loaded before, accepts the proposal but removes the ⊥
+        # alternative, and adds a span on the third sentence
         second.get_by_test_id("accept-proposal-0").click()
         second.get_by_test_id("toggle-no-fallacy").click()
-        second.get_by_test_id("save-gold").click()
+        second.get_by_test_id("add-gold-2").select_option("appeal to fear")
+        second.keyboard.press("Control+s")
         conflict = second.get_by_test_id("conflict")
         expect(conflict).to_be_visible()
-        expect(conflict).to_contain_text("revision 1")
-        expect(conflict).to_contain_text("ad hominem | no fallacy")  # the saved state
-        # the admin's unsaved edit is still on the page
-        expect(second.get_by_test_id("gold-labels")).not_to_contain_text("no fallacy")
+        expect(conflict).to_contain_text("Someone else saved this document (revision 1)")
+        expect(second.get_by_test_id("conflict-theirs")).to_have_text(
+            "ad hominem | no fallacy; slippery slope"
+        )
+        expect(second.get_by_test_id("conflict-plan")).to_contain_text(
+            "your 2 changed range(s) on top; 1 range(s) were changed by both of you"
+        )
+        # the admin's unsaved edits are still on the page
+        expect(second.get_by_test_id("gold-span")).to_have_count(2)
+        expect(second.get_by_test_id("gold-labels").first).not_to_contain_text("no fallacy")
         second.get_by_test_id("reapply").click()
         expect(second.get_by_test_id("save-message")).to_contain_text("Saved.")
         expect(conflict).to_have_count(0)
+        expect(second.get_by_test_id("gold-span")).to_have_count(3)
 
         gold = api(second, base, "GET", f"/api/documents/{document}/adjudication/")["gold"]
         assert gold["revision"] == 2
-        assert [s["labels"] for s in gold["spans"]] == [["ad hominem"]]
+        # the admin's explicit choice on the first sentence, the reviewer's and the admin's
+        # new spans: nothing lost
+        assert [s["labels"] for s in gold["spans"]] == [
+            ["ad hominem"],
+            ["slippery slope"],
+            ["appeal to fear"],
+        ]
         history = api(second, base, "GET", f"/api/documents/{document}/history/")["results"]
         savers = {e["user"] for e in history if e["kind"] == "gold_document"}
         assert savers == {"demo-reviewer", "demo-admin"}  # both saves are recorded

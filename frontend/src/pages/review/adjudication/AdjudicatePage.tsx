@@ -9,26 +9,17 @@ import { useProject } from "../../../hooks/useProject";
 import { flattenTaxonomy } from "../../../lib/labels";
 import { linkHandler, navigate, paths } from "../../../router";
 import type { Me } from "../../../types";
+import { ConflictBanner, SaveMessage, ShortcutList } from "./Banners";
 import { GoldPanel, namesOf, ProposalList } from "./GoldPanel";
+import { fetchNext } from "./queue";
 import { type Picked, SideBySide } from "./SideBySide";
-import { addOrUnion, fromProposal, fromServer, type GoldSpanDraft, isDirty, merge, moveBoundary, setExplanation, toggleLabel, toPayload } from "./state";
+import { addOrUnion, fromProposal, fromServer, type GoldSpanDraft, isDirty, merge, moveBoundary, newSpan, rebase, setExplanation, toggleLabel, toPayload } from "./state";
 import type { Adjudication, GoldState } from "./types";
 import "./adjudication.css";
 
 interface Conflict {
   current: GoldState;
 }
-
-const SHORTCUTS: [string, string][] = [
-  ["j / k", "next / previous proposal"],
-  ["a", "accept the proposal (or the picked spans)"],
-  ["m", "merge the picked annotators' spans into one gold span"],
-  ["n", "add / remove ⊥ on the selected gold span"],
-  ["[ / ]", "selected gold span: start one sentence earlier / end one later"],
-  ["Delete", "delete the selected gold span"],
-  ["Ctrl+S", "save"],
-  ["?", "this help"],
-];
 
 export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectId: number; documentId: number }) {
   const project = useProject(projectId);
@@ -44,6 +35,7 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
   const [message, setMessage] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const [help, setHelp] = useState(false);
+  const [next, setNext] = useState<number | null | undefined>(undefined);
 
   const reset = (gold: GoldState) => {
     const fresh = gold.spans.map(fromServer);
@@ -60,6 +52,14 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
   const names = useMemo(() => namesOf(doc?.annotators ?? []), [doc]);
   const labelNames = useMemo(() => (project ? flattenTaxonomy(project.taxonomy).map((o) => o.name) : []), [project]);
   const dirty = isDirty(saved, spans);
+  const plan = useMemo(() => (conflict ? rebase(saved, spans, conflict.current.spans.map(fromServer)) : null), [conflict, saved, spans]);
+
+  useEffect(() => {
+    if (!dirty) return;
+    const warn = (e: BeforeUnloadEvent) => e.preventDefault();
+    window.addEventListener("beforeunload", warn);
+    return () => window.removeEventListener("beforeunload", warn);
+  }, [dirty]);
 
   const update = (key: string, f: (s: GoldSpanDraft) => GoldSpanDraft) => setSpans((all) => all.map((s) => (s.key === key ? f(s) : s)));
   const acceptProposal = (i: number) => {
@@ -81,21 +81,28 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
   const togglePick = (p: Picked) =>
     setPicked((all) => (all.some((q) => q.annotator === p.annotator && q.index === p.index) ? all.filter((q) => q.annotator !== p.annotator || q.index !== p.index) : [...all, p]));
 
-  const save = async (base = revision) => {
+  const addOnSentence = (row: number, label: string) => {
+    const span = newSpan(bounds, bounds[row][0], bounds[row][1], label);
+    setSpans((all) => addOrUnion(all, span));
+    setActive(span.key);
+  };
+
+  const save = async (base = revision, body = spans) => {
     setSaving(true);
     setMessage(null);
     try {
-      const res = await http("PUT", url, { revision: base, spans: toPayload(spans) });
+      const res = await http("PUT", url, { revision: base, spans: toPayload(body) });
       if (res.status === 200) {
         reset(res.data as GoldState);
         setConflict(null);
         setMessage("Saved.");
         if (!doc?.draft) void data.reload(); // the first save created the draft
+        fetchNext(projectId, documentId).then(setNext, () => setNext(undefined));
       } else if (res.status === 409) {
         setConflict({ current: (res.data as { current: GoldState }).current });
       } else {
-        const body = res.data as Record<string, unknown> | null;
-        setMessage(`Not saved: ${JSON.stringify(body?.detail ?? body)}`);
+        const b = res.data as Record<string, unknown> | null;
+        setMessage(`Not saved: ${JSON.stringify(b?.detail ?? b)}`);
       }
     } catch (e) {
       setMessage(`Not saved: ${String((e as Error).message ?? e)}`);
@@ -103,7 +110,15 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
       setSaving(false);
     }
   };
-  const reapply = () => conflict && void save(conflict.current.revision);
+  /** Their save becomes the base; the reviewer's edits since loading go on top, then save. */
+  const reapply = () => {
+    if (!conflict || !plan) return;
+    setSaved(conflict.current.spans.map(fromServer));
+    setSpans(plan.spans);
+    setRevision(conflict.current.revision);
+    setConflict(null);
+    void save(conflict.current.revision, plan.spans);
+  };
   const discardMine = () => {
     if (!conflict) return;
     reset(conflict.current);
@@ -115,18 +130,22 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
       const target = e.target as HTMLElement;
       if ((e.ctrlKey || e.metaKey) && e.key === "s") {
         e.preventDefault();
-        void save();
+        if (!conflict && !saving) void save();
         return;
       }
       if (target.closest("input, textarea, select")) return;
       const count = doc?.proposals.length ?? 0;
-      if (e.key === "j") setFocus((f) => Math.min(f + 1, Math.max(count - 1, 0)));
-      else if (e.key === "k") setFocus((f) => Math.max(f - 1, 0));
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === "j" || e.key === "ArrowDown") setFocus((f) => Math.min(f + 1, Math.max(count - 1, 0)));
+      else if (e.key === "k" || e.key === "ArrowUp") setFocus((f) => Math.max(f - 1, 0));
       else if (e.key === "a") (picked.length ? mergePicked() : acceptProposal(focus));
       else if (e.key === "m") mergePicked();
       else if (e.key === "n" && active) update(active, (s) => toggleLabel(s, "no fallacy"));
       else if (e.key === "[" && active) update(active, (s) => moveBoundary(bounds, s, "start", -1));
       else if (e.key === "]" && active) update(active, (s) => moveBoundary(bounds, s, "end", 1));
+      else if (e.key === "{" && active) update(active, (s) => moveBoundary(bounds, s, "start", 1));
+      else if (e.key === "}" && active) update(active, (s) => moveBoundary(bounds, s, "end", -1));
+      else if (e.key === "Escape") setPicked([]);
       else if (e.key === "Delete" && active) setSpans((all) => all.filter((s) => s.key !== active));
       else if (e.key === "?") setHelp((h) => !h);
       else return;
@@ -170,49 +189,16 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
                 </button>
               </div>
             </div>
-            {help && (
-              <dl class="adj-help" data-testid="shortcuts">
-                {SHORTCUTS.map(([k, v]) => (
-                  <div key={k}>
-                    <dt>
-                      <kbd>{k}</kbd>
-                    </dt>
-                    <dd>{v}</dd>
-                  </div>
-                ))}
-              </dl>
-            )}
-            {conflict && (
-              <div class="adj-conflict" role="alert" data-testid="conflict">
-                <p>
-                  <b>Someone else saved this document (revision {conflict.current.revision}).</b> Your changes are kept here and not saved. Their version has{" "}
-                  {conflict.current.spans.length} span(s): {conflict.current.spans.map((s) => s.labels.join(" | ")).join("; ") || "none"}.
-                </p>
-                <button type="button" class="btn primary" onClick={reapply} data-testid="reapply">
-                  Re-apply my changes on top
-                </button>{" "}
-                <button type="button" class="btn" onClick={discardMine} data-testid="discard-mine">
-                  Discard mine, load theirs
-                </button>
-              </div>
-            )}
-            {message && (
-              <p class={message === "Saved." ? "muted" : "form-error"} role="status" data-testid="save-message">
-                {message}{" "}
-                {message === "Saved." && (
-                  <a href={paths.adjudicationQueue(projectId)} onClick={linkHandler(paths.adjudicationQueue(projectId))}>
-                    Back to the queue
-                  </a>
-                )}
-              </p>
-            )}
+            {help && <ShortcutList />}
+            {conflict && plan && <ConflictBanner current={conflict.current} plan={plan} onReapply={reapply} onDiscard={discardMine} />}
+            {message && <SaveMessage message={message} projectId={projectId} next={next} />}
             <div class="adj-layout">
-              <SideBySide text={doc.document.text} sentences={bounds} annotators={doc.annotators} gold={spans} picked={picked} activeGold={active} onPick={togglePick} onGold={setActive} />
+              <SideBySide text={doc.document.text} sentences={bounds} annotators={doc.annotators} gold={spans} picked={picked} activeGold={active} onPick={togglePick} onGold={setActive} labelNames={labelNames} onAdd={addOnSentence} />
               <aside class="adj-side">
                 <h2>Proposals</h2>
                 <ProposalList proposals={doc.proposals} focus={focus} names={names} onFocus={setFocus} onAccept={acceptProposal} text={doc.document.text} />
                 <button type="button" class="btn" disabled={!picked.length} onClick={mergePicked} data-testid="merge-picked">
-                  Merge {picked.length || ""} picked span(s) <kbd>m</kbd>
+                  {picked.length === 1 ? "Accept the picked span" : `Merge ${picked.length || ""} picked spans`} <kbd>m</kbd>
                 </button>
                 <h2>Gold spans</h2>
                 <GoldPanel

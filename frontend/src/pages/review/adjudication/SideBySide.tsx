@@ -43,7 +43,8 @@ function startsIn(span: { start: number; end: number }, sentence: [number, numbe
 /**
  * Every annotator's spans side by side, one column each, one row per sentence (a span is shown
  * in the row of its first sentence, with how many sentences it covers), the gold last.
- * Clicking an annotator's span picks it for "merge"/"accept".
+ * Clicking an annotator's span picks it for "merge"/"accept"; "+ span…" in the gold column
+ * starts a gold span on a sentence nobody (or not the right way) labelled.
  */
 export function SideBySide(p: {
   text: string;
@@ -54,6 +55,8 @@ export function SideBySide(p: {
   activeGold: string | null;
   onPick(p: Picked): void;
   onGold(key: string): void;
+  labelNames: string[];
+  onAdd(row: number, label: string): void;
 }) {
   const picked = new Set(p.picked.map(pickKey));
   const sentenceCount = (s: { start: number; end: number }) => p.sentences.filter(([a, b]) => a < s.end && s.start < b).length;
@@ -108,6 +111,24 @@ export function SideBySide(p: {
                     </button>
                   ) : null,
                 )}
+                <select
+                  class="adj-add"
+                  aria-label={`New gold span on sentence ${row + 1}`}
+                  title="New gold span on this sentence"
+                  value=""
+                  onChange={(e) => {
+                    const v = (e.target as HTMLSelectElement).value;
+                    if (v) p.onAdd(row, v);
+                  }}
+                  data-testid={`add-gold-${row}`}
+                >
+                  <option value="">+ span…</option>
+                  {p.labelNames.map((l) => (
+                    <option key={l} value={l}>
+                      {l}
+                    </option>
+                  ))}
+                </select>
               </td>
             </tr>
           ))}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addOrUnion, fromProposal, fromServer, isDirty, merge, moveBoundary, snap, toggleLabel, toggleNoFallacy, toPayload, type Bounds } from "./state";
+import { addOrUnion, fromProposal, fromServer, isDirty, merge, moveBoundary, newSpan, rebase, snap, toggleLabel, toggleNoFallacy, toPayload, type Bounds } from "./state";
 
 const bounds: Bounds = [
   [0, 10],
@@ -50,5 +50,27 @@ describe("adjudication state", () => {
     expect(spans).toHaveLength(1);
     expect(spans[0].labels).toEqual(["a", "b"]);
     expect(spans[0].proposed_by).toEqual({ a: [1], b: [2] });
+  });
+
+  it("re-applies the reviewer's changes on top of another save and loses neither", () => {
+    const base = [fromServer({ id: 1, start: 0, end: 10, labels: ["a"] })];
+    // theirs: edited the first range and added the second
+    const theirs = [fromServer({ id: 1, start: 0, end: 10, labels: ["a", "no fallacy"] }), fromServer({ id: 2, start: 11, end: 20, labels: ["b"] })];
+    // mine: added the third range only
+    const mine = [...base, newSpan(bounds, 22, 25, "c")];
+    const one = rebase(base, mine, theirs);
+    expect(one.spans.map((s) => [s.start, s.labels])).toEqual([
+      [0, ["a", "no fallacy"]],
+      [11, ["b"]],
+      [21, ["c"]],
+    ]);
+    expect([one.mine, one.both]).toEqual([1, 0]);
+    // mine also changed the first range: my version is kept, and counted as changed by both
+    const two = rebase(base, [toggleLabel(toggleLabel(base[0], "d"), "a")], theirs);
+    expect(two.spans.map((s) => s.labels)).toEqual([["d"], ["b"]]);
+    expect([two.mine, two.both]).toEqual([1, 1]);
+    // deleting a range they did not touch keeps it deleted; an unchanged page takes theirs
+    expect(rebase(base, [], [base[0]]).spans).toEqual([]);
+    expect(rebase(base, base, theirs).spans).toEqual(theirs);
   });
 });

@@ -142,3 +142,44 @@ export function addOrUnion(spans: GoldSpanDraft[], incoming: GoldSpanDraft): Gol
   const merged = { ...same, labels: sortLabels([...same.labels, ...incoming.labels]), proposed_by: mergeProposed(same.proposed_by, incoming.proposed_by) };
   return spans.map((s) => (s === same ? merged : s));
 }
+
+/** A new gold span on a range (snapped) with one label the reviewer chose. */
+export function newSpan(bounds: Bounds, start: number, end: number, label: string): GoldSpanDraft {
+  const [s, e] = snap(bounds, start, end);
+  return { key: newKey(), start: s, end: e, labels: [label], explanations: {}, slots: {}, proposed_by: {} };
+}
+
+const rangeOf = (s: GoldSpanDraft) => `${s.start}:${s.end}`;
+const same = (a?: GoldSpanDraft, b?: GoldSpanDraft) => (a && b ? JSON.stringify(toPayload([a])) === JSON.stringify(toPayload([b])) : a === b);
+
+export interface Rebased {
+  spans: GoldSpanDraft[];
+  /** Ranges the reviewer changed (added, edited or deleted) since loading. */
+  mine: number;
+  /** Of those, ranges the other save changed too: the reviewer's version is the one kept. */
+  both: number;
+}
+
+/**
+ * The reviewer's edits (base -> mine) re-applied on top of what someone else saved (theirs),
+ * range by range: a range the reviewer did not touch keeps their version, one the reviewer
+ * touched takes the reviewer's (a deleted one stays deleted). A moved boundary is a new range.
+ */
+export function rebase(base: GoldSpanDraft[], mine: GoldSpanDraft[], theirs: GoldSpanDraft[]): Rebased {
+  const index = (spans: GoldSpanDraft[]) => new Map(spans.map((s) => [rangeOf(s), s]));
+  const [b, m, t] = [index(base), index(mine), index(theirs)];
+  const out: GoldSpanDraft[] = [];
+  let changed = 0;
+  let both = 0;
+  for (const range of new Set([...b.keys(), ...m.keys(), ...t.keys()])) {
+    const [was, my, their] = [b.get(range), m.get(range), t.get(range)];
+    if (same(was, my)) {
+      if (their) out.push(their);
+      continue;
+    }
+    changed += 1;
+    if (!same(was, their) && !same(my, their)) both += 1;
+    if (my) out.push(my);
+  }
+  return { spans: sortSpans(out), mine: changed, both };
+}

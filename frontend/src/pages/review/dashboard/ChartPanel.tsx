@@ -20,6 +20,13 @@ const whiteBackground = {
   },
 };
 
+interface ChartHandle {
+  options: { plugins: { title?: unknown } };
+  update(mode?: string): void;
+  destroy(): void;
+  toBase64Image(): string;
+}
+
 const show = (c: Cell) => (c == null ? "—" : typeof c === "number" ? (Number.isInteger(c) ? c : c.toFixed(3)) : c);
 
 function download(name: string, href: string) {
@@ -42,11 +49,17 @@ export function ChartPanel(p: {
    *  with data-row / data-col (the row's head, the column's head). */
   matrix?: boolean;
   height?: number;
+  /** The chart's largest width in px (a heatmap with few columns stays square-ish). */
+  width?: number;
+  /** Table below the chart (wide tables) instead of beside it. */
+  stack?: boolean;
+  /** A table without a chart: no PNG button. */
+  tableOnly?: boolean;
   note?: ComponentChildren;
   children?: ComponentChildren;
 }) {
   const canvas = useRef<HTMLCanvasElement>(null);
-  const chart = useRef<{ destroy(): void; toBase64Image(): string } | null>(null);
+  const chart = useRef<ChartHandle | null>(null);
   const [failed, setFailed] = useState<string | null>(null);
   useEffect(() => {
     if (!canvas.current || !p.config) return;
@@ -55,7 +68,7 @@ export function ChartPanel(p: {
       .then(({ Chart }) => {
         if (!live || !canvas.current) return;
         const config = { ...p.config!, plugins: [...(p.config!.plugins ?? []), whiteBackground] } as ChartConfiguration;
-        chart.current = new Chart(canvas.current, config) as unknown as { destroy(): void; toBase64Image(): string };
+        chart.current = new Chart(canvas.current, config) as unknown as ChartHandle;
       })
       .catch((e) => live && setFailed(String(e?.message ?? e)));
     return () => {
@@ -65,26 +78,38 @@ export function ChartPanel(p: {
     };
   }, [p.config]);
   const csv = () => download(`${p.id}.csv`, `data:text/csv;charset=utf-8,${encodeURIComponent(toCsv([p.head, ...p.rows]))}`);
-  const png = () => chart.current && download(`${p.id}.png`, chart.current.toBase64Image());
+  const png = () => {
+    const c = chart.current;
+    if (!c) return;
+    // The image carries the panel's title; the page shows it as a heading instead.
+    c.options.plugins.title = { display: true, text: p.title, font: { size: 14 } };
+    c.update("none");
+    const image = c.toBase64Image();
+    c.options.plugins.title = { display: false };
+    c.update("none");
+    download(`${p.id}.png`, image);
+  };
   return (
     <section class="panel rv-panel" aria-labelledby={`${p.id}-title`} data-testid={`panel-${p.id}`}>
       <div class="panel-head">
         <h2 id={`${p.id}-title`}>{p.title}</h2>
         <div class="rv-downloads">
           {p.children}
-          <button type="button" class="btn small" onClick={png} disabled={!p.config} data-testid={`${p.id}-png`}>
-            PNG
-          </button>
-          <button type="button" class="btn small" onClick={csv} data-testid={`${p.id}-csv`}>
+          {!p.tableOnly && (
+            <button type="button" class="btn small" onClick={png} disabled={!p.config} data-testid={`${p.id}-png`} title="Download the chart as a PNG image">
+              PNG
+            </button>
+          )}
+          <button type="button" class="btn small" onClick={csv} data-testid={`${p.id}-csv`} title="Download the table as CSV">
             CSV
           </button>
         </div>
       </div>
       {p.note && <p class="muted small">{p.note}</p>}
       {failed && <p class="form-error">The chart could not be drawn: {failed}</p>}
-      <div class="rv-body">
+      <div class={p.stack ? "rv-body rv-stack" : "rv-body"}>
         {p.config && (
-          <div class="rv-chart" style={{ height: `${p.height ?? 300}px` }}>
+          <div class="rv-chart" style={{ height: `${p.height ?? 300}px`, maxWidth: p.width ? `${p.width}px` : undefined }}>
             <canvas ref={canvas} role="img" aria-label={`${p.title} (the table beside it has the numbers)`} />
           </div>
         )}
@@ -108,7 +133,7 @@ export function ChartPanel(p: {
                         {c}
                       </th>
                     ) : (
-                      <td key={j} class={typeof c === "number" ? "num" : undefined} {...(p.matrix ? { "data-testid": `${p.id}-cell`, "data-row": String(r[0] ?? ""), "data-col": p.head[j] } : {})}>
+                      <td key={j} class={typeof c === "number" || (p.matrix && c == null) ? "num" : undefined} {...(p.matrix ? { "data-testid": `${p.id}-cell`, "data-row": String(r[0] ?? ""), "data-col": p.head[j] } : {})}>
                         {show(c)}
                       </td>
                     ),

@@ -52,7 +52,7 @@ export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
     return {
       heat: heatmapConfig(matrix, { max: 1, min: heatmap === "f1" ? 0 : Math.min(0, ...matrix.values.flat().filter((v): v is number => v != null)), label: heatmap }),
       labels: barConfig(labels.map((l) => l.label), [{ label: "α", data: labels.map((l) => l.alpha) }], { horizontal: true, min: -1, max: 1, title: "Krippendorff's α (present / absent)" }),
-      cooc: heatmapConfig(cooc, { max: Math.max(1, ...cooc.values.flat().map((v) => v ?? 0)), label: "co-occurrences" }),
+      cooc: heatmapConfig(cooc, { max: Math.max(1, ...cooc.values.flat().map((v) => v ?? 0)), label: "co-occurrences", blankZeros: true }),
       dist: barConfig(
         distLabels.map((i) => d.labels[i]),
         Object.entries(d.annotators).map(([id, counts]) => ({ label: who.get(id) ?? id, data: distLabels.map((i) => counts[i]) })),
@@ -156,13 +156,18 @@ export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
               head={["", ...matrix.columns]}
               rows={matrix.rows.map((r, i) => [r, ...matrix.values[i]])}
               height={Math.max(220, 60 + matrix.rows.length * 50)}
+              width={200 + matrix.columns.length * 110}
+              stack
               matrix
-              note={heatmap === "f1" ? "Each annotator scored (profile paper) against the row's annotator taken as the gold, on the documents both submitted." : `Krippendorff's α over the sentences both annotators submitted, ${DISTANCE_NAMES[distance]} distance.`}
+              note={heatmap === "f1" ? `Each annotator scored (profile paper) against the row's annotator taken as the gold, on the documents both submitted${data.gold_standard ? `; the gold row is gold v${data.gold_standard.version}` : ""}.` : `Krippendorff's α over the sentences both annotators submitted, ${DISTANCE_NAMES[distance]} distance.`}
             >
-              <select value={heatmap} onChange={(e) => setHeatmap((e.target as HTMLSelectElement).value as "alpha" | "f1")} aria-label="Heatmap metric" data-testid="rv-heatmap-metric">
-                <option value="alpha">α</option>
-                <option value="f1">F1</option>
-              </select>
+              <label class="inline-field">
+                <span>Show</span>
+                <select value={heatmap} onChange={(e) => setHeatmap((e.target as HTMLSelectElement).value as "alpha" | "f1")} data-testid="rv-heatmap-metric">
+                  <option value="alpha">pairwise α</option>
+                  <option value="f1">disjunctive F1</option>
+                </select>
+              </label>
             </ChartPanel>
             <ChartPanel
               id="labels"
@@ -178,8 +183,10 @@ export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
               config={cooc.rows.length ? configs.cooc : null}
               head={["", ...cooc.columns]}
               rows={cooc.rows.map((r, i) => [r, ...cooc.values[i]])}
+              width={220 + cooc.columns.length * 34}
+              height={Math.max(220, 140 + cooc.rows.length * 30)}
+              stack
               matrix
-              height={Math.max(220, 80 + cooc.rows.length * 28)}
             />
             <ChartPanel
               id="distribution"
@@ -187,11 +194,13 @@ export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
               config={distLabels.length ? configs.dist : null}
               head={["label", ...Object.keys(figures.distribution.annotators).map((id) => who.get(id) ?? id)]}
               rows={distLabels.map((i) => [figures.distribution.labels[i], ...Object.values(figures.distribution.annotators).map((c) => c[i])])}
+              stack
             />
             <ChartPanel
               id="kappa"
               title="Cohen's κ per pair (a sentence's label set as one category)"
               config={null}
+              tableOnly
               head={["annotator", "annotator", "κ", "sentences"]}
               rows={figures.cohen_kappa.map((k) => [who.get(String(k.a)), who.get(String(k.b)), k.kappa, k.units])}
             />

@@ -13,10 +13,51 @@ export function heat(value: number | null, max: number, min = 0): string {
   return `rgb(${r},${g},${b})`;
 }
 
-export function heatmapConfig(m: Matrix, opts: { max: number; min?: number; label: string }): ChartConfiguration {
+/** Readable text on a heat cell: white on the darker half of the scale. */
+export function ink(value: number | null, max: number, min = 0): string {
+  if (value == null || max === min) return "#333333";
+  return (value - min) / (max - min) > 0.55 ? "#ffffff" : "#1f2937";
+}
+
+interface CellElement {
+  width: number;
+  height: number;
+  getCenterPoint(): { x: number; y: number };
+}
+
+/** Writes each cell's number in it when the cells are large enough to hold it. */
+function cellValues(opts: { max: number; min?: number; blankZeros?: boolean }) {
+  return {
+    id: "rvCellValues",
+    afterDatasetsDraw(chart: { ctx: CanvasRenderingContext2D; getDatasetMeta(i: number): { data: unknown[] }; data: { datasets: { data: unknown[] }[] } }) {
+      const { ctx } = chart;
+      const cells = chart.getDatasetMeta(0).data as CellElement[];
+      const raw = chart.data.datasets[0].data as { v: number | null }[];
+      ctx.save();
+      ctx.textAlign = "center";
+      ctx.textBaseline = "middle";
+      cells.forEach((cell, i) => {
+        const v = raw[i]?.v;
+        if (opts.blankZeros && v === 0) return;
+        const text = v == null ? "—" : Number.isInteger(v) ? String(v) : v.toFixed(2);
+        const size = Math.round(Math.min(13, cell.height * 0.45));
+        if (size < 8) return;
+        ctx.font = `${size}px sans-serif`;
+        if (ctx.measureText(text).width > cell.width - 4) return;
+        ctx.fillStyle = ink(v ?? null, opts.max, opts.min ?? 0);
+        const { x, y } = cell.getCenterPoint();
+        ctx.fillText(text, x, y);
+      });
+      ctx.restore();
+    },
+  };
+}
+
+export function heatmapConfig(m: Matrix, opts: { max: number; min?: number; label: string; blankZeros?: boolean }): ChartConfiguration {
   const cells = m.rows.flatMap((row, i) => m.columns.map((column, j) => ({ x: column, y: row, v: m.values[i][j] })));
   const config = {
     type: "matrix",
+    plugins: [cellValues(opts)],
     data: {
       datasets: [
         {

@@ -89,7 +89,7 @@ export function GoldVersionsPage({ me, projectId }: { me: Me; projectId: number 
             {gold.data.versions.length === 0 ? (
               <p class="empty">No published version yet.</p>
             ) : (
-              <table class="data-table gv-table" data-testid="gold-versions-table">
+              <table class="table gv-table" data-testid="gold-versions-table">
                 <thead>
                   <tr>
                     <th>Version</th>

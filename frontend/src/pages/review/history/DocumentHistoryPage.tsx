@@ -2,10 +2,11 @@ import { useState } from "preact/hooks";
 import { Crumbs } from "../../../components/Crumbs";
 import { LoadErrorMessage } from "../../../components/PageMessage";
 import { TopBar } from "../../../components/TopBar";
+import { useProject } from "../../../hooks/useProject";
 import { useResource } from "../../../hooks/useResource";
 import { linkHandler, paths } from "../../../router";
-import type { Me } from "../../../types";
-import { compact, isLabelList, KIND_NAMES } from "./format";
+import type { DocumentDetail, Me } from "../../../types";
+import { compact, isLabelList, KIND_NAMES, unknownBefore } from "./format";
 import type { History } from "./types";
 import "./history.css";
 
@@ -26,12 +27,18 @@ function Value({ v }: { v: unknown }) {
 /** Every recorded change to a document's annotations, spans and gold draft, newest first. */
 export function DocumentHistoryPage({ me, id }: { me: Me; id: number }) {
   const history = useResource<History>(`/api/documents/${id}/history/`);
+  // the document's name and project, once the history (staff only) has loaded
+  const doc = useResource<DocumentDetail>(history.data ? `/api/documents/${id}/` : null).data;
+  const project = useProject(doc?.project);
   const [kind, setKind] = useState("");
   const rows = (history.data?.results ?? []).filter((r) => !kind || r.kind === kind);
+  const name = doc?.name || `Document ${id}`;
+  const crumbs = [{ label: name, href: paths.document(id) }, { label: "History" }];
+  if (project) crumbs.unshift({ label: project.name, href: paths.project(project.id) });
   return (
     <>
       <TopBar me={me}>
-        <Crumbs items={[{ label: `Document ${id}`, href: paths.document(id) }, { label: "History" }]} />
+        <Crumbs items={crumbs} />
       </TopBar>
       <main class="page wide" data-testid="history-page">
         {history.error && !history.data ? (
@@ -42,12 +49,20 @@ export function DocumentHistoryPage({ me, id }: { me: Me; id: number }) {
           <>
             <div class="page-head">
               <div>
-                <h1>History of document {id}</h1>
+                <h1>History of {name}</h1>
                 <p class="muted">
-                  Who changed what, when.{" "}
-                  <a href={paths.document(id)} onClick={linkHandler(paths.document(id))}>
+                  Who changed what, when ({history.data.results.length} change(s) recorded).{" "}
+                  <a href={paths.document(id)} onClick={linkHandler(paths.document(id))} data-testid="hist-document">
                     Open the document
                   </a>
+                  {doc && (
+                    <>
+                      {" · "}
+                      <a href={paths.adjudicate(doc.project, id)} onClick={linkHandler(paths.adjudicate(doc.project, id))}>
+                        Adjudicate
+                      </a>
+                    </>
+                  )}
                 </p>
               </div>
               <label class="inline-field">
@@ -65,7 +80,7 @@ export function DocumentHistoryPage({ me, id }: { me: Me; id: number }) {
             {rows.length === 0 ? (
               <p class="empty">No recorded change.</p>
             ) : (
-              <table class="data-table hist-table" data-testid="history-table">
+              <table class="table hist-table" data-testid="history-table">
                 <thead>
                   <tr>
                     <th>When</th>
@@ -77,13 +92,16 @@ export function DocumentHistoryPage({ me, id }: { me: Me; id: number }) {
                 </thead>
                 <tbody>
                   {rows.map((r, i) => (
-                    <tr key={i} data-testid="history-row">
+                    <tr key={i} data-testid="history-row" data-kind={r.kind}>
                       <td>{new Date(r.at).toLocaleString()}</td>
                       <td>{r.user ?? "—"}</td>
                       <td>
-                        {KIND_NAMES[r.kind] ?? r.kind} #{r.object_id} <span class="muted">({r.owner})</span>
+                        {KIND_NAMES[r.kind] ?? r.kind} #{r.object_id} <span class="muted hist-owner">{r.owner}</span>
                       </td>
-                      <td>{r.action}</td>
+                      <td>
+                        {r.action}
+                        {unknownBefore(r) && <span class="muted hist-owner">earlier state not recorded</span>}
+                      </td>
                       <td>
                         {r.changes.map((c) => (
                           <div key={c.field} class="hist-change">

@@ -1,0 +1,15 @@
+import { describe, expect, it } from "vitest";
+import { nextInQueue } from "./queue";
+import type { QueueRow } from "./types";
+
+const row = (id: number, adjudicated = false): QueueRow => ({ document: { id, name: `d${id}`, position: id, length: 10 }, annotators: 2, sort_key: null, adjudicated });
+
+describe("next document in the queue", () => {
+  it("skips adjudicated documents after the current one, then falls back to the next row", () => {
+    const rows = [row(1), row(2, true), row(3), row(4, true)];
+    expect(nextInQueue(rows, 1)).toBe(3);
+    expect(nextInQueue(rows, 3)).toBe(4);
+    expect(nextInQueue(rows, 4)).toBeNull();
+    expect(nextInQueue(rows, 99)).toBe(1);
+  });
+});

@@ -1,0 +1,23 @@
+// Finding the document to adjudicate after this one, in the queue's order.
+
+import { get } from "../../../api";
+import type { Queue, QueueRow } from "./types";
+
+/** The next row after `current` that is not adjudicated yet (else the next row), or null. */
+export function nextInQueue(rows: QueueRow[], current: number): number | null {
+  const at = rows.findIndex((r) => r.document.id === current);
+  const after = at < 0 ? rows : rows.slice(at + 1);
+  const open = after.find((r) => !r.adjudicated && r.document.id !== current);
+  return (open ?? after.find((r) => r.document.id !== current))?.document.id ?? null;
+}
+
+/** Reads the queue (200 rows a page, at most 10 pages) and picks the next document. */
+export async function fetchNext(projectId: number, current: number): Promise<number | null> {
+  const rows: QueueRow[] = [];
+  for (let page = 1; page <= 10; page++) {
+    const q = await get<Queue>(`/api/projects/${projectId}/adjudication/?page=${page}&page_size=200`);
+    rows.push(...q.results);
+    if (rows.length >= q.count || !q.results.length) break;
+  }
+  return nextInQueue(rows, current);
+}
