@@ -468,6 +468,9 @@ class GoldRowQuerySet(models.QuerySet):
 
     def update(self, **kwargs):
         _refuse_published(self.values("gold_standard_id"), "update")
+        target = kwargs.get("gold_standard", kwargs.get("gold_standard_id"))
+        if target is not None:  # moving rows into a published version
+            _refuse_published({getattr(target, "pk", target)}, "update")
         return super().update(**kwargs)
 
     def delete(self):
@@ -497,7 +500,11 @@ class PartOfGoldVersion(models.Model):
         abstract = True
 
     def save(self, *args, **kwargs) -> None:
-        _refuse_published({self.gold_standard_id}, "save")
+        versions = {self.gold_standard_id}
+        if self.pk is not None:  # a row moved out of a version changes that version too
+            stored = type(self).objects.filter(pk=self.pk).values_list("gold_standard_id")
+            versions.update(row[0] for row in stored)
+        _refuse_published(versions, "save")
         super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):

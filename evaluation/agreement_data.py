@@ -25,7 +25,7 @@ from django.db.models import Count, Max, Sum
 
 from annotations.models import Annotation, Document, GoldStandard, Project, Sentence, Span
 from evaluation import stored
-from evaluation.scoring import NO_FALLACY, LevelMapping, normalise_label
+from evaluation.scoring import LevelMapping, normalise_label
 
 CODE_VERSION = "agreement-2026-11-23"
 SpanRow = tuple[int, int, tuple[str, ...]]
@@ -124,18 +124,6 @@ def project_work(project: Project) -> ProjectWork:
         documents[document_id].spans[annotator_id].append((start, end, canonical))
     ordered = sorted(documents.values(), key=lambda d: (d.position, d.id))
     return ProjectWork(stored.taxonomy_mapping(project.taxonomy), users, ordered)
-
-
-def spans_at_level(
-    mapping: LevelMapping, spans: list[SpanRow], level: int
-) -> list[tuple[int, int, frozenset[str]]]:
-    """Spans with their labels at ``level`` (⊥ dropped; spans left without labels skipped)."""
-    out = []
-    for start, end, labels in spans:
-        value = mapping.map_set([label for label in labels if label != NO_FALLACY], level)
-        if value:
-            out.append((start, end, value))
-    return out
 
 
 def default_gold(project: Project) -> GoldStandard | None:

@@ -37,7 +37,6 @@ from evaluation.agreement_data import (
     default_gold,
     inputs_hash,
     project_work,
-    spans_at_level,
 )
 from evaluation.models import AgreementResult
 from evaluation.scoring import Corpus, TextGold, iaa, score_annotator
@@ -160,11 +159,11 @@ def _units(work: ProjectWork, documents: Iterable[DocumentWork], level: int) -> 
 
 
 def _alpha_entry(result: iaa.AlphaResult, level: int, documents: int) -> dict[str, Any]:
-    library = "nltk"
     return {
         "metric": "krippendorff_alpha",
         "distance": result.distance,
-        "library": f"{library} {iaa.LIBRARIES.get(library, '')}".strip(),
+        # our vectorised formula with nltk's distance, equal to nltk's AnnotationTask.alpha
+        "library": f"nltk {iaa.LIBRARIES.get('nltk', '')} distance, vectorised alpha",
         "level": level,
         "value": result.value,
         "units": result.units,
@@ -207,7 +206,7 @@ def _level_figures(work: ProjectWork, level: int) -> dict[str, Any]:
     krippendorff = f"krippendorff {iaa.LIBRARIES.get('krippendorff', '')}".strip()
     span_docs = [
         {
-            str(annotator): spans_at_level(work.mapping, spans, level)
+            str(annotator): iaa.level_spans(spans, work.mapping, level)
             for annotator, spans in document.spans.items()
         }
         for document in work.documents
@@ -271,9 +270,15 @@ def _per_document(work: ProjectWork) -> list[dict[str, Any]]:
 
 
 def _corpora(work: ProjectWork) -> dict[int, dict[int, TextGold]]:
-    """Per annotator: document id -> their spans as a gold-shaped text."""
+    """Per annotator: document id -> their spans as a gold-shaped text. The scorer matches
+    texts exactly, so of documents with the same text only the first is compared here
+    (alpha and kappa still count every document's sentences)."""
     corpora: dict[int, dict[int, TextGold]] = {annotator: {} for annotator in work.annotators}
+    seen: set[str] = set()
     for document in work.documents:
+        if document.text in seen:
+            continue
+        seen.add(document.text)
         for annotator, spans in document.spans.items():
             corpora[annotator][document.id] = TextGold(
                 document.text,

@@ -312,3 +312,23 @@ def test_the_api_answers_computing_then_the_figures_from_a_real_worker(test_data
         changed = client.get(url)
         assert changed.status_code == 202 and changed.json()["key"] != done["key"]
         assert wait_done()["key"] == changed.json()["key"]
+
+
+def test_documents_with_the_same_text_do_not_break_the_cross_comparison(project: Project) -> None:
+    from annotations.models import Document
+
+    first = Document.objects.filter(project=project).order_by("position").first()
+    twin = add_document(project=project, text=first.text)
+    for annotation in Annotation.objects.filter(document=first):
+        copy = Annotation.objects.create(
+            document=twin,
+            annotator=annotation.annotator,
+            status="submitted",
+            submitted_at=timezone.now(),
+        )
+        for span in annotation.spans.all():
+            Span.objects.create(annotation=copy, start=span.start, end=span.end, labels=span.labels)
+    payload = computed(project)
+    assert payload["documents"] == 4
+    assert payload["levels"]["2"]["alpha"]["masi"]["units"] == 12  # every sentence counts
+    assert {row["documents"] for row in payload["levels"]["2"]["f1"]} == {3}  # one per text

@@ -487,3 +487,18 @@ def test_spans_in_one_sentence_give_one_proposal_even_without_overlapping() -> N
     (only,) = proposals(bounds, spans, [1, 2])
     assert (only["start"], only["end"]) == (0, 30)
     assert only["proposed_by"] == {"ad hominem": [1], "slippery slope": [2]}  # no ⊥: nobody silent
+
+
+def test_an_archived_projects_gold_is_read_only(world) -> None:
+    reviewer = client(world.reviewer)
+    span = {"start": S0[0], "end": S0[1], "labels": ["ad hominem"]}
+    assert (
+        reviewer.put(url(world), {"revision": 0, "spans": [span]}, format="json").status_code == 200
+    )
+    world.p1.archived_at = timezone.now()
+    world.p1.save()
+    refused = reviewer.put(url(world), {"revision": 1, "spans": []}, format="json")
+    assert refused.status_code == 400 and "archived" in refused.json()["project"][0]
+    publish = reviewer.post(f"/api/projects/{world.p1.pk}/gold/publish/", {"note": "n"}, "json")
+    assert publish.status_code == 400 and "archived" in publish.json()["detail"]
+    assert GoldSpan.objects.filter(gold_standard__source=ADJUDICATION).count() == 1

@@ -247,3 +247,18 @@ def test_a_draft_stays_writable_through_raw_sql_and_cascades(published) -> None:
         cursor.execute(f"DELETE FROM annotations_goldstandard WHERE id = {draft.pk}")
     assert not GoldStandard.objects.filter(pk=draft.pk).exists()
     _unchanged(gold, span, document)
+
+
+def test_moving_rows_between_a_draft_and_a_published_version_is_refused(published) -> None:
+    gold, span, document = published
+    draft = GoldStandard.objects.create(project=gold.project, version=2)
+    copy = GoldSpan.objects.create(
+        gold_standard=draft, document=document, start=0, end=33, labels=["ad populum"]
+    )
+    with pytest.raises(PublishedGoldIsImmutable), transaction.atomic():
+        GoldSpan.objects.filter(pk=copy.pk).update(gold_standard=gold)
+    span.gold_standard = draft
+    with pytest.raises(PublishedGoldIsImmutable), transaction.atomic():
+        span.save()
+    assert GoldSpan.objects.filter(gold_standard=gold).count() == 1
+    assert GoldSpan.objects.get(pk=copy.pk).gold_standard_id == draft.pk

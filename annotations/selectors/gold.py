@@ -194,7 +194,11 @@ def gold_state(document: Document) -> dict[str, Any]:
     )
     return {
         "revision": entry.revision if entry else 0,
-        "adjudicated": bool(entry and (draft is None or entry.updated_by_id is not None)),
+        # as in the queue: a copy of a published version's document counts as adjudicated
+        "adjudicated": bool(
+            entry
+            and (draft is None or draft.based_on_id is not None or entry.updated_by_id is not None)
+        ),
         "spans": [span_json(span) for span in spans],
         "comments": entry.comments if entry else [],
     }

@@ -194,6 +194,10 @@ def save_document_gold(
     by: Any | None,
 ) -> GoldDocument:
     """Replace the document's spans in the project's draft (see the module docstring)."""
+    if document.project.archived_at is not None:
+        raise ValidationError(
+            {"project": [f"project {document.project.name!r} is archived: its gold is read-only"]}
+        )
     validated = _validated_spans(document, spans)
     draft = _locked_draft(project=document.project, by=by)
     entry = GoldDocument.objects.filter(gold_standard=draft, document=document).first()
@@ -236,7 +240,9 @@ def publish_draft(*, project: Project, note: str, by: Any | None) -> GoldStandar
     """The draft becomes the next published version, with who, when, the note and the diff."""
     from annotations.selectors.gold import version_diff  # reads, shared with the pages
 
-    Project.objects.select_for_update().get(pk=project.pk)
+    locked = Project.objects.select_for_update().get(pk=project.pk)
+    if locked.archived_at is not None:
+        raise NothingToPublish(f"project {project.name!r} is archived: its gold is read-only")
     draft = adjudication_draft(project)
     if draft is not None:  # wait for a save in progress: the diff must see its spans
         draft = GoldStandard.objects.select_for_update().get(pk=draft.pk)
