@@ -18,8 +18,8 @@ Concurrency contract:
 
 Validation errors are ``ValidationError({"spans[i].field": [message]})`` naming the span.
 Writes go through ``save()``/``delete()`` one row at a time, so django-simple-history records
-who changed what (bulk copies of a published version into a new draft are not recorded:
-they change nothing a reviewer did).
+who changed what; the copy of a published version into a new draft is recorded too
+(``bulk_create_with_history``), so a later edit of a copied span shows what it was.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
+from simple_history.utils import bulk_create_with_history
 
 from annotations.adjudication import snap
 from annotations.models import (
@@ -88,25 +89,34 @@ def get_or_create_draft(*, project: Project, by: Any | None) -> GoldStandard:
     if base is not None:
         # the copy keeps each document's revision: a page loaded before the publication
         # saves on the new draft without a conflict (its content is the same)
-        GoldDocument.objects.bulk_create(
-            GoldDocument(
-                gold_standard=draft, document_id=doc_id, comments=comments, revision=revision
-            )
-            for doc_id, comments, revision in base.gold_documents.values_list(
-                "document_id", "comments", "revision"
-            )
+        # recorded in the history, so a later edit of a copied span shows what it was
+        bulk_create_with_history(
+            [
+                GoldDocument(
+                    gold_standard=draft, document_id=doc_id, comments=comments, revision=revision
+                )
+                for doc_id, comments, revision in base.gold_documents.values_list(
+                    "document_id", "comments", "revision"
+                )
+            ],
+            GoldDocument,
+            default_user=by if getattr(by, "is_authenticated", False) else None,
         )
-        GoldSpan.objects.bulk_create(
-            GoldSpan(
-                gold_standard=draft,
-                document_id=span.document_id,
-                start=span.start,
-                end=span.end,
-                labels=span.labels,
-                details=span.details,
-                proposed_by=span.proposed_by,
-            )
-            for span in base.spans.all().order_by("id")
+        bulk_create_with_history(
+            [
+                GoldSpan(
+                    gold_standard=draft,
+                    document_id=span.document_id,
+                    start=span.start,
+                    end=span.end,
+                    labels=span.labels,
+                    details=span.details,
+                    proposed_by=span.proposed_by,
+                )
+                for span in base.spans.all().order_by("id")
+            ],
+            GoldSpan,
+            default_user=by if getattr(by, "is_authenticated", False) else None,
         )
     return draft
 
