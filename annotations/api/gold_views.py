@@ -69,6 +69,7 @@ class GoldVersionsView(APIView):
     @extend_schema(
         tags=["review"],
         summary="The project's gold draft and published versions",
+        operation_id="projects_gold_versions",
         responses={200: OBJECT, 404: NOT_FOUND},
     )
     def get(self, request: Request, pk: int) -> Response:
@@ -99,6 +100,7 @@ class GoldVersionView(APIView):
     @extend_schema(
         tags=["review"],
         summary="A gold version with its diff against the previous one",
+        operation_id="projects_gold_version_retrieve",
         responses={200: OBJECT, 404: NOT_FOUND},
     )
     def get(self, request: Request, pk: int, version: int) -> Response:

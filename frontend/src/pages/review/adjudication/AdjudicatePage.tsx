@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from "preact/hooks";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { http } from "../../../api";
 import { Crumbs } from "../../../components/Crumbs";
 import { LoadErrorMessage } from "../../../components/PageMessage";
@@ -125,8 +125,10 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
     setConflict(null);
   };
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
+  // The handler of the latest render (assigned while rendering, so a key pressed right after
+  // a click sees that click's state; effects run only after the next paint).
+  const onKeyRef = useRef<(e: KeyboardEvent) => void>(() => undefined);
+  onKeyRef.current = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement;
       if ((e.ctrlKey || e.metaKey) && e.key === "s") {
         e.preventDefault();
@@ -150,10 +152,12 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
       else if (e.key === "?") setHelp((h) => !h);
       else return;
       e.preventDefault();
-    };
+  };
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => onKeyRef.current(e);
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  });
+  }, []);
 
   const title = doc?.document.name ?? `Document ${documentId}`;
   return (
