@@ -12,22 +12,15 @@ from typing import Any
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.models import GoldStandard, Project
-from annotations.selectors.access import is_staff_of, projects_for
+from annotations.api.gold_views import staff_project
+from annotations.models import GoldStandard
 from evaluation.agreement_jobs import agreement_for
 from evaluation.models import AgreementResult
-
-
-def staff_project(request: Request, pk: int) -> Project:
-    project = projects_for(request.user).select_related("taxonomy").filter(pk=pk).first()
-    if project is None or not is_staff_of(request.user, project):
-        raise NotFound("No project with this id.")
-    return project
 
 
 def _int_param(request: Request, name: str) -> int | None:
