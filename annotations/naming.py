@@ -10,7 +10,7 @@ def readable_name(text: str, external_id: str = "", *, words: int = FIRST_WORDS)
     """``external_id`` when there is one, else the text's first ``words`` words ("…" when cut)."""
     if external_id.strip():
         return external_id.strip()[:NAME_LENGTH]
-    parts = text.split()
+    parts = text.split(maxsplit=words)  # the first words, and the rest (if any) in one
     name = " ".join(parts[:words])
     if len(parts) > words:
         name += " …"

@@ -186,3 +186,39 @@ def test_the_service_refuses_blank_texts_taken_ids_and_texts_with_gold_spans(wor
     ]
     document.refresh_from_db()
     assert document.text == "One. Two."
+
+
+def test_a_blank_text_that_got_past_the_checks_adds_no_document(world):
+    """``create_documents`` refuses a document without sentences even where no reader or
+    service checked the text first; ``add_documents`` rolls the whole batch back."""
+    from annotations.sentences import SentenceError
+    from annotations.services.documents import NewDocument, add_documents
+
+    before = Document.objects.filter(project=world.p1).count()
+    with pytest.raises(SentenceError, match="text 2 of the batch is blank"):
+        add_documents(
+            project=world.p1, texts=[NewDocument(text="Fine. Two."), NewDocument(text=" \n\t")]
+        )
+    assert Document.objects.filter(project=world.p1).count() == before
+
+
+def test_documents_added_in_bulk_get_their_sentences_in_order(world):
+    from annotations.models import Sentence
+    from annotations.services.documents import NewDocument, add_documents
+
+    texts = [f"Text {n}. It has “three” sentences. TITLE: the last" for n in range(700)]
+    documents = add_documents(project=world.p1, texts=[NewDocument(text=t) for t in texts])
+    rows = Sentence.objects.filter(document__in=documents).values_list(
+        "document_id", "index", "start", "end"
+    )
+    by_document: dict[int, list[tuple[int, int, int]]] = {}
+    for document_id, index, start, end in rows:
+        by_document.setdefault(document_id, []).append((index, start, end))
+    for document in documents:
+        found = sorted(by_document[document.pk])
+        assert [index for index, _, _ in found] == [0, 1, 2]
+        assert [document.text[s:e] for _, s, e in found] == [
+            document.text.split(" It")[0],
+            "It has “three” sentences.",
+            "TITLE: the last",
+        ]

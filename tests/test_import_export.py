@@ -354,3 +354,100 @@ def test_commands_import_and_export_with_a_summary(
     assert len(out.read_text("utf-8").splitlines()) == 20
     with pytest.raises(CommandError, match="no published gold standard version 9"):
         call_command("export_dataset", project="P", format="mafalda", out=str(out), version=9)
+
+
+# --- plain texts in bulk ---------------------------------------------------------------------
+
+
+def _bench_texts(count: int) -> list[str]:
+    """Texts of 200-5,000 characters made of the MAFALDA gold texts (bench/import_texts.py)."""
+    import sys
+
+    bench = Path(__file__).resolve().parents[1] / "bench"
+    sys.path.insert(0, str(bench))
+    try:
+        from import_texts import build_texts
+    finally:
+        sys.path.remove(str(bench))
+    return build_texts(count)
+
+
+def test_a_large_text_import_gives_every_document_a_name_and_tiling_sentences(
+    mafalda_gold_path: Path, tmp_path: Path
+):
+    texts = _bench_texts(1_100)  # three batches
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n\n".join(texts) + "\n", "utf-8")
+    stdout = io.StringIO()
+    call_command("import_dataset", str(path), format="text", project="Bulk", stdout=stdout)
+    project = Project.objects.get(name="Bulk")
+    documents = list(Document.objects.filter(project=project).order_by("position"))
+    assert [document.text for document in documents] == texts
+    assert [document.position for document in documents] == list(range(len(texts)))
+    sentences: dict[int, list[tuple[int, int]]] = {}
+    for document_id, start, end in Sentence.objects.filter(document__project=project).values_list(
+        "document_id", "start", "end"
+    ):
+        sentences.setdefault(document_id, []).append((start, end))
+    for document in documents:
+        assert document.name == " ".join(document.text.split()[:8]) + " …"
+        check_tiling(document.text, sentences[document.pk])  # and never none
+    indexes = Sentence.objects.filter(document=documents[-1]).values_list("index", flat=True)
+    assert list(indexes) == list(range(len(sentences[documents[-1].pk])))
+    total = sum(map(len, sentences.values()))
+    assert f"1100 created, 0 reused ({total} sentences stored)" in stdout.getvalue()
+    assert "records/s" in stdout.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "content", "expected"),
+    [
+        ('{"text": "   "}', None, r"texts\.jsonl:1101: text: the text is blank"),
+        (
+            '{"text": "Text number 7.", "id": "x"}',
+            None,
+            r"texts\.jsonl:1101: text: same text as line 8",
+        ),
+        ('{"text": "A new one.", "id": "id-3"}', None, r"texts\.jsonl:1101: id: same id as line 4"),
+        ('{"text": 5}', None, r"texts\.jsonl:1101: text: expected a string"),
+        (None, b'{"text": "caf\xe9"}', r"texts\.jsonl:1101: not UTF-8 text"),
+    ],
+)
+def test_a_bad_line_after_written_batches_imports_no_text(
+    project: Project, tmp_path: Path, bad_line: str | None, content: bytes | None, expected: str
+):
+    """1,100 good lines (two batches of 500 written), then a bad one: nothing stays."""
+    path = tmp_path / "texts.jsonl"
+    good = "".join(
+        json.dumps({"text": f"Text number {n}.", "id": f"id-{n}"}) + "\n" for n in range(1_100)
+    )
+    path.write_bytes(good.encode() + (content or bad_line.encode()) + b"\n")
+    before = _counts()
+    with pytest.raises(DatasetFormatError, match=expected):
+        import_texts(path=path, project=project)
+    assert _counts() == before
+
+
+def test_a_text_file_that_is_not_utf8_names_its_line(project: Project, tmp_path: Path):
+    path = tmp_path / "texts.txt"
+    body = "".join(f"Text {n}, long enough to fill a buffer. " * 20 + "\n\n" for n in range(300))
+    path.write_bytes(body.encode() + b"Caf\xe9 au lait.\n")
+    with pytest.raises(DatasetFormatError, match=r"texts\.txt:601: not UTF-8 text"):
+        import_texts(path=path, project=project)
+    assert not Document.objects.filter(project=project).exists()
+
+
+def test_texts_and_ids_already_in_the_project_are_reused_or_refused(
+    project: Project, tmp_path: Path
+):
+    path = tmp_path / "first.jsonl"
+    path.write_text('{"text": "Already here.", "id": "a"}\n', "utf-8")
+    import_texts(path=path, project=project)
+    path = tmp_path / "second.jsonl"
+    path.write_text('{"text": "Already here.", "id": "a"}\n{"text": "New.", "id": "b"}\n', "utf-8")
+    report = import_texts(path=path, project=project)
+    assert (report.documents_created, report.documents_reused) == (1, 1)
+    path.write_text('{"text": "Newer.", "id": "c"}\n{"text": "Other.", "id": "a"}\n', "utf-8")
+    with pytest.raises(DatasetFormatError, match=r"second\.jsonl:2: id: id 'a' is already the id"):
+        import_texts(path=path, project=project)
+    assert Document.objects.filter(project=project).count() == 2

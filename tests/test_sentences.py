@@ -115,3 +115,198 @@ def test_mafalda_sentence_units_align_into_a_tiling(mafalda_gold_path: Path) -> 
 def test_check_tiling_rejects_what_is_not_a_tiling(ranges: list, problem: str) -> None:
     with pytest.raises(SentenceError, match=problem):
         check_tiling("Abcd. Efg.", ranges)
+
+
+# --- the splitter: quality cases, rules and guarantees --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Dr. Smith arrived. He sat down.", ["Dr. Smith arrived.", "He sat down."]),
+        (
+            "The U.S. economy grew. Experts disagree.",
+            ["The U.S. economy grew.", "Experts disagree."],
+        ),
+        (
+            "Some animals, e.g. dogs, bark. Others, i.e. cats, do not.",
+            ["Some animals, e.g. dogs, bark.", "Others, i.e. cats, do not."],
+        ),
+        ("We met at 5 p.m. on Monday. It rained.", ["We met at 5 p.m. on Monday.", "It rained."]),
+        ("It is cats vs. dogs again. Nobody wins.", ["It is cats vs. dogs again.", "Nobody wins."]),
+        ("Prices rose 2.5 percent. Wages fell.", ["Prices rose 2.5 percent.", "Wages fell."]),
+        ("J. K. Rowling wrote it. Many read it.", ["J. K. Rowling wrote it.", "Many read it."]),
+        ("Stop! Think about it?! Yes.", ["Stop!", "Think about it?!", "Yes."]),
+    ],
+)
+def test_abbreviations_initials_and_decimals_do_not_end_sentences(
+    text: str, expected: list[str]
+) -> None:
+    assert [text[s:e] for s, e in split_sentences(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('He said "Stop it." Then he left.', ['He said "Stop it."', "Then he left."]),
+        ('"Why not?" she asked. Nobody answered.', ['"Why not?" she asked.', "Nobody answered."]),
+        ("“It is over.” They agreed.", ["“It is over.”", "They agreed."]),
+        # a quotation of several sentences is split (sentencex alone keeps it whole)
+        (
+            '"Four out of five dentists agree. Therefore, it must be great."',
+            ['"Four out of five dentists agree.', 'Therefore, it must be great."'],
+        ),
+        ('She said "No." and "Why?" then left.', ['She said "No." and "Why?" then left.']),
+    ],
+)
+def test_a_closing_quote_stays_with_its_sentence(text: str, expected: list[str]) -> None:
+    assert [text[s:e] for s, e in split_sentences(text)] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "TITLE: The bible is not clear POST: It is clear enough. Read it.",
+            ["TITLE: The bible is not clear", "POST: It is clear enough.", "Read it."],
+        ),
+        (
+            "TITLE: Why? POST: Because. POST: No, because I said so",
+            ["TITLE: Why?", "POST: Because.", "POST: No, because I said so"],
+        ),
+        ("I agree. EDIT: typo", ["I agree.", "EDIT: typo"]),
+        # not headers: lower case, no colon, or glued to the word before
+        ("Read the post: it is long", ["Read the post: it is long"]),
+        ("The POST office is closed", ["The POST office is closed"]),
+        ("See BLOGPOST: here", ["See BLOGPOST: here"]),
+    ],
+)
+def test_reddit_style_headers_start_sentences(text: str, expected: list[str]) -> None:
+    assert [text[s:e] for s, e in split_sentences(text)] == expected
+
+
+def test_a_line_break_ends_a_sentence() -> None:
+    text = "A title without a full stop\nThe body starts here. It goes on.\n\n  Last paragraph"
+    assert [text[s:e] for s, e in split_sentences(text)] == [
+        "A title without a full stop",
+        "The body starts here.",
+        "It goes on.",
+        "Last paragraph",
+    ]
+
+
+def test_sentences_without_space_between_them_are_split() -> None:
+    """Chinese puts no space after 。: the previous splitter merged such sentences."""
+    text = "他说你好。我们走吧！真的吗？"
+    assert [text[s:e] for s, e in split_sentences(text)] == ["他说你好。", "我们走吧！", "真的吗？"]
+
+
+def _fuzz_texts(count: int) -> list[str]:
+    import random
+
+    rng = random.Random(14)
+    alphabet = [
+        "a",
+        "B",
+        "é",
+        "7",
+        ".",
+        "?",
+        "!",
+        '"',
+        "“",
+        "”",
+        " ",
+        "\n",
+        "\t",
+        "\u00a0",
+        "\u3000",
+        "。",
+        "Dr.",
+        "U.S.",
+        "POST:",
+        "TITLE:",
+        "...",
+        "\r\n",
+        "'",
+        "(",
+    ]
+    return ["".join(rng.choices(alphabet, k=rng.randint(1, 80))) for _ in range(count)]
+
+
+def test_every_non_blank_text_has_sentences_that_tile_it(mafalda_gold_path: Path) -> None:
+    texts = [record["text"] for record in _mafalda_records(mafalda_gold_path)]
+    flub = mafalda_gold_path.parents[2] / "flub" / "FLUB.jsonl"
+    if flub.exists():
+        texts += [record["text"] for record in _mafalda_records(flub)]
+    texts += _fuzz_texts(3000)
+    for text in texts:
+        ranges = split_sentences(text)
+        if text.strip():
+            assert ranges, repr(text)
+            check_tiling(text, ranges)
+        else:
+            assert ranges == []
+
+
+def test_the_previous_splitter_is_still_selectable_and_tiles(mafalda_gold_path: Path) -> None:
+    """``FALLACY_SENTENCE_SPLITTER=pysbd`` (for comparisons) runs pysbd, whose segments do
+    not always add up to the text: they are located instead, and the tiling holds."""
+    pytest.importorskip("pysbd")
+    import subprocess
+    import sys
+
+    script = (
+        "import json, sys\n"
+        "from annotations.sentences import SPLITTER, check_tiling, split_sentences\n"
+        "assert SPLITTER == 'pysbd', SPLITTER\n"
+        "count = 0\n"
+        "for line in open(sys.argv[1], encoding='utf-8'):\n"
+        "    text = json.loads(line)['text']\n"
+        "    ranges = split_sentences(text)\n"
+        "    check_tiling(text, ranges)\n"
+        "    count += len(ranges)\n"
+        "print(count)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(mafalda_gold_path)],
+        env={**__import__("os").environ, "FALLACY_SENTENCE_SPLITTER": "pysbd"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert int(result.stdout) > 900
+
+
+def test_the_splitter_agrees_with_mafaldas_gold_units(mafalda_gold_path: Path) -> None:
+    """Boundaries (by the first letter or digit of each sentence) against the 940 gold
+    units, headers left out (the units are uneven there): F1 0.963 when chosen (pysbd
+    with the same rules: 0.960)."""
+    import re
+
+    alnum = re.compile(r"\w")
+    header = re.compile(r"\b(?:TITLE|POST|COMMENT|EDIT):")
+    hits = predicted = expected = 0
+    for record in _mafalda_records(mafalda_gold_path):
+        text = record["text"]
+        gold = sentences_from_units(text, list(json.loads(record["sentences_with_labels"])))
+
+        def first_alnum(position: int, text: str = text) -> int:
+            match = alnum.search(text, position)
+            return match.start() if match else len(text)
+
+        skip = {first_alnum(0)}
+        for match in header.finditer(text):
+            skip |= {match.start(), first_alnum(match.end())}
+
+        def keys(ranges: list, skip: set = skip) -> set[int]:
+            return {first_alnum(start) for start, _ in ranges} - skip
+
+        truth, guess = keys(gold.ranges), keys(split_sentences(text))
+        hits, predicted, expected = (
+            hits + len(truth & guess),
+            predicted + len(guess),
+            expected + len(truth),
+        )
+    precision, recall = hits / predicted, hits / expected
+    assert 2 * precision * recall / (precision + recall) > 0.955

@@ -66,9 +66,25 @@ def iter_json_objects(source: Source, name: str) -> Iterator[tuple[int, dict[str
                     )
                 yield line_number, record
         except UnicodeDecodeError as error:
-            raise DatasetFormatError(
-                name, line_number + 1, None, f"not UTF-8 text: {error.reason}"
-            ) from None
+            line = undecodable_line(source) or line_number + 1
+            raise DatasetFormatError(name, line, None, f"not UTF-8 text: {error.reason}") from None
+
+
+def undecodable_line(source: Source) -> int | None:
+    """The line of the first byte that is not UTF-8 (a stream decodes by chunks, so its
+    position is not that of the line read last), or None if the bytes cannot be read again."""
+    if isinstance(source, str | Path):
+        data = Path(source).read_bytes()
+    elif not isinstance(source, io.TextIOBase) and source.seekable():
+        source.seek(0)
+        data = source.read()
+    else:
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return data[: error.start].count(b"\n") + 1
+    return None
 
 
 def _kind(value: object) -> str:

@@ -7,12 +7,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from annotations.formats.errors import DatasetFormatError
 from annotations.formats.jsonl import (
     RecordChecker,
     Source,
     iter_json_objects,
     open_text,
     source_name,
+    undecodable_line,
 )
 
 
@@ -26,19 +28,25 @@ class TextRecord:
 
 
 def read_text_blocks(source: Source, *, name: str | None = None) -> Iterator[TextRecord]:
-    """One record per block of non-blank lines, stripped of surrounding whitespace."""
-    del name  # plain text has no field to get wrong
+    """One record per block of non-blank lines, stripped of surrounding whitespace.
+    ``DatasetFormatError`` (at the line) for text that is not UTF-8."""
+    name = source_name(source, name)
     with open_text(source) as stream:
         block: list[str] = []
         first_line = 0
-        for line_number, line in enumerate(stream, start=1):
-            if line.strip():
-                if not block:
-                    first_line = line_number
-                block.append(line)
-            elif block:
-                yield TextRecord(line=first_line, text="".join(block).strip())
-                block = []
+        line_number = 0
+        try:
+            for line_number, line in enumerate(stream, start=1):  # noqa: B007
+                if line.strip():
+                    if not block:
+                        first_line = line_number
+                    block.append(line)
+                elif block:
+                    yield TextRecord(line=first_line, text="".join(block).strip())
+                    block = []
+        except UnicodeDecodeError as error:
+            line = undecodable_line(source) or line_number + 1
+            raise DatasetFormatError(name, line, None, f"not UTF-8 text: {error.reason}") from None
         if block:
             yield TextRecord(line=first_line, text="".join(block).strip())
 

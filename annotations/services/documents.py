@@ -2,9 +2,11 @@
 
 Every way a document comes in goes through ``create_documents`` (imports, ``add_documents``,
 ``add_document`` for the API and the Django admin), so every document has its sentences
-(pysbd's unless the source gives units) and a readable name. A document's text changes only
-through ``change_document_text``/``update_document``, which re-split it and are refused
-while annotations or gold spans point into it (their offsets would go stale).
+(split by ``annotations.sentences`` unless the source gives units) and a readable name.
+Sentences are written in bulk without model instances (``insert_sentences``: ``COPY`` on
+PostgreSQL, ``executemany`` on SQLite). A document's text changes only through
+``change_document_text``/``update_document``, which re-split it and are refused while
+annotations or gold spans point into it (their offsets would go stale).
 
 Concurrency: ``add_document(s)`` lock the project row, so positions never collide;
 ``update_document`` locks the document row and checks for annotations inside the same
@@ -19,12 +21,12 @@ from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Max
 
 from annotations.models import Annotation, Assignment, Document, GoldSpan, Project, Sentence
 from annotations.naming import readable_name
-from annotations.sentences import Range, check_tiling, split_sentences
+from annotations.sentences import Range, SentenceError, check_tiling, split_sentences
 
 BATCH_SIZE = 500
 T = TypeVar("T")
@@ -44,7 +46,7 @@ def batched(items: Iterable[T], size: int = BATCH_SIZE) -> Iterator[list[T]]:
 
 @dataclass(frozen=True)
 class NewDocument:
-    """A text to add; ``sentences`` are its sentence ranges (pysbd's when not given)."""
+    """A text to add; ``sentences`` are its sentence ranges (split when not given)."""
 
     text: str
     external_id: str = ""
@@ -64,7 +66,8 @@ def create_documents(
 ) -> tuple[list[Document], int]:
     """Bulk-create documents and their sentences (no transaction of its own: importers call
     it batch by batch inside theirs); returns the documents and how many sentences.
-    Sentence ranges given are checked to tile the text."""
+    Sentence ranges given are checked to tile the text; split ones tile it by construction
+    (``annotations.sentences``). A text without sentences (blank) is refused."""
     documents = Document.objects.bulk_create(
         [
             Document(
@@ -80,16 +83,42 @@ def create_documents(
         ],
         batch_size=BATCH_SIZE,
     )
-    sentences: list[Sentence] = []
-    for document, new in zip(documents, texts, strict=True):
-        ranges = split_sentences(new.text) if new.sentences is None else list(new.sentences)
-        check_tiling(new.text, ranges)
-        sentences.extend(
-            Sentence(document=document, index=index, start=start, end=end)
-            for index, (start, end) in enumerate(ranges)
-        )
-    Sentence.objects.bulk_create(sentences, batch_size=BATCH_SIZE)
-    return documents, len(sentences)
+    rows: list[tuple[int, int, int, int]] = []
+    for offset, (document, new) in enumerate(zip(documents, texts, strict=True)):
+        if new.sentences is None:
+            ranges = split_sentences(new.text)
+        else:
+            ranges = list(new.sentences)
+            check_tiling(new.text, ranges)
+        if not ranges:
+            raise SentenceError(f"text {offset + 1} of the batch is blank: it has no sentence")
+        pk = document.pk
+        rows += [(pk, index, start, end) for index, (start, end) in enumerate(ranges)]
+    insert_sentences(rows)
+    return documents, len(rows)
+
+
+def insert_sentences(rows: Sequence[tuple[int, int, int, int]]) -> None:
+    """Write ``(document id, index, start, end)`` rows in bulk: ``COPY`` on PostgreSQL,
+    one prepared ``INSERT`` run for every row (``executemany``) elsewhere. No model
+    instances, no signals (``Sentence`` has none)."""
+    if not rows:
+        return
+    meta = Sentence._meta
+    quote = connection.ops.quote_name
+    columns = ", ".join(
+        quote(meta.get_field(name).column) for name in ("document", "index", "start", "end")
+    )
+    table = quote(meta.db_table)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            cursor.executemany(
+                f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s)", list(rows)
+            )
 
 
 @transaction.atomic

@@ -1,9 +1,12 @@
 """Importing datasets: MAFALDA gold standards, doccano annotations, plain texts.
 
 Every import is all or nothing: records are validated while the file streams, written in
-batches (``bulk_create``, ``BATCH_SIZE`` rows) inside one ``transaction.atomic()``, and the
-first bad record raises ``DatasetFormatError`` (file, line, field), rolling back every batch
-already written. Files are read one line at a time, never loaded whole.
+batches (``create_documents``: documents by ``bulk_create``, ``BATCH_SIZE`` rows, their
+sentences by ``COPY``/``executemany``) inside one ``transaction.atomic()``, and the first
+bad record raises ``DatasetFormatError`` (file, line, field), rolling back every batch
+already written. Files are read one line at a time, never loaded whole. Into a project that
+had no documents, no batch looks for texts or ids already there (repeats within the file
+are errors of their own), so a large import is one query per batch and table.
 
 Shared rules for labelled records:
 - triples with identical ``(start, end)`` form one span whose labels are the alternatives,
@@ -172,12 +175,15 @@ def _digest(text: str) -> bytes:
 
 class _DocumentMatcher:
     """Finds a project's documents by identical text and catches texts repeated in the file
-    (one query per batch; only digests of the file's texts are kept)."""
+    (one query per batch, none when the project had no documents when the import began:
+    the file's own repeats are errors; only digests of the file's texts are kept). Made
+    once the project is locked."""
 
     def __init__(self, project: Project, name: str) -> None:
         self.project = project
         self.name = name
         self.seen: dict[bytes, int] = {}
+        self.had_documents = Document.objects.filter(project=project).exists()
 
     def check_repeat(self, line: int, text: str) -> None:
         digest = _digest(text)
@@ -189,6 +195,8 @@ class _DocumentMatcher:
 
     def existing(self, texts: Iterable[str]) -> dict[str, int]:
         """{text: id of the oldest document with it} for texts already in the project."""
+        if not self.had_documents:
+            return {}
         rows = (
             Document.objects.filter(project=self.project, text__in=set(texts))
             .order_by("-pk")
@@ -260,7 +268,7 @@ def import_mafalda_gold(
 
     One gold document per text (its ``comments`` kept); a text not yet in the project
     becomes a document (``external_id`` ``mafalda-gold-v<version>-<line>``) whose sentences
-    are the ``sentences_with_labels`` units (pysbd's when absent). ``name`` is the file name
+    are the ``sentences_with_labels`` units (split when absent). ``name`` is the file name
     used in errors when ``path`` is an open file.
     """
     name = source_name(path, name)
@@ -352,7 +360,7 @@ def import_doccano_annotations(
 ) -> ImportReport:
     """Import one annotator's doccano export as submitted annotations, one per text.
 
-    A text not yet in the project becomes a document (its sentences from pysbd). The record's
+    A text not yet in the project becomes a document (its sentences split). The record's
     ``id`` is kept in the document's ``metadata["doccano_ids"][<username>]`` and
     ``Comments`` in the annotation's ``comments``. The annotator becomes an annotator member
     of the project if not a member yet, and the documents are assigned to them.
@@ -498,7 +506,8 @@ def import_texts(
     for batch in batched(checked(record) for record in records):
         existing = matcher.existing(record.text for record in batch)
         new_records = [record for record in batch if record.text not in existing]
-        _check_external_ids(project, name, new_records)
+        if matcher.had_documents:
+            _check_external_ids(project, name, new_records)
         created, sentence_count = create_documents(
             project=project,
             texts=[
