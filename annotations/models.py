@@ -23,6 +23,45 @@ class PublishedGoldIsImmutable(Exception):
     """A published gold standard version, its documents and spans never change."""
 
 
+# --- counters kept by the database ---------------------------------------------------------
+# Columns ending in ``_count`` on Project, Membership and Document are maintained by
+# database triggers (migration 0007, PostgreSQL and SQLite) on every insert, update and
+# delete of documents, assignments and annotations, however it is made (services,
+# bulk_create, QuerySet.update/delete, the Django admin, raw SQL). ``save()`` never writes
+# them (a loaded row's values may be stale); ``annotations.services.counts.refresh_counts``
+# recomputes them from the rows.
+
+
+class CountersNotSaved(models.Model):
+    """``save()`` of an existing row writes every loaded field but the ``COUNTERS``."""
+
+    COUNTERS: tuple[str, ...] = ()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs) -> None:
+        if (
+            self.pk is not None
+            and not self._state.adding
+            and kwargs.get("update_fields") is None
+            and not kwargs.get("force_insert")
+        ):
+            deferred = self.get_deferred_fields()
+            kwargs["update_fields"] = [
+                f.name
+                for f in self._meta.concrete_fields
+                if not f.primary_key and f.attname not in deferred and f.name not in self.COUNTERS
+            ]
+        elif kwargs.get("update_fields") is not None:
+            kwargs["update_fields"] = [f for f in kwargs["update_fields"] if f not in self.COUNTERS]
+        super().save(*args, **kwargs)
+
+
+def counter(help_text: str) -> models.PositiveIntegerField:
+    return models.PositiveIntegerField(default=0, editable=False, help_text=help_text)
+
+
 class Taxonomy(models.Model):
     """A versioned tree of labels: level 0 (fallacy), level 1 (categories), level 2 (types)."""
 
@@ -79,7 +118,16 @@ class TaxonomyNode(models.Model):
         return f"{self.name} (level {self.level})"
 
 
-class Project(models.Model):
+class Project(CountersNotSaved):
+    COUNTERS = (
+        "document_count",
+        "done_count",
+        "in_progress_count",
+        "todo_count",
+        "assignment_count",
+        "submitted_count",
+    )
+
     name = models.CharField(max_length=120, unique=True)
     description = models.TextField(blank=True)
     taxonomy = models.ForeignKey(Taxonomy, on_delete=models.PROTECT, related_name="projects")
@@ -103,6 +151,14 @@ class Project(models.Model):
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="projects"
     )
+    # statuses by the one definition (annotations.selectors.documents); unassigned is
+    # document_count minus the other three
+    document_count = counter("Documents of the project (kept by the database).")
+    done_count = counter("Documents with at least annotators_per_document submitted.")
+    in_progress_count = counter("Documents not done with at least one annotation.")
+    todo_count = counter("Documents assigned, without annotations.")
+    assignment_count = counter("Assignments of the project's documents.")
+    submitted_count = counter("Submitted annotations of the project's documents.")
 
     class Meta:
         ordering = ["name"]
@@ -118,7 +174,9 @@ class Project(models.Model):
         return self.name
 
 
-class Membership(models.Model):
+class Membership(CountersNotSaved):
+    COUNTERS = ("assigned_count", "in_progress_count", "submitted_count", "done_count")
+
     class Role(models.TextChoices):
         ADMIN = "admin", "admin"
         REVIEWER = "reviewer", "reviewer"
@@ -129,6 +187,10 @@ class Membership(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
     )
     role = models.CharField(max_length=16, choices=Role.choices)
+    assigned_count = counter("The member's assignments in the project (kept by the database).")
+    in_progress_count = counter("The member's annotations in progress in the project.")
+    submitted_count = counter("The member's submitted annotations in the project.")
+    done_count = counter("Documents assigned to the member that they submitted.")
 
     class Meta:
         constraints = [
@@ -143,7 +205,9 @@ class Membership(models.Model):
         return f"{self.user} · {self.role} · {self.project}"
 
 
-class Document(models.Model):
+class Document(CountersNotSaved):
+    COUNTERS = ("assignment_count", "annotation_count", "submitted_count")
+
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="documents")
     name = models.CharField(
         max_length=NAME_LENGTH,
@@ -156,6 +220,9 @@ class Document(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     position = models.PositiveIntegerField(default=0, help_text="Order within the project.")
     created_at = models.DateTimeField(auto_now_add=True)
+    assignment_count = counter("Assignments of the document (kept by the database).")
+    annotation_count = counter("Annotations of the document, any status.")
+    submitted_count = counter("Submitted annotations of the document.")
 
     class Meta:
         ordering = ["project", "position", "id"]

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from fallacy_platform.query import query_flag
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
@@ -124,13 +125,17 @@ class ProjectListView(ServiceErrorsMixin, generics.ListAPIView):
     serializer_class = ProjectListSerializer
 
     def get_queryset(self) -> Any:
-        archived = self.request.query_params.get("archived", "") in ("1", "true")
+        archived = query_flag(self.request, "archived")  # 400 unless true/false/1/0
         return projects_listed(self.request.user, archived=archived)
 
     @extend_schema(
         summary="My projects, with my role and progress",
         description="Active projects by default; ?archived=1 lists only the archived ones.",
-        parameters=[OpenApiParameter("archived", bool, description="Only archived projects.")],
+        parameters=[
+            OpenApiParameter(
+                "archived", str, enum=["1", "0", "true", "false"], description="Only archived."
+            )
+        ],
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return self.list(request, *args, **kwargs)
@@ -187,6 +192,7 @@ class ProjectDetailView(ServiceErrorsMixin, APIView):
         if "taxonomy" in changes:
             changes["taxonomy"] = _taxonomy(changes["taxonomy"])
         project = projects.update_project(project=project, **changes)
+        project.refresh_from_db(fields=Project.COUNTERS)  # the database may have moved them
         return Response(_detail(request, project))
 
 

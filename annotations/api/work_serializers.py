@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from fallacy_platform.query import QuerySerializer
 from rest_framework import serializers
 
-from annotations.api.serializers import SpanSerializer, UserBriefSerializer
+from annotations.api.serializers import SentenceSerializer, SpanSerializer, UserBriefSerializer
 from annotations.models import Annotation
 from annotations.selectors.documents import MY_STATUSES, ORDERINGS, PROJECT_STATUSES
 
@@ -89,7 +90,7 @@ class WorkInProgressSerializer(serializers.Serializer):
 # --- the document list ----------------------------------------------------------------------
 
 
-class DocumentListQuerySerializer(serializers.Serializer):
+class DocumentListQuerySerializer(QuerySerializer):
     q = serializers.CharField(
         required=False, allow_blank=True, help_text="Case-insensitive search in text and name."
     )
@@ -114,6 +115,9 @@ class DocumentListQuerySerializer(serializers.Serializer):
         if value not in allowed:
             raise serializers.ValidationError(f"'{value}' is not one of {', '.join(allowed)}")
         return value
+
+
+_DATETIME = serializers.DateTimeField()  # one instance renders every row's datetime
 
 
 class AnnotatorStatusSerializer(serializers.Serializer):
@@ -155,9 +159,7 @@ class DocumentRowSerializer(serializers.Serializer):
             "position": instance.position,
             "length": instance.length,
             "updated_at": (
-                serializers.DateTimeField().to_representation(instance.updated_at)
-                if instance.updated_at
-                else None
+                _DATETIME.to_representation(instance.updated_at) if instance.updated_at else None
             ),
             "status": instance.status,
             "my_status": instance.my_status,
@@ -221,3 +223,27 @@ class DocumentAnnotationSerializer(serializers.ModelSerializer):
     class Meta:
         model = Annotation
         fields = ["id", "annotator", "status", "revision", "updated_at", "submitted_at", "spans"]
+
+
+class DocumentOpenedSerializer(serializers.Serializer):
+    """``GET /api/documents/ID/open/``: the document (as ``/documents/ID/``) and the
+    annotations the user may read (as ``/documents/ID/annotations/``), in one call.
+    Describes the schema; the view renders plain dicts."""
+
+    id = serializers.IntegerField()
+    project = serializers.IntegerField()
+    name = serializers.CharField()
+    external_id = serializers.CharField()
+    text = serializers.CharField()
+    sentences = SentenceSerializer(many=True)
+    my_status = serializers.CharField(
+        allow_null=True,
+        help_text="My own work on it: todo (assigned, not started), in_progress, submitted; "
+        "null when it is not assigned to me and I have no annotation.",
+    )
+    project_kind = serializers.CharField(help_text="spans | items")
+    annotations = DocumentAnnotationSerializer(
+        many=True,
+        help_text="Reviewers/admins: every annotator's; annotators: only their own (0 or 1). "
+        "Opening creates nothing: no annotation before the first saved change.",
+    )

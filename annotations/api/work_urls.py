@@ -25,6 +25,7 @@ urlpatterns = [
         work_views.ProjectProgressView.as_view(),
         name="project-progress",
     ),
+    path("documents/<int:pk>/open/", work_views.DocumentOpenView.as_view(), name="document-open"),
     path(
         "documents/<int:pk>/annotations/",
         work_views.DocumentAnnotationsView.as_view(),

@@ -16,9 +16,9 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import OuterRef, Subquery
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from fallacy_platform.pagination import StrictLimitOffsetPagination
 from rest_framework import generics, status
-from rest_framework.exceptions import PermissionDenied
-from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -29,6 +29,7 @@ from annotations.api.work_serializers import (
     AssignResultSerializer,
     DocumentAnnotationSerializer,
     DocumentListQuerySerializer,
+    DocumentOpenedSerializer,
     DocumentRowSerializer,
     ProjectProgressSerializer,
     ReassignRequestSerializer,
@@ -45,7 +46,7 @@ from annotations.selectors.access import (
     projects_for,
     role_in,
 )
-from annotations.selectors.annotations import annotation_with_spans
+from annotations.selectors.annotations import annotation_with_spans, document_opened
 from annotations.selectors.documents import (
     DocumentQuery,
     document_list,
@@ -73,11 +74,22 @@ def _project(request: Request, pk: int) -> Project:
 def _project_and_role(request: Request, pk: int) -> tuple[Project, str | None]:
     """The project (404 outside the user's) and the user's role in it, in one query (a
     superuser without membership counts as admin, as in ``role_in``)."""
-    mine = Membership.objects.filter(project=OuterRef("pk"), user=request.user)
-    project = get_object_or_404(
-        projects_for(request.user).annotate(my_role=Subquery(mine.values("role")[:1])), pk=pk
+    user = request.user
+    if not user.is_authenticated:
+        raise NotFound()
+    mine = Membership.objects.filter(project=OuterRef("pk"), user=user)
+    project = (
+        Project.objects.filter(pk=pk)
+        .annotate(
+            my_role=Subquery(mine.values("role")[:1]),
+            my_assigned=Subquery(mine.values("assigned_count")[:1]),
+        )
+        .first()
     )
-    superuser = getattr(request.user, "is_superuser", False)
+    superuser = getattr(user, "is_superuser", False)
+    # the visibility of ``projects_for``: members, and superusers everywhere
+    if project is None or (project.my_role is None and not superuser):
+        raise NotFound()
     return project, project.my_role or (Membership.Role.ADMIN if superuser else None)
 
 
@@ -186,13 +198,26 @@ class ReassignView(WorkErrorsMixin, APIView):
 # --- the document list, progress ------------------------------------------------------------
 
 
-class DocumentPagination(LimitOffsetPagination):
+class DocumentPagination(StrictLimitOffsetPagination):  # ?limit=abc: 400
     default_limit = 25
     max_limit = 100
     counted: Any = None  # the filtered queryset to count (without the ordering's joins)
+    known_count: int | None = None  # the unfiltered list's size, from the counters
 
     def get_count(self, queryset: Any) -> int:
+        if self.known_count is not None:
+            return self.known_count
         return (queryset if self.counted is None else self.counted).count()
+
+
+def _unfiltered_count(project: Project, query: DocumentQuery, *, staff: bool) -> int | None:
+    """The list's size without a search or filter, from the counters the database keeps
+    (no COUNT over the project's documents); None when the query filters."""
+    if query.q or query.status or query.annotator is not None or query.fewer_than is not None:
+        return None
+    if staff:
+        return project.document_count
+    return project.my_assigned  # an annotator member: their assignments (None: no member)
 
 
 @extend_schema(
@@ -223,8 +248,8 @@ class ProjectDocumentListView(ServiceErrorsMixin, generics.ListAPIView):
         )
         documents = document_list(request.user, project, query, staff=staff)
         self.paginator.counted = documents.order_by()
-        page = self.paginate_queryset(documents)
-        ids = [d.pk for d in page]
+        self.paginator.known_count = _unfiltered_count(project, query, staff=staff)
+        ids = list(self.paginate_queryset(documents.values_list("id", flat=True)))
         rows = document_rows(request.user, project, ids, staff=staff)
         return self.get_paginated_response(DocumentRowSerializer(rows, many=True).data)
 
@@ -258,3 +283,20 @@ class DocumentAnnotationsView(APIView):
             annotations = annotations.filter(annotator=request.user)
         annotations = annotations.order_by("annotator__username", "id")
         return Response(DocumentAnnotationSerializer(annotations, many=True).data)
+
+
+class DocumentOpenView(APIView):
+    @extend_schema(
+        tags=["documents"],
+        summary="Open a document: its text, sentences and the annotations I may read",
+        description="One call for the annotation page: the document as GET /documents/ID/ "
+        "gives it, plus annotations as GET /documents/ID/annotations/ (reviewers/admins: "
+        "every annotator's; annotators: only their own, 0 or 1). Reads only: opening a "
+        "document creates nothing.",
+        responses={200: DocumentOpenedSerializer, 404: OpenApiResponse()},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        opened = document_opened(request.user, pk)
+        if opened is None:
+            raise NotFound()
+        return Response(opened)

@@ -12,10 +12,12 @@ the document list, its filters, the progress endpoint and the projects' ``progre
 An annotator's own status of a document (``my_status_expression``) is ``submitted`` /
 ``in_progress`` from their annotation, else ``todo`` when it is assigned to them, else null.
 
-The list is built to stay fast on 10,000 documents: it is paginated first, the per-document
-figures are correlated subqueries that PostgreSQL evaluates for the page's rows only (the
-``(project, position)`` index gives the default order), and the per-annotator detail of a
-page is two small queries on the page's document ids.
+The status is computed from counters the database keeps on each document (assignments,
+annotations, submitted: ``annotations.models``, migration 0007) and the totals from the
+project's counters, so nothing scans the project's documents: the list is paginated first
+(the ``(project, position)`` index gives the default order; the unfiltered count is the
+project's ``document_count`` or the member's ``assigned_count``), and the per-annotator
+detail of a page is two small queries on the page's document ids.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import (
     Case,
     CharField,
@@ -58,38 +61,32 @@ ORDERINGS = ("position", "-position", "length", "-length", "updated", "-updated"
 
 def submitted_at_least(required: Any, within: dict[str, Any]) -> QuerySet:
     """Ids of the documents with at least ``required`` submitted annotations, among the
-    annotations matching ``within`` (filter keywords bounding the documents looked at, e.g.
-    ``{"document__project_id": 3}`` or ``{"document_id__in": ids}``). ``required`` is an int,
-    or None for each document's project's ``annotators_per_document``."""
-    rows = (
-        Annotation.objects.filter(status=SUBMITTED, **within)
-        .order_by()
-        .values("document_id")
-        .annotate(n=Count("id"))
-    )
-    if required is None:
-        rows = rows.annotate(need=Max("document__project__annotators_per_document")).filter(
-            n__gte=F("need")
-        )
-    else:
-        rows = rows.filter(n__gte=required)
-    return rows.values("document_id")
+    documents matching ``within`` (filter keywords on documents, e.g. ``{"project_id": 3}``).
+    ``required`` is an int, or None for each document's project's
+    ``annotators_per_document``. Reads the documents' counters (kept by the database)."""
+    need = F("project__annotators_per_document") if required is None else required
+    return Document.objects.filter(submitted_count__gte=need, **within).values("id")
 
 
-def _status_tests(within: dict[str, Any], required: Any) -> tuple[Q, Q, Q]:
-    """The three facts the status is made of: done (enough submissions), started (an
-    annotation exists), assigned (an assignment exists)."""
+def _status_tests(required: Any) -> tuple[Q, Q, Q]:
+    """The three facts the status is made of, on the document's counters (kept by the
+    database, ``annotations.models``): done (enough submissions), started (an annotation
+    exists), assigned (an assignment exists)."""
+    need = F("project__annotators_per_document") if required is None else required
     return (
-        Q(pk__in=submitted_at_least(required, within)),
-        Q(pk__in=Annotation.objects.filter(**within).values("document_id")),
-        Q(pk__in=Assignment.objects.filter(**within).values("document_id")),
+        Q(submitted_count__gte=need),
+        Q(annotation_count__gt=0),
+        Q(assignment_count__gt=0),
     )
 
 
-def status_conditions(*, within: dict[str, Any], required: Any = None) -> dict[str, Q]:
+def status_conditions(
+    *, within: dict[str, Any] | None = None, required: Any = None
+) -> dict[str, Q]:
     """The project-level statuses as mutually exclusive conditions on documents, for
-    filters (``within`` and ``required`` as in ``submitted_at_least``)."""
-    done, started, assigned = _status_tests(within, required)
+    filters (``required``: the project's ``annotators_per_document``, or None to read each
+    document's project's; ``within`` is accepted for compatibility and not needed)."""
+    done, started, assigned = _status_tests(required)
     return {
         "done": done,
         "in_progress": ~done & started,
@@ -98,11 +95,11 @@ def status_conditions(*, within: dict[str, Any], required: Any = None) -> dict[s
     }
 
 
-def status_expression(*, within: dict[str, Any], required: Any = None) -> Case:
+def status_expression(*, within: dict[str, Any] | None = None, required: Any = None) -> Case:
     """The project-level status of a document as one value: the first that holds of done,
     in_progress (started), todo (assigned), else unassigned; the same tests as
-    ``status_conditions``, each subquery once."""
-    done, started, assigned = _status_tests(within, required)
+    ``status_conditions``."""
+    done, started, assigned = _status_tests(required)
     return Case(
         When(done, then=Value("done")),
         When(started, then=Value("in_progress")),
@@ -110,6 +107,15 @@ def status_expression(*, within: dict[str, Any], required: Any = None) -> Case:
         default=Value("unassigned"),
         output_field=CharField(),
     )
+
+
+def status_of(assigned: int, annotated: int, submitted: int, required: int) -> str:
+    """``status_expression`` in Python, on a document's counters."""
+    if submitted >= required:
+        return "done"
+    if annotated:
+        return "in_progress"
+    return "todo" if assigned else "unassigned"
 
 
 def my_status_conditions(user: Any) -> dict[str, Q]:
@@ -163,17 +169,16 @@ def document_list(
     if query.q:
         qs = qs.filter(Q(text__icontains=query.q) | Q(name__icontains=query.q))
     if staff:
-        within = {"document__project_id": project.pk}
         required = project.annotators_per_document
         if query.status:
-            qs = qs.filter(status_conditions(within=within, required=required)[query.status])
+            qs = qs.filter(status_conditions(required=required)[query.status])
         if query.annotator is not None:
             assigned = Assignment.objects.filter(
                 document=OuterRef("pk"), annotator_id=query.annotator
             )
             qs = qs.filter(Exists(assigned))
         if query.fewer_than is not None:
-            qs = qs.exclude(pk__in=submitted_at_least(query.fewer_than, within))
+            qs = qs.filter(submitted_count__lt=query.fewer_than)
     elif query.status:
         qs = qs.filter(my_status_conditions(user)[query.status])
     key = query.ordering.lstrip("-")
@@ -181,7 +186,13 @@ def document_list(
     if key == "position":
         return qs.order_by(*(["-position", "-id"] if descending else ["position", "id"]))
     if key == "length":
-        qs = qs.alias(size=Func(F("text"), function="octet_length", output_field=IntegerField()))
+        # SQLite before 3.43 has no octet_length; length() reads its header-less text anyway
+        size = (
+            Length("text")
+            if connection.vendor == "sqlite"
+            else Func(F("text"), function="octet_length", output_field=IntegerField())
+        )
+        qs = qs.alias(size=size)
         column = F("size").desc() if descending else F("size").asc()
     else:  # updated: the latest annotation change; never-touched documents last either way
         mine = None if staff else Q(annotations__annotator=user)
@@ -232,11 +243,7 @@ def document_rows(user: Any, project: Project, ids: list[int], *, staff: bool) -
     documents = Document.objects.filter(pk__in=ids).order_by().annotate(length=Length("text"))
     fields = ["id", "name", "external_id", "position", "length"]
     if staff:
-        within = {"document_id__in": ids}
-        documents = documents.annotate(
-            status=status_expression(within=within, required=project.annotators_per_document)
-        )
-        fields.append("status")
+        fields += ["assignment_count", "annotation_count", "submitted_count"]
     by_id = {row["id"]: row for row in documents.values(*fields)}
     work = work_on(ids) if staff else {}
     mine = {
@@ -268,7 +275,16 @@ def document_rows(user: Any, project: Project, ids: list[int], *, staff: bool) -
                 position=row["position"],
                 length=row["length"],
                 updated_at=updated_at,
-                status=row["status"] if staff else my_status,
+                status=(
+                    status_of(
+                        row["assignment_count"],
+                        row["annotation_count"],
+                        row["submitted_count"],
+                        project.annotators_per_document,
+                    )
+                    if staff
+                    else my_status
+                ),
                 my_status=my_status,
                 work=work.get(pk),
             )
@@ -321,21 +337,28 @@ class AnnotatorProgress:
     last_active: datetime | None
 
 
+def project_totals(project: Project) -> dict[str, int]:
+    """{documents, done, in_progress, todo, unassigned, assignments, submitted} of the
+    project by the one definition, from its counters (kept by the database: no scan)."""
+    done, in_progress, todo = project.done_count, project.in_progress_count, project.todo_count
+    return {
+        "documents": project.document_count,
+        "done": done,
+        "in_progress": in_progress,
+        "todo": todo,
+        "unassigned": project.document_count - done - in_progress - todo,
+        "assignments": project.assignment_count,
+        "submitted": project.submitted_count,
+    }
+
+
 def status_totals(project_ids: list[int]) -> dict[int, dict[str, int]]:
-    """{project id: {documents, done, in_progress, todo, unassigned}} by the one definition
-    (each project's own ``annotators_per_document``), in one query."""
-    within = {"document__project_id__in": project_ids}
-    rows = (
-        Document.objects.filter(project_id__in=project_ids)
-        .annotate(status=status_expression(within=within))
-        .values("project_id", "status")
-        .annotate(n=Count("id"))
-        .order_by()
-    )
+    """{project id: {documents, done, in_progress, todo, unassigned}} (``project_totals``
+    without assignments/submitted), in one query on the projects' counters."""
     out = {pid: {"documents": 0, **dict.fromkeys(PROJECT_STATUSES, 0)} for pid in project_ids}
-    for row in rows:
-        out[row["project_id"]][row["status"]] = row["n"]
-        out[row["project_id"]]["documents"] += row["n"]
+    for project in Project.objects.filter(pk__in=project_ids):
+        totals = project_totals(project)
+        out[project.pk] = {k: totals[k] for k in ("documents", *PROJECT_STATUSES)}
     return out
 
 
@@ -389,11 +412,7 @@ def project_progress(user: Any, project: Project) -> dict[str, Any]:
     """
     role = role_in(user, project)
     if role in STAFF_ROLES:
-        totals: dict[str, int] = status_totals([project.pk])[project.pk]
-        totals["assignments"] = Assignment.objects.filter(document__project=project).count()
-        totals["submitted"] = Annotation.objects.filter(
-            document__project=project, status=SUBMITTED
-        ).count()
+        totals = project_totals(Project.objects.get(pk=project.pk))  # fresh counters
         rows = _annotator_rows(project)
     else:
         assigned = Assignment.objects.filter(document=OuterRef("pk"), annotator=user)

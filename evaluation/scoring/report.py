@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from evaluation.scoring.core import NO_FALLACY, Corpus, Predictions, ScoringInputError, align
 from evaluation.scoring.levels import (
@@ -144,6 +143,8 @@ def bootstrap_f1_ci(
     if n == 1:  # every resample is the one text
         value = float(statistic(*data))
         return value, value
+    from scipy import stats  # heavy (tens of MiB): loaded when a bootstrap runs, not at start
+
     result = stats.bootstrap(
         data,
         statistic,

@@ -1,5 +1,6 @@
-// Start the document page's requests as soon as the script runs (in parallel with the
-// session check), so the page needs two round trips after the bundle, not three.
+// Start the document page's request as soon as the script runs (in parallel with the
+// session check), so the page needs two round trips after the bundle, not three. One call
+// (GET /api/documents/ID/open/) gives the document and the annotations I may read.
 // Opening a document only reads: its annotation is created with the first saved change.
 
 import { get } from "./api";
@@ -31,13 +32,20 @@ export function projectDetail(id: number, fresh = false): Promise<Project> {
   return p;
 }
 
+/** GET /api/documents/ID/open/: the document and, in the same call, its annotations. */
+export type OpenedDocument = DocumentDetail & { annotations: DocumentAnnotation[] };
+
+export function openDocumentUrl(id: number): string {
+  return `/api/documents/${id}/open/`;
+}
+
 export function prefetchDocument(id: number): void {
   if (pending.has(id)) return;
-  const doc = quiet(get<DocumentDetail>(`/api/documents/${id}/`));
+  const opened = quiet(get<OpenedDocument>(openDocumentUrl(id)));
   pending.set(id, {
-    doc,
-    annotations: quiet(get<DocumentAnnotation[]>(`/api/documents/${id}/annotations/`)),
-    project: quiet(doc.then((d) => projectDetail(d.project))),
+    doc: quiet(opened.then(({ annotations: _, ...doc }) => doc as DocumentDetail)),
+    annotations: quiet(opened.then((d) => d.annotations)),
+    project: quiet(opened.then((d) => projectDetail(d.project))),
   });
 }
 

@@ -1,16 +1,25 @@
-"""Start the web server and a Celery worker together (what `make demo` runs)."""
+"""Start the web server and a Celery worker together (what `make demo` runs).
 
+The command prints where it serves, then replaces itself (``exec``) with
+``fallacy_platform/supervise.py``, a standard-library supervisor: no process with Django
+loaded stays behind only to wait (it held 150 MiB). The defaults were chosen by measurement
+(``bench/memory_idle.py``, ``bench/read_api.py``): one gunicorn worker with 4 threads
+(gthread) instead of 2 sync workers, and a Celery worker with a pool of 4 threads instead of
+2 forked children — one process each. Threads suit both: requests and tasks wait on the
+database, and a model run's supervisor waits on its runner subprocess (it never blocks
+scoring and imports: the other threads take them). Idle total: see ``bench/memory_idle.py``.
+"""
+
+import json
 import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
 PLATFORM_DIR = Path(settings.BASE_DIR) / "platform"
+SUPERVISOR = PLATFORM_DIR / "fallacy_platform" / "supervise.py"
 
 
 class Command(BaseCommand):
@@ -19,73 +28,61 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
-        parser.add_argument("--web-workers", type=int, default=2)
+        parser.add_argument("--web-workers", type=int, default=1, help="gunicorn processes")
+        parser.add_argument("--web-threads", type=int, default=4, help="threads per process")
+        parser.add_argument(
+            "--worker-pool", choices=["threads", "prefork", "solo"], default="threads"
+        )
+        parser.add_argument("--worker-concurrency", type=int, default=4)
 
-    def handle(self, *args, host: str, port: int, web_workers: int, **options) -> None:
-        python_path = os.pathsep.join([str(PLATFORM_DIR), str(settings.BASE_DIR)])
-        env = {**os.environ, "PYTHONPATH": python_path}
+    def commands(self, options: dict) -> dict[str, list[str]]:
         bin_dir = Path(sys.executable).parent
-        commands = {
-            "worker": [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "fallacy_platform",
-                "worker",
-                "-Q",
-                "default,gpu",
-                "--concurrency",
-                "2",  # a model run's supervisor must not block scoring and imports
-                "--loglevel",
-                "warning",
-            ],
-            "web": [
-                str(bin_dir / "gunicorn"),
-                "fallacy_platform.wsgi",
-                "--bind",
-                f"{host}:{port}",
-                "--workers",
-                str(web_workers),
-                "--access-logfile",
-                "-",
-            ],
-        }
-        processes = {
-            name: subprocess.Popen(cmd, env=env, cwd=settings.BASE_DIR)
-            for name, cmd in commands.items()
-        }
+        web = [
+            str(bin_dir / "gunicorn"),
+            "fallacy_platform.wsgi",
+            "--bind",
+            f"{options['host']}:{options['port']}",
+            "--workers",
+            str(options["web_workers"]),
+            "--threads",
+            str(options["web_threads"]),
+            "--access-logfile",
+            "-",
+        ]
+        worker = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "fallacy_platform",
+            "worker",
+            "-Q",
+            "default,gpu",
+            "--pool",
+            options["worker_pool"],
+            "--concurrency",
+            str(options["worker_concurrency"]),
+            "--without-gossip",
+            "--without-mingle",
+            "--loglevel",
+            "warning",
+        ]
+        return {"worker": worker, "web": web}
+
+    def handle(self, *args, **options) -> None:
+        python_path = os.pathsep.join([str(PLATFORM_DIR), str(settings.BASE_DIR)])
+        os.environ["PYTHONPATH"] = python_path
+        host, port = options["host"], options["port"]
         db = settings.DATABASES["default"]
         self.stdout.write(
             f"Serving on http://{host}:{port}/  (API docs: http://{host}:{port}/api/docs/, "
-            f"admin: http://{host}:{port}/admin/)\n"
+            f"admin: http://{host}:{port}/{getattr(settings, 'ADMIN_URL', 'admin/')})\n"
             f"database: {settings.DATABASE_VENDOR} {db.get('NAME')}; "
             f"broker: {settings.CELERY_BROKER_URL}\n"
             "Press Ctrl+C to stop."
         )
         self.stdout.flush()
-
-        stopping = False
-
-        def stop(signum, frame) -> None:
-            nonlocal stopping
-            stopping = True
-
-        signal.signal(signal.SIGINT, stop)
-        signal.signal(signal.SIGTERM, stop)
-        try:
-            while not stopping:
-                for name, process in processes.items():
-                    if process.poll() is not None:
-                        self.stderr.write(f"{name} exited with status {process.returncode}")
-                        stopping = True
-                time.sleep(0.5)
-        finally:
-            for process in processes.values():
-                if process.poll() is None:
-                    process.terminate()
-            for process in processes.values():
-                try:
-                    process.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+        sys.stderr.flush()
+        os.chdir(settings.BASE_DIR)
+        command = json.dumps(self.commands(options))
+        os.execv(sys.executable, [sys.executable, str(SUPERVISOR), command])

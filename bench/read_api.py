@@ -1,0 +1,437 @@
+"""The read path of the annotation server, over HTTP, on SQLite and on PostgreSQL.
+
+For each backend (a temporary ``FALLACY_DATA_DIR`` with the embedded SQLite default; a
+scratch PostgreSQL database made with ``bench/servers.py``) a child process migrates and
+fills a project of N documents (default 100,000; short texts bulk-inserted, 5 annotators,
+each document assigned to 2 of them, annotations on a third of the assignments, half
+submitted) plus one 4,996-character document with its sentences and 50 spans by the
+annotator, then starts gunicorn as ``manage.py serve`` serves the app and times, with one
+``Connection: close`` request per call (a session cookie, as the browser sends):
+
+- open the document: the calls the annotation page makes for the document and its
+  annotation (``/api/documents/ID/open/`` since the one-call endpoint; the figure before
+  was ``/api/documents/ID/`` + ``/api/documents/ID/my-annotation/``);
+- the first page of the document list (25 rows, as the frontend asks), as the admin and
+  as an annotator;
+- the project list with progress counts, as the admin and as an annotator.
+
+Prints p50/p95 per request, the number of calls and the machine.
+
+Then a throughput figure: ``--clients`` concurrent clients cycling over all those requests.
+
+    .venv/bin/python bench/read_api.py [--documents 100000] [--runs 50] [--backend both]
+        [--gunicorn "--workers 1 --threads 4"] [--clients 4] [--seconds 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from machine import describe_machine  # bench/ is the script's folder
+from servers import HOST, ROOT, add_db_url_argument, create_database, drop_database, free_port
+
+WORDS = (
+    "policy taxes people government everyone always never because therefore experts "
+    "economy freedom children future crisis plan opponent study shows clearly obviously "
+    "dangerous society values tradition science media believe trust costs jobs"
+).split()
+OPEN_LENGTH = 4996
+OPEN_SPANS = 50
+ANNOTATORS = 5
+
+
+# --- the fixture (child process, Django set up for one backend) ----------------------------------
+
+
+def sentences(rng: random.Random, length: int) -> tuple[str, list[tuple[int, int]]]:
+    """A text of exactly ``length`` characters made of sentences, with their ranges."""
+    parts: list[str] = []
+    ranges: list[tuple[int, int]] = []
+    pos = 0
+    while pos < length:
+        sentence = " ".join(rng.choices(WORDS, k=rng.randint(6, 18))).capitalize() + "."
+        start = pos + (1 if parts else 0)
+        parts.append(sentence)
+        ranges.append((start, start + len(sentence)))
+        pos = start + len(sentence)
+    text = " ".join(parts)[:length]
+    while ranges and ranges[-1][0] >= length - 1:  # keep every range non-empty
+        ranges.pop()
+    ranges[-1] = (ranges[-1][0], length)
+    text = text[: length - 1] + "."
+    return text, ranges
+
+
+def build(documents: int) -> dict[str, Any]:
+    import django
+
+    django.setup()
+    from django.contrib.auth.models import User
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.core.management import call_command
+    from django.db import connection, transaction
+    from django.utils import timezone
+
+    from annotations.models import (
+        Annotation,
+        Assignment,
+        Document,
+        Membership,
+        Project,
+        Sentence,
+        Span,
+    )
+    from annotations.services.taxonomy import install_preset
+
+    call_command("migrate", verbosity=0)
+    rng = random.Random(14)
+    taxonomy = install_preset(name="mafalda")
+    labels = list(
+        taxonomy.nodes.filter(level=2).order_by("position", "name").values_list("name", flat=True)
+    )
+    project = Project.objects.create(
+        name="bench read api", taxonomy=taxonomy, annotators_per_document=2
+    )
+    Project.objects.create(name="bench other project", taxonomy=taxonomy)
+    admin = User.objects.create_user("bench-admin")
+    Membership.objects.create(project=project, user=admin, role="admin")
+    team = [User.objects.create_user(f"bench-annotator-{i}") for i in range(ANNOTATORS)]
+    Membership.objects.bulk_create(
+        [Membership(project=project, user=u, role="annotator") for u in team]
+    )
+    started = time.perf_counter()
+    pool = [" ".join(rng.choices(WORDS, k=rng.randint(15, 150))) + "." for _ in range(500)]
+    with transaction.atomic():
+        for first in range(0, documents, 5000):
+            Document.objects.bulk_create(
+                [
+                    Document(
+                        project=project,
+                        text=pool[i % len(pool)],
+                        name=f"doc {i:06d}",
+                        external_id=f"doc-{i:06d}",
+                        position=i,
+                    )
+                    for i in range(first, min(documents, first + 5000))
+                ]
+            )
+        ids = list(Document.objects.filter(project=project).values_list("id", flat=True))
+        assignments = []
+        for n, doc_id in enumerate(ids):
+            for k in (n % ANNOTATORS, (n + 1) % ANNOTATORS):
+                assignments.append(Assignment(document_id=doc_id, annotator=team[k]))
+        Assignment.objects.bulk_create(assignments, batch_size=5000)
+        worked = rng.sample(assignments, len(assignments) // 3)
+        now = timezone.now()
+        Annotation.objects.bulk_create(
+            [
+                Annotation(
+                    document_id=a.document_id,
+                    annotator=a.annotator,
+                    status="submitted" if i % 2 else "in_progress",
+                    submitted_at=now if i % 2 else None,
+                )
+                for i, a in enumerate(worked)
+            ],
+            batch_size=5000,
+        )
+        # the document opened: 4,996 characters, its sentences, 50 spans of annotator 0
+        text, ranges = sentences(rng, OPEN_LENGTH)
+        doc = Document.objects.create(project=project, text=text, name="opened", position=documents)
+        Sentence.objects.bulk_create(
+            [Sentence(document=doc, index=i, start=s, end=e) for i, (s, e) in enumerate(ranges)]
+        )
+        Assignment.objects.create(document=doc, annotator=team[0])
+        annotation = Annotation.objects.create(document=doc, annotator=team[0])
+        step = max(1, len(ranges) // OPEN_SPANS)
+        Span.objects.bulk_create(
+            [
+                Span(
+                    annotation=annotation,
+                    start=ranges[(i * step) % len(ranges)][0],
+                    end=ranges[(i * step) % len(ranges)][1],
+                    labels=sorted(rng.sample(labels, rng.randint(1, 2))),
+                    details={},
+                )
+                for i in range(OPEN_SPANS)
+            ]
+        )
+    fill_s = time.perf_counter() - started
+    refresh = _refresh_counts()
+    if refresh is not None:
+        refresh(project_ids=[project.pk])
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("VACUUM ANALYZE")  # what autovacuum does soon after a bulk load
+            cursor.execute("SHOW server_version")
+            version = "PostgreSQL " + cursor.fetchone()[0]
+        else:
+            cursor.execute("ANALYZE")
+            cursor.execute("SELECT sqlite_version()")
+            version = "SQLite " + cursor.fetchone()[0]
+
+    def session(user: Any) -> str:
+        store = SessionStore()
+        store["_auth_user_id"] = str(user.pk)
+        store["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+        store["_auth_user_hash"] = user.get_session_auth_hash()
+        store.create()
+        return store.session_key
+
+    return {
+        "project": project.pk,
+        "document": doc.pk,
+        "spans": Span.objects.filter(annotation=annotation).count(),
+        "length": len(doc.text),
+        "documents": documents + 1,
+        "assignments": len(assignments) + 1,
+        "annotations": len(worked) + 1,
+        "admin": session(admin),
+        "annotator": session(team[0]),
+        "fill_s": fill_s,
+        "version": version,
+    }
+
+
+def _refresh_counts() -> Any:
+    """The counters' refresh service when this tree has one (bulk inserts bypass nothing
+    else, but a refresh after a fixture costs little and checks it)."""
+    try:
+        from annotations.services.counts import refresh_counts
+    except ImportError:
+        return None
+    return refresh_counts
+
+
+# --- the server and the client --------------------------------------------------------------------
+
+
+def start_gunicorn(env: dict[str, str], args: list[str]) -> tuple[int, subprocess.Popen]:
+    port = free_port()
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    proc = subprocess.Popen(
+        [str(gunicorn), "--pythonpath", "platform", "fallacy_platform.wsgi"]
+        + ["-b", f"{HOST}:{port}", "--log-level", "warning", *args],
+        cwd=ROOT,
+        env=env,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            get(port, "/login/", None)
+            return port, proc
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                proc.kill()
+                raise RuntimeError("gunicorn did not start") from None
+            time.sleep(0.2)
+
+
+def get(port: int, path: str, session: str | None) -> tuple[int, bytes]:
+    """One GET on a fresh connection, closed after the response (``Connection: close``)."""
+    conn = http.client.HTTPConnection(HOST, port, timeout=30)
+    headers = {"Connection": "close", "Accept": "application/json"}
+    if session:
+        headers["Cookie"] = f"sessionid={session}"
+    try:
+        conn.request("GET", path, headers=headers)
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def time_calls(port: int, session: str, paths: list[str], runs: int) -> dict[str, Any]:
+    """p50/p95 of the calls made one after the other (one step of the user)."""
+    for _ in range(3):  # warm-up: every worker, connection and cache
+        for path in paths:
+            status, body = get(port, path, session)
+            if status != 200:
+                raise RuntimeError(f"{path}: HTTP {status}: {body[:300]!r}")
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        for path in paths:
+            status, body = get(port, path, session)
+            assert status == 200, (path, status)
+        samples.append((time.perf_counter() - started) * 1000)
+    return {
+        "p50": statistics.median(samples),
+        "p95": percentile(samples, 0.95),
+        "calls": len(paths),
+        "bytes": len(body),
+        "body": json.loads(body),
+    }
+
+
+def throughput(port: int, work: list[tuple[str, str]], clients: int, seconds: float) -> float:
+    """Requests per second of ``clients`` concurrent clients cycling through ``work``
+    ((session, path) pairs), each request on a fresh connection."""
+    import threading
+
+    done = [0] * clients
+    stop = time.perf_counter() + seconds
+
+    def run(k: int) -> None:
+        i = k
+        while time.perf_counter() < stop:
+            session, path = work[i % len(work)]
+            status, _ = get(port, path, session)
+            assert status == 200, (path, status)
+            done[k] += 1
+            i += 1
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(clients)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return sum(done) / (time.perf_counter() - started)
+
+
+def open_paths(port: int, session: str, doc: int) -> list[str]:
+    """The one call when the server has it, else the two calls of before."""
+    status, _ = get(port, f"/api/documents/{doc}/open/", session)
+    if status == 200:
+        return [f"/api/documents/{doc}/open/"]
+    return [f"/api/documents/{doc}/", f"/api/documents/{doc}/my-annotation/"]
+
+
+def child(args: argparse.Namespace) -> None:
+    fx = build(args.documents)
+    from django.db import connections
+
+    connections.close_all()
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    port, proc = start_gunicorn(env, args.gunicorn.split())
+    try:
+        base = f"/api/projects/{fx['project']}"
+        cases = [
+            ("open the document (annotator)", fx["annotator"], None),
+            ("document list, first page (admin)", fx["admin"], [f"{base}/documents/?limit=25"]),
+            (
+                "document list, first page (annotator)",
+                fx["annotator"],
+                [f"{base}/documents/?limit=25"],
+            ),
+            ("project list + progress (admin)", fx["admin"], ["/api/projects/"]),
+            ("project list + progress (annotator)", fx["annotator"], ["/api/projects/"]),
+        ]
+        rows = []
+        for label, session, paths in cases:
+            paths = paths or open_paths(port, session, fx["document"])
+            result = time_calls(port, session, paths, args.runs)
+            result.pop("body")
+            rows.append({"case": label, "paths": paths, **result})
+        work = [(session, path) for _, session, paths in cases[1:] for path in paths]
+        work.append((fx["annotator"], rows[0]["paths"][0]))
+        rate = throughput(port, work, args.clients, args.seconds) if args.seconds > 0 else 0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    fx.pop("admin")
+    fx.pop("annotator")
+    print(json.dumps({"fixture": fx, "rows": rows, "throughput": rate}))
+
+
+# --- main -----------------------------------------------------------------------------------------
+
+
+def run_backend(backend: str, args: argparse.Namespace) -> dict[str, Any]:
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "fallacy_platform.settings",
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
+        "ALLOWED_HOSTS": f"{HOST},localhost",
+        "DB_CONN_MAX_AGE": "60",
+    }
+    env.pop("CELERY_BROKER_URL", None)
+    db_name = f"fallacy_bench_read_{os.getpid()}"
+    with tempfile.TemporaryDirectory(prefix="fallacy-bench-read-") as data_dir:
+        env["FALLACY_DATA_DIR"] = data_dir
+        if backend == "postgresql":
+            env["DATABASE_URL"] = create_database(args.db_url, db_name)
+        else:
+            env.pop("DATABASE_URL", None)
+        try:
+            out = subprocess.run(
+                [sys.executable, __file__, "--child", "--documents", str(args.documents)]
+                + ["--runs", str(args.runs), "--gunicorn", args.gunicorn]
+                + ["--clients", str(args.clients), "--seconds", str(args.seconds)],
+                env=env,
+                cwd=ROOT,
+                stdout=subprocess.PIPE,
+                check=True,
+                text=True,
+            ).stdout
+        finally:
+            if backend == "postgresql":
+                drop_database(args.db_url, db_name)
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_db_url_argument(parser)
+    parser.add_argument("--documents", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=50, help="timed repetitions per case")
+    parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument(
+        "--gunicorn",
+        default="--workers 1 --threads 4",
+        help="gunicorn's worker options (manage.py serve's by default)",
+    )
+    parser.add_argument("--clients", type=int, default=4, help="concurrent clients")
+    parser.add_argument(
+        "--seconds", type=float, default=10, help="throughput run (0: none) over all the steps"
+    )
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args)
+        return
+    backends = ["sqlite", "postgresql"] if args.backend == "both" else [args.backend]
+    print(f"machine:  {describe_machine()}")
+    print(f"server:   gunicorn {args.gunicorn}; client on the same host, Connection: close")
+    for backend in backends:
+        result = run_backend(backend, args)
+        fx = result["fixture"]
+        print(
+            f"\n{fx['version']}: {fx['documents']} documents, {fx['assignments']} assignments, "
+            f"{fx['annotations']} annotations (fixture filled in {fx['fill_s']:.1f} s); "
+            f"opened: {fx['length']} characters, {fx['spans']} spans; {args.runs} runs each"
+        )
+        print(f"  {'step':<40} {'p50 ms':>7} {'p95 ms':>7} {'calls':>5} {'bytes':>7}")
+        for row in result["rows"]:
+            print(
+                f"  {row['case']:<40} {row['p50']:>7.1f} {row['p95']:>7.1f} "
+                f"{row['calls']:>5} {row['bytes']:>7}"
+            )
+        for row in result["rows"]:
+            print(f"    {row['case']}: {' + '.join(row['paths'])}")
+        if args.seconds > 0:
+            print(
+                f"  throughput: {result['throughput']:.0f} requests/s, {args.clients} concurrent "
+                f"clients over all the steps' requests for {args.seconds:.0f} s"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""The read path's SQL: opening a document, the document list's first page and the project
+list each take a fixed number of queries, whatever the number of documents, sentences,
+spans or annotators (a request that grows a query fails here; change the figure only
+with a reason). Also: opening a document is one call that equals the two it replaces,
+writes nothing and keeps role visibility."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import User
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.test import APIClient
+
+from annotations.models import (
+    Annotation,
+    Assignment,
+    Document,
+    Membership,
+    Project,
+    Sentence,
+    Span,
+)
+from tests.test_access import make_taxonomy
+
+pytestmark = pytest.mark.django_db
+
+# session + user are 2 of each (the session middleware and authentication)
+OPEN_QUERIES = 6  # + document (role, assigned, kind), sentences, annotations, spans
+LIST_STAFF_QUERIES = 7  # + project & role & my count, page ids, rows, assignments, annotations
+LIST_ANNOTATOR_QUERIES = 6  # + project & role & my count, page ids, rows, my annotations
+PROJECTS_QUERIES = 5  # + count, page, my memberships with their counters
+PROJECTS_ANNOTATOR_QUERIES = 5  # the same: progress from the counters
+
+
+def build(documents: int, spans: int) -> dict[str, Any]:
+    """A project with ``documents`` documents, 3 annotators (2 per document, annotations on
+    half), and document 0 with ``spans`` spans by annotator a and 3 by b."""
+    taxonomy = make_taxonomy()
+    label = taxonomy.nodes.filter(level=2).values_list("name", flat=True).first()
+    project = Project.objects.create(name="Counted", taxonomy=taxonomy, annotators_per_document=2)
+    users = {n: User.objects.create_user(n) for n in ("a", "b", "c", "rev")}
+    for n in ("a", "b", "c"):
+        Membership.objects.create(project=project, user=users[n], role="annotator")
+    Membership.objects.create(project=project, user=users["rev"], role="reviewer")
+    docs = Document.objects.bulk_create(
+        Document(project=project, text="One. Two. Three. Four.", position=i)
+        for i in range(documents)
+    )
+    Sentence.objects.bulk_create(
+        Sentence(document=d, index=i, start=5 * i, end=5 * i + 4 if i < 3 else 22)
+        for d in docs
+        for i in range(4)
+    )
+    team = [users["a"], users["b"], users["c"]]
+    Assignment.objects.bulk_create(
+        Assignment(document=d, annotator=team[(i + k) % 3])
+        for i, d in enumerate(docs)
+        for k in (0, 1)
+    )
+    Annotation.objects.bulk_create(
+        Annotation(
+            document=d, annotator=team[i % 3], status="submitted" if i % 4 else "in_progress"
+        )
+        for i, d in enumerate(docs)
+        if i % 2 == 0
+    )
+    opened = docs[0]
+    mine = Annotation.objects.get(document=opened, annotator=users["a"])
+    theirs = Annotation.objects.create(document=opened, annotator=users["b"])
+    Span.objects.bulk_create(
+        Span(annotation=mine, start=0, end=4 + (i % 2), labels=[label]) for i in range(spans)
+    )
+    Span.objects.bulk_create(
+        Span(annotation=theirs, start=5, end=9, labels=[label]) for _ in range(3)
+    )
+    return {"project": project, "doc": opened, **users}
+
+
+def count(user: User, path: str) -> tuple[int, Any]:
+    client = APIClient()
+    client.force_login(user)
+    client.get(path)  # warm: content types, taxonomy caches
+    with CaptureQueriesContext(connection) as ctx:
+        response = client.get(path)
+    assert response.status_code == 200, response.content
+    return len(ctx.captured_queries), response.json()
+
+
+@pytest.mark.parametrize("documents,spans", [(4, 2), (60, 50)])
+def test_query_counts_do_not_grow(documents: int, spans: int) -> None:
+    fx = build(documents, spans)
+    project, doc = fx["project"], fx["doc"]
+    n, body = count(fx["a"], f"/api/documents/{doc.pk}/open/")
+    assert n == OPEN_QUERIES
+    assert len(body["annotations"][0]["spans"]) == spans
+    n, body = count(fx["rev"], f"/api/documents/{doc.pk}/open/")
+    assert n == OPEN_QUERIES
+    n, body = count(fx["rev"], f"/api/projects/{project.pk}/documents/")
+    assert (n, body["count"]) == (LIST_STAFF_QUERIES, documents)
+    n, body = count(fx["a"], f"/api/projects/{project.pk}/documents/")
+    assert (n, body["count"]) == (
+        LIST_ANNOTATOR_QUERIES,
+        Assignment.objects.filter(annotator=fx["a"]).count(),
+    )
+    n, _ = count(fx["rev"], "/api/projects/")
+    assert n == PROJECTS_QUERIES
+    n, _ = count(fx["a"], "/api/projects/")
+    assert n == PROJECTS_ANNOTATOR_QUERIES
+
+
+def test_open_is_the_two_calls_it_replaces_and_writes_nothing() -> None:
+    fx = build(6, 5)
+    doc = fx["doc"]
+    for user in (fx["a"], fx["b"], fx["rev"]):
+        client = APIClient()
+        client.force_login(user)
+        with CaptureQueriesContext(connection) as ctx:
+            opened = client.get(f"/api/documents/{doc.pk}/open/").json()
+        assert not [
+            q["sql"] for q in ctx.captured_queries if not q["sql"].lstrip().startswith("SELECT")
+        ]
+        detail = client.get(f"/api/documents/{doc.pk}/").json()
+        annotations = client.get(f"/api/documents/{doc.pk}/annotations/").json()
+        assert opened == {**detail, "annotations": annotations}
+    # an annotator sees only their own annotation; the reviewer sees both
+    a = APIClient()
+    a.force_login(fx["a"])
+    mine = a.get(f"/api/documents/{doc.pk}/open/").json()["annotations"]
+    assert [x["annotator"]["username"] for x in mine] == ["a"]
+    rev = APIClient()
+    rev.force_login(fx["rev"])
+    both = rev.get(f"/api/documents/{doc.pk}/open/").json()["annotations"]
+    assert [x["annotator"]["username"] for x in both] == ["a", "b"]
+
+
+def test_open_refuses_what_the_user_may_not_see() -> None:
+    fx = build(6, 1)
+    unassigned = Document.objects.filter(project=fx["project"]).exclude(
+        assignments__annotator=fx["c"]
+    )[0]
+    c = APIClient()
+    c.force_login(fx["c"])
+    assert c.get(f"/api/documents/{unassigned.pk}/open/").status_code == 404
+    assert c.get("/api/documents/999999/open/").status_code == 404
+    assert APIClient().get(f"/api/documents/{fx['doc'].pk}/open/").status_code in (401, 403)
+    before = Annotation.objects.count()
+    assigned = Assignment.objects.filter(annotator=fx["c"]).exclude(
+        document__annotations__annotator=fx["c"]
+    )[0]
+    body = c.get(f"/api/documents/{assigned.document_id}/open/").json()
+    assert (body["my_status"], body["annotations"]) == ("todo", [])
+    assert Annotation.objects.count() == before  # opening creates nothing
+
+
+def test_open_for_superusers_matches_the_two_calls() -> None:
+    """A superuser without membership reads as admin; one who is an annotator member of the
+    project sees only their own annotation, as the annotations endpoint says."""
+    fx = build(4, 2)
+    doc = fx["doc"]
+    root = User.objects.create_superuser("root")
+    member = User.objects.create_superuser("root-annotator")
+    Membership.objects.create(project=fx["project"], user=member, role="annotator")
+    for user, expected in ((root, ["a", "b"]), (member, [])):
+        client = APIClient()
+        client.force_login(user)
+        opened = client.get(f"/api/documents/{doc.pk}/open/").json()
+        detail = client.get(f"/api/documents/{doc.pk}/").json()
+        annotations = client.get(f"/api/documents/{doc.pk}/annotations/").json()
+        assert opened == {**detail, "annotations": annotations}
+        assert [a["annotator"]["username"] for a in opened["annotations"]] == expected
