@@ -22,4 +22,4 @@ RUN pip install --index-url "$TORCH_INDEX" "torch==2.13.0" && pip install ".[$EX
 COPY --from=frontend /src/frontend/dist frontend/dist
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput
 EXPOSE 8000
-CMD ["gunicorn", "fallacy_platform.wsgi", "--bind", "0.0.0.0:8000", "--workers", "4"]
+CMD ["gunicorn", "-c", "platform/fallacy_platform/gunicorn.conf.py"]

@@ -2,12 +2,23 @@
 
 Creates a scratch PostgreSQL database, migrates it, installs the MAFALDA preset, makes a
 project with one 20-sentence document and one annotator per client, starts gunicorn on a free
-127.0.0.1 port, and drives it with 1 and 8 concurrent clients (threads with keep-alive HTTP
-connections and token auth, each its own annotator, each a fixed number of requests
-alternating "create a span" and "change that span"). Prints p50/p95/p99 latency, throughput and
-error counts per concurrency level, and the machine. Drops the database at the end.
+127.0.0.1 port with the production settings (platform/fallacy_platform/gunicorn.conf.py), and
+drives it with 1 and 8 concurrent clients (threads with keep-alive HTTP connections and token
+auth, each its own annotator, each a fixed number of requests alternating "create a span" and
+"change that span"). Prints p50/p95/p99 latency, throughput, HTTP statuses and errors per
+concurrency level, the server's configuration and the machine. Drops the database at the end.
 
-    .venv/bin/python bench/annotate_api.py [--requests 300] [--levels 1,8] [--workers 5]
+    .venv/bin/python bench/annotate_api.py [--requests 300] [--levels 1,8]
+
+Several server configurations side by side in one run (each its own gunicorn, the rounds
+alternating their order, so that a busy machine slows all of them alike; compare ratios):
+
+    .venv/bin/python bench/annotate_api.py --configs gthread:3:4,sync:5:1 --rounds 2
+
+A configuration is ``CLASS:WORKERS:THREADS`` plus optional ``:nosync`` (PostgreSQL's
+``synchronous_commit=off`` for the server's connections: a commit does not wait for the WAL
+flush; a database crash may lose the last fraction of a second of acknowledged writes) and
+``:nohc`` (no connection health checks). ``default`` is gunicorn.conf.py as it is.
 """
 
 from __future__ import annotations
@@ -71,9 +82,12 @@ def build_fixture(db_url: str, annotators: int) -> Fixture:
     call_command("migrate", verbosity=0)
     taxonomy = install_preset(name="mafalda")
     project = create_project(name="bench", taxonomy=taxonomy)
-    (document,) = add_documents(
-        project=project, texts=[NewDocument(text=" ".join(SENTENCES), external_id="bench-0")]
-    )
+    bounds, offset = [], 0  # explicit sentences: the figures do not depend on the splitter
+    for sentence in SENTENCES:
+        bounds.append((offset, offset + len(sentence)))
+        offset += len(sentence) + 1
+    text = NewDocument(text=" ".join(SENTENCES), external_id="bench-0", sentences=bounds)
+    (document,) = add_documents(project=project, texts=[text])
     tokens = []
     for i in range(annotators):
         user = User.objects.create_user(f"bench-annotator-{i}", password=uuid.uuid4().hex)
@@ -96,32 +110,78 @@ def build_fixture(db_url: str, annotators: int) -> Fixture:
 # --- server -----------------------------------------------------------------------------------
 
 
-def start_server(db_url: str, port: int, workers: int, threads: int) -> subprocess.Popen:
+GUNICORN_CONF = ROOT / "platform" / "fallacy_platform" / "gunicorn.conf.py"
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """A gunicorn configuration; ``None`` fields keep gunicorn.conf.py's value."""
+
+    worker_class: str | None = None
+    workers: int | None = None
+    threads: int | None = None
+    synchronous_commit: bool = True
+    health_checks: bool = True
+
+    @classmethod
+    def parse(cls, text: str) -> ServerConfig:
+        if text == "default":
+            return cls()
+        parts = text.split(":")
+        flags = set(parts[3:])
+        unknown = flags - {"nosync", "nohc"}
+        if len(parts) < 3 or unknown:
+            raise ValueError(f"{text!r}: expected CLASS:WORKERS:THREADS[:nosync][:nohc]")
+        return cls(
+            parts[0], int(parts[1]), int(parts[2]), "nosync" not in flags, "nohc" not in flags
+        )
+
+    def label(self) -> str:
+        if self.worker_class is None:
+            base = "default"
+        else:
+            base = f"{self.worker_class}:{self.workers}:{self.threads}"
+        return (
+            base
+            + ("" if self.synchronous_commit else ":nosync")
+            + ("" if self.health_checks else ":nohc")
+        )
+
+
+def effective_settings(config: ServerConfig) -> dict[str, Any]:
+    """What gunicorn.conf.py gives, with the configuration's overrides."""
+    values: dict[str, Any] = {"__file__": str(GUNICORN_CONF)}
+    exec(compile(GUNICORN_CONF.read_text(), str(GUNICORN_CONF), "exec"), values)  # noqa: S102
+    out = {k: values[k] for k in ("worker_class", "workers", "threads", "keepalive")}
+    for key in ("worker_class", "workers", "threads"):
+        if getattr(config, key) is not None:
+            out[key] = getattr(config, key)
+    return out
+
+
+def start_server(db_url: str, port: int, config: ServerConfig) -> subprocess.Popen:
+    if not config.synchronous_commit:
+        db_url += "?options=-c%20synchronous_commit%3Doff"
     env = {
         **os.environ,
         "DATABASE_URL": db_url,
-        "DB_CONN_MAX_AGE": "60",
+        "DB_CONN_HEALTH_CHECKS": "1" if config.health_checks else "0",
         "ALLOWED_HOSTS": HOST,
         "LOG_LEVEL": "ERROR",
     }
+    env["DB_CONN_MAX_AGE"] = os.environ.get("DB_CONN_MAX_AGE", "60")
     cmd = [
         str(VENV_BIN / "gunicorn"),
-        "--pythonpath",
-        "platform",
+        "--config",
+        str(GUNICORN_CONF),
         "--bind",
         f"{HOST}:{port}",
-        "--workers",
-        str(workers),
-        "--threads",
-        str(threads),
-        "--worker-class",
-        "gthread" if threads > 1 else "sync",
-        "--keep-alive",
-        "30",
         "--log-level",
         "warning",
-        "fallacy_platform.wsgi:application",
     ]
+    if config.worker_class is not None:
+        cmd += ["--worker-class", config.worker_class, "--workers", str(config.workers)]
+        cmd += ["--threads", str(config.threads)]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -250,6 +310,11 @@ def run_level(port: int, tokens: list[str], fx: Fixture, requests: int) -> dict[
         every += values
         summary[op] = latency_summary(values)
     summary["all"] = latency_summary(every)
+    summary["_raw"] = {
+        "create": [v for r in results for v in r.latencies["create"]],
+        "update": [v for r in results for v in r.latencies["update"]],
+        "all": every,
+    }
     summary["throughput_rps"] = round(len(every) / wall, 1)
     summary["statuses"] = dict(sum((r.statuses for r in results), Counter()))
     summary["errors"] = dict(sum((r.errors for r in results), Counter()))
@@ -268,59 +333,147 @@ def latency_summary(values: list[float]) -> dict[str, Any]:
     }
 
 
+def load_average() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def merge(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """One level's summary over several rounds (latencies pooled, throughput per round)."""
+    out: dict[str, Any] = {"clients": summaries[0]["clients"], "rounds": len(summaries)}
+    for op in ("create", "update", "all"):
+        out[op] = latency_summary([v for s in summaries for v in s["_raw"][op]])
+    out["throughput_rps"] = round(statistics.median(s["throughput_rps"] for s in summaries), 1)
+    out["statuses"] = dict(sum((Counter(s["statuses"]) for s in summaries), Counter()))
+    out["errors"] = dict(sum((Counter(s["errors"]) for s in summaries), Counter()))
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_db_url_argument(parser)
     parser.add_argument("--levels", default="1,8", help="concurrency levels (comma-separated)")
     parser.add_argument("--requests", type=int, default=300, help="requests per client")
-    parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1) + 1)
-    parser.add_argument("--threads", type=int, default=1, help="gunicorn threads per worker")
+    parser.add_argument(
+        "--configs",
+        default="default",
+        help="server configurations, comma-separated: default (gunicorn.conf.py) or "
+        "CLASS:WORKERS:THREADS[:nosync][:nohc], e.g. gthread:3:4,sync:5:1",
+    )
+    parser.add_argument("--worker-class", help="with --workers/--threads: one configuration")
+    parser.add_argument("--workers", type=int)
+    parser.add_argument("--threads", type=int)
+    parser.add_argument("--rounds", type=int, default=1, help="repeat, alternating the order")
     parser.add_argument("--warmup", type=int, default=20, help="unmeasured requests first")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
 
+    if args.worker_class or args.workers or args.threads:
+        defaults = effective_settings(ServerConfig())
+        configs = [
+            ServerConfig(
+                args.worker_class or defaults["worker_class"],
+                args.workers or defaults["workers"],
+                args.threads or defaults["threads"],
+            )
+        ]
+    else:
+        configs = [ServerConfig.parse(c.strip()) for c in args.configs.split(",") if c.strip()]
     levels = [int(x) for x in args.levels.split(",")]
     db_name = f"fallacy_bench_{os.getpid()}"
     db_url = create_database(args.db_url, db_name)
-    server = None
+    servers: dict[ServerConfig, tuple[int, subprocess.Popen]] = {}
+    raw: dict[tuple[ServerConfig, int], list[dict[str, Any]]] = {}
+    load_before = load_average()
     try:
-        fx = build_fixture(db_url, 1 + sum(levels))
-        port = free_port()
-        server = start_server(db_url, port, args.workers, args.threads)
-        run_level(port, fx.tokens[:1], fx, args.warmup)  # warm up workers and connections
-        report: dict[str, Any] = {
-            "machine": {**machine_facts(), "postgresql": fx.pg_version},
-            "server": f"gunicorn, {args.workers} workers x {args.threads} threads, {HOST}:{port}",
-            "requests_per_client": args.requests,
-            "levels": [],
-        }
-        used = 1
-        for level in levels:
-            tokens = fx.tokens[used : used + level]
-            used += level
-            report["levels"].append(run_level(port, tokens, fx, args.requests))
+        per_round = sum(levels)
+        fx = build_fixture(db_url, len(configs) * (1 + args.rounds * per_round))
+        tokens = iter(fx.tokens)
+        for config in configs:
+            port = free_port()
+            servers[config] = (port, start_server(db_url, port, config))
+            # warm up every worker and its connections
+            run_level(port, [next(tokens)], fx, args.warmup)
+        for round_no in range(args.rounds):
+            order = configs if round_no % 2 == 0 else configs[::-1]
+            for level in levels:
+                for config in order:
+                    port, _ = servers[config]
+                    group = [next(tokens) for _ in range(level)]
+                    raw.setdefault((config, level), []).append(
+                        run_level(port, group, fx, args.requests)
+                    )
     finally:
-        if server is not None:
-            stop_server(server)
+        for _, proc in servers.values():
+            stop_server(proc)
         drop_database(args.db_url, db_name)
+
+    report: dict[str, Any] = {
+        "machine": {**machine_facts(), "postgresql": fx.pg_version},
+        "load_average": {"before": load_before, "after": load_average()},
+        "requests_per_client": args.requests,
+        "rounds": args.rounds,
+        "configs": [],
+    }
+    for config in configs:
+        report["configs"].append(
+            {
+                "config": config.label(),
+                "gunicorn": effective_settings(config),
+                "synchronous_commit": config.synchronous_commit,
+                "conn_health_checks": config.health_checks,
+                "levels": [merge(raw[(config, level)]) for level in levels],
+            }
+        )
 
     m = report["machine"]
     print(f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, ", end="")
     print(f"PostgreSQL {m['postgresql']}")
-    print(f"server:  {report['server']}; {args.requests} requests per client ", end="")
-    print("(create/update alternating)")
+    print(f"load average: {load_before} before, {report['load_average']['after']} after")
+    print(
+        f"{args.requests} requests per client (create/update alternating, keep-alive, token "
+        f"auth), {args.rounds} round(s); clients run on this machine too"
+    )
+    for c in report["configs"]:
+        g = c["gunicorn"]
+        print(
+            f"server {c['config']}: gunicorn {g['worker_class']}, {g['workers']} workers x "
+            f"{g['threads']} threads, keepalive {g['keepalive']} s; PostgreSQL connections kept "
+            f"60 s, health checks {'on' if c['conn_health_checks'] else 'off'}, "
+            f"synchronous_commit {'on' if c['synchronous_commit'] else 'off'}"
+        )
     heads = ["p50 ms", "p95 ms", "p99 ms", "max ms"]
-    print(f"{'clients':>7} {'op':>6} {'n':>5} " + " ".join(f"{h:>8}" for h in heads), end="")
-    print(f" {'req/s':>7}  errors")
-    for level in report["levels"]:
-        for op in ("create", "update", "all"):
-            s = level[op]
-            rps = f"{level['throughput_rps']:>7}" if op == "all" else " " * 7
-            errs = (level["errors"] or "none") if op == "all" else ""
-            print(
-                f"{level['clients']:>7} {op:>6} {s['n']:>5} {s['p50_ms']:>8} {s['p95_ms']:>8} "
-                f"{s['p99_ms']:>8} {s['max_ms']:>8} {rps}  {errs}"
-            )
+    width = max(len(c["config"]) for c in report["configs"])
+    print(
+        f"{'config':>{width}} {'clients':>7} {'op':>6} {'n':>5} "
+        + " ".join(f"{h:>8}" for h in heads)
+        + f" {'req/s':>7}  statuses / errors"
+    )
+    for level_no in range(len(levels)):
+        for c in report["configs"]:
+            level = c["levels"][level_no]
+            for op in ("create", "update", "all"):
+                s = level[op]
+                rps = f"{level['throughput_rps']:>7}" if op == "all" else " " * 7
+                tail = f"{level['statuses']} / {level['errors'] or 'none'}" if op == "all" else ""
+                print(
+                    f"{c['config']:>{width}} {level['clients']:>7} {op:>6} {s['n']:>5} "
+                    f"{s['p50_ms']:>8} {s['p95_ms']:>8} {s['p99_ms']:>8} {s['max_ms']:>8} "
+                    f"{rps}  {tail}"
+                )
+    if len(configs) > 1:
+        print(f"ratios to {report['configs'][0]['config']} (p50, p95, req/s):")
+        first = report["configs"][0]
+        for c in report["configs"][1:]:
+            for a, b in zip(first["levels"], c["levels"], strict=True):
+                print(
+                    f"  {c['config']:>{width}} {b['clients']:>3} clients: "
+                    f"p50 x{b['all']['p50_ms'] / a['all']['p50_ms']:.2f}, "
+                    f"p95 x{b['all']['p95_ms'] / a['all']['p95_ms']:.2f}, "
+                    f"req/s x{b['throughput_rps'] / a['throughput_rps']:.2f}"
+                )
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
 

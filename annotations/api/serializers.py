@@ -234,6 +234,35 @@ class SpanSerializer(serializers.ModelSerializer):
         fields = ["id", "client_id", "start", "end", "labels", "details", "revision"]
 
 
+def _slot_detail(entry: Any) -> Any:
+    """``SlotDetailSerializer().to_representation`` of a stored entry."""
+    out = {}
+    if "slots" in entry:
+        slots = entry["slots"]
+        out["slots"] = {str(k): None if v is None else str(v) for k, v in slots.items()}
+    if "explanation" in entry:
+        explanation = entry["explanation"]
+        out["explanation"] = None if explanation is None else str(explanation)
+    return out
+
+
+def span_data(span: Span) -> dict[str, Any]:
+    """``SpanSerializer(span).data`` without building a serializer: the write path answers
+    with it on every request (``tests/test_write_query_counts.py`` checks they are equal)."""
+    return {
+        "id": span.pk,
+        "client_id": None if span.client_id is None else str(span.client_id),
+        "start": int(span.start),
+        "end": int(span.end),
+        "labels": [None if x is None else str(x) for x in span.labels],
+        "details": {
+            str(label): None if entry is None else _slot_detail(entry)
+            for label, entry in span.details.items()
+        },
+        "revision": int(span.revision),
+    }
+
+
 class SpanCreateSerializer(serializers.Serializer):
     start = serializers.IntegerField(min_value=0, help_text="Start of a sentence.")
     end = serializers.IntegerField(min_value=1, help_text="End of a sentence (exclusive).")

@@ -13,7 +13,7 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Exists, OuterRef, Subquery
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound
 from rest_framework.exceptions import ValidationError as DRFValidationError
@@ -32,9 +32,10 @@ from annotations.api.serializers import (
     SpanPatchSerializer,
     SpanSerializer,
     SubmitSerializer,
+    span_data,
 )
 from annotations.models import Annotation, Assignment, Document, Project, Span
-from annotations.selectors.access import annotations_for, documents_for, projects_for
+from annotations.selectors.access import documents_for, projects_for
 from annotations.selectors.annotations import (
     annotation_with_spans,
     next_document,
@@ -177,15 +178,14 @@ class SpanListCreateView(ServiceErrorsMixin, APIView):
         responses={200: SpanSerializer, 201: SpanSerializer, 400: OpenApiResponse()},
     )
     def post(self, request: Request, pk: int) -> Response:
-        annotation = get_object_or_404(annotations_for(request.user), pk=pk)
         data = SpanCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
+        # the service locks the annotation among those the user may see (else a 404)
         span, created = services.create_or_get_span(
-            annotation=annotation, by=request.user, **data.validated_data
+            annotation=pk, by=request.user, **data.validated_data
         )
         return Response(
-            SpanSerializer(span).data,
-            status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
+            span_data(span), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )
 
 
@@ -205,30 +205,25 @@ class SpanDetailView(ServiceErrorsMixin, APIView):
         responses={200: SpanSerializer, 409: SpanConflictSerializer, 400: OpenApiResponse()},
     )
     def patch(self, request: Request, pk: int) -> Response:
-        span = self._span(request, pk)
         data = SpanPatchSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         changes = dict(data.validated_data)
         revision = changes.pop("revision")
-        span = services.update_span(
-            span=span, expected_revision=revision, by=request.user, **changes
-        )
-        return Response(SpanSerializer(span).data)
+        # the service locks the span's annotation among those the user may see (else a 404)
+        span = services.update_span(span=pk, expected_revision=revision, by=request.user, **changes)
+        return Response(span_data(span))
 
     @extend_schema(
         tags=["spans"],
         summary="Delete a span of my annotation",
-        parameters=[
-            OpenApiParameter("revision", int, required=True, description="The revision you saw.")
-        ],
+        parameters=[SpanDeleteQuerySerializer],  # revision >= 1, as validated
         responses={204: None, 409: SpanConflictSerializer},
     )
     def delete(self, request: Request, pk: int) -> Response:
-        span = self._span(request, pk)
         query = SpanDeleteQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         services.delete_span(
-            span=span, expected_revision=query.validated_data["revision"], by=request.user
+            span=pk, expected_revision=query.validated_data["revision"], by=request.user
         )
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -6,6 +6,15 @@ concurrency on top of that: a caller passes the revision it last saw and a stale
 ``ConflictError`` carrying the current object. Every write bumps ``annotation.revision``
 (and ``span.revision`` for the span it touches).
 
+Span writes are the annotation API's hot path, so their queries are counted
+(``tests/test_write_query_counts.py``): one ``SELECT … FOR UPDATE`` (``span_lock``) locks
+the annotation and reads with it what the checks need (who may write it, its status, the
+project, the text's length, whether start and end are sentence boundaries, a span with the
+request's ``client_id``); a span update or delete then reads the span. Labels are checked
+against a per-process cache of the taxonomy (``label_index``). The revision bump is a plain
+``UPDATE``: the span's own history row records who changed what; status changes (submit,
+reopen) keep their annotation history rows.
+
 Validation errors are ``django.core.exceptions.ValidationError`` with a ``{field: [message]}``
 dict whose messages say what is wrong and where (the API returns them as a 400 body).
 """
@@ -13,13 +22,15 @@ dict whose messages say what is wrong and where (the API returns them as a 400 b
 from __future__ import annotations
 
 import bisect
+import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
 from annotations.labels import NO_FALLACY_ALIASES, normalise_label
@@ -34,6 +45,13 @@ from annotations.models import (
     TaxonomyNode,
 )
 from annotations.selectors.access import STAFF_ROLES, role_in
+from annotations.services.span_lock import (
+    ANNOTATION_TABLE,
+    SPAN_SQL,
+    instance,
+    is_offset,
+    lock_for_span_write,
+)
 
 
 class ConflictError(Exception):
@@ -61,7 +79,38 @@ class LabelIndex:
     categories: frozenset[str]  # normalised level-0/1 names (to explain a wrong pick)
 
 
+# Per-process cache of label indexes, keyed by (taxonomy id, created_at) so that a reused id
+# (SQLite after a rollback) never finds another taxonomy's index. An edit of a node through
+# save()/delete() (the Django admin) clears this process's cache at once; other processes
+# see it after LABEL_INDEX_TTL seconds.
+LABEL_INDEX_TTL = 30.0
+_label_indexes: dict[tuple[int, Any], tuple[float, LabelIndex]] = {}
+
+
 def label_index(taxonomy: Taxonomy) -> LabelIndex:
+    """The taxonomy's label index (cached per process, see ``LABEL_INDEX_TTL``)."""
+    key = (taxonomy.pk, taxonomy.created_at)
+    now = time.monotonic()
+    hit = _label_indexes.get(key)
+    if hit is not None and hit[0] > now:
+        return hit[1]
+    index = _build_label_index(taxonomy)
+    if len(_label_indexes) > 256:
+        _label_indexes.clear()
+    _label_indexes[key] = (now + LABEL_INDEX_TTL, index)
+    return index
+
+
+def forget_label_indexes(**_: Any) -> None:
+    _label_indexes.clear()
+
+
+for _signal in (post_save, post_delete):
+    for _model in (Taxonomy, TaxonomyNode):
+        _signal.connect(forget_label_indexes, sender=_model, dispatch_uid=f"labels-{_model}")
+
+
+def _build_label_index(taxonomy: Taxonomy) -> LabelIndex:
     canonical = {normalise_label(alias): NO_FALLACY for alias in NO_FALLACY_ALIASES}
     slots: dict[str, list[str]] = {}
     categories: set[str] = set()
@@ -91,23 +140,33 @@ def _fmt_positions(values: list[int], near: int, width: int = 3) -> str:
     return ", ".join(parts)
 
 
-def _validate_range(document: Document, start: Any, end: Any) -> dict[str, list[str]]:
+def _validate_range(
+    document: Document,
+    start: Any,
+    end: Any,
+    *,
+    length: int | None = None,
+    boundaries: tuple[bool, bool] | None = None,
+) -> dict[str, list[str]]:
+    """Errors of a span range; ``length`` (of the text) and ``boundaries`` (whether start
+    and end are sentence boundaries), when the caller read them already, save queries."""
     errors: dict[str, list[str]] = {}
     for field, value in (("start", start), ("end", end)):
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not is_offset(value):
             errors[field] = [f"{value!r} is not an integer character offset"]
     if errors:
         return errors
-    length = len(document.text)
+    if length is None:
+        length = len(document.text)
     if not 0 <= start < length:
         errors["start"] = [f"{start} is outside the text (0 ≤ start < {length})"]
     if not 0 < end <= length:
         errors["end"] = [f"{end} is outside the text (0 < end ≤ {length})"]
     if not errors and start >= end:
         errors["end"] = [f"{end} must be greater than start ({start})"]
-    if errors:
+    if errors or boundaries == (True, True):
         return errors
-    bounds = list(document.sentences.values_list("start", "end"))
+    bounds = list(document.sentences.order_by().values_list("start", "end"))
     if not bounds:
         return {"start": [f"document {document.pk} has no sentences to annotate"]}
     starts = sorted(s for s, _ in bounds)
@@ -215,7 +274,13 @@ def _validated_fields(
 ) -> tuple[list[str], dict[str, Any]]:
     """Check a span's fields; return (labels, details) canonicalised or raise."""
     document = annotation.document
-    errors = _validate_range(document, start, end)
+    errors = _validate_range(
+        document,
+        start,
+        end,
+        length=getattr(annotation, "text_length", None),
+        boundaries=getattr(annotation, "boundaries", None),
+    )
     index = label_index(document.project.taxonomy)
     canon, label_errors = _canonical_labels(index, labels)
     if label_errors:
@@ -253,8 +318,18 @@ def _check_active(project: Project) -> None:
 
 
 def _bump(annotation: Annotation) -> None:
+    """A new revision of the locked annotation (no history row: the span's records it)."""
     annotation.revision += 1
-    annotation.save(update_fields=["revision", "updated_at"])
+    annotation.updated_at = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {ANNOTATION_TABLE} SET revision = %s, updated_at = %s WHERE id = %s",
+            [
+                annotation.revision,
+                connection.ops.adapt_datetimefield_value(annotation.updated_at),
+                annotation.pk,
+            ],
+        )
 
 
 # --- services ---------------------------------------------------------------------------
@@ -281,7 +356,7 @@ def start_annotation(*, document: Document, annotator: Any) -> Annotation:
 @transaction.atomic
 def create_or_get_span(
     *,
-    annotation: Annotation,
+    annotation: Annotation | int,
     start: int,
     end: int,
     labels: Iterable[str],
@@ -291,15 +366,24 @@ def create_or_get_span(
 ) -> tuple[Span, bool]:
     """Create a span; with a ``client_id`` already used in this annotation, return that span.
 
-    Returns ``(span, created)``.
+    Returns ``(span, created)``. ``annotation`` may be an id; with ``by``, only one that
+    ``by`` may see (``Annotation.DoesNotExist`` otherwise).
     """
-    locked = _lock(annotation)
+    locked = lock_for_span_write(
+        annotation=annotation, by=by, start=start, end=end, client_id=client_id
+    )
     if by is not None and by.pk != locked.annotator_id:
         raise NotYourAnnotation("only the annotator writes this annotation")
     if client_id is not None:
-        existing = Span.objects.filter(annotation=locked, client_id=client_id).first()
-        if existing is not None:
-            return existing, False
+        existing_id = locked.client_span
+        if locked.seen_revision != locked.revision:  # waited for a writer: look again
+            existing_id = (
+                Span.objects.filter(annotation=locked, client_id=client_id)
+                .values_list("pk", flat=True)
+                .first()
+            )
+        if existing_id is not None:
+            return Span.objects.get(pk=existing_id), False
     _check_writable(locked, by)
     canon, canon_details = _validated_fields(
         locked, start=start, end=end, labels=labels, details=details
@@ -313,13 +397,14 @@ def create_or_get_span(
         details=canon_details,
         client_id=client_id,
     )
-    annotation.revision = locked.revision
+    if isinstance(annotation, Annotation):
+        annotation.revision = locked.revision
     return span, True
 
 
 def create_span(
     *,
-    annotation: Annotation,
+    annotation: Annotation | int,
     start: int,
     end: int,
     labels: Iterable[str],
@@ -340,16 +425,39 @@ def create_span(
     return span
 
 
-def _locked_span(span: Span, expected_revision: int, by: Any | None) -> tuple[Annotation, Span]:
-    locked = _lock(span.annotation)
+def _locked_span(
+    span: Span | int,
+    expected_revision: int,
+    by: Any | None,
+    *,
+    check_range: bool = False,
+    start: Any = None,
+    end: Any = None,
+) -> tuple[Annotation, Span]:
+    """Lock the span's annotation, then read the span (after the lock: its newest version);
+    ``check_range``: read with it whether the range it will have (``start``/``end`` when
+    given) is on sentence boundaries."""
+    span_id = span if isinstance(span, int) else span.pk
+    locked = lock_for_span_write(span_id=span_id, by=by)
     if by is not None and by.pk != locked.annotator_id:
         raise NotYourAnnotation("only the annotator writes this annotation")
-    current = Span.objects.filter(pk=span.pk).first()
+    edges = [v if is_offset(v) else None for v in (start, end)]
+    params = [locked.document_id, edges[0], locked.document_id, edges[1], span_id, locked.pk]
+    with connection.cursor() as cursor:
+        cursor.execute(SPAN_SQL, params)
+        columns = [c[0] for c in cursor.description]
+        row = cursor.fetchone()
+    current = None
+    if row is not None:
+        current = instance(Span, dict(zip(columns[:-2], row[:-2], strict=True)))
+        checkable = all(v is None or is_offset(v) for v in (start, end))
+        if check_range and checkable:
+            locked.boundaries = (bool(row[-2]), bool(row[-1]))
     if current is None:
-        raise Span.DoesNotExist(f"span {span.pk} was deleted")
+        raise Span.DoesNotExist(f"span {span_id} was deleted")
     if current.revision != expected_revision:
         raise ConflictError(
-            f"span {span.pk} is at revision {current.revision}, not {expected_revision}; "
+            f"span {span_id} is at revision {current.revision}, not {expected_revision}; "
             "reload it and apply your change again",
             current=current,
         )
@@ -360,7 +468,7 @@ def _locked_span(span: Span, expected_revision: int, by: Any | None) -> tuple[An
 @transaction.atomic
 def update_span(
     *,
-    span: Span,
+    span: Span | int,
     expected_revision: int,
     by: Any | None = None,
     start: int | None = None,
@@ -371,8 +479,11 @@ def update_span(
     """Change some of start, end, labels, details.
 
     When labels change and no details are given, details of labels that were removed are dropped.
+    ``span`` may be an id; with ``by``, only one that ``by`` may see (``DoesNotExist``).
     """
-    locked, current = _locked_span(span, expected_revision, by)
+    locked, current = _locked_span(
+        span, expected_revision, by, check_range=True, start=start, end=end
+    )
     new_labels = list(labels) if labels is not None else current.labels
     if details is None:
         index = label_index(locked.document.project.taxonomy)
@@ -397,7 +508,7 @@ def update_span(
 
 
 @transaction.atomic
-def delete_span(*, span: Span, expected_revision: int, by: Any | None = None) -> None:
+def delete_span(*, span: Span | int, expected_revision: int, by: Any | None = None) -> None:
     locked, current = _locked_span(span, expected_revision, by)
     current.delete()
     _bump(locked)

@@ -1,0 +1,258 @@
+"""The annotation API's write path in SQL statements: span create, update and delete with
+token auth (as scripts and bench/annotate_api.py call them) take an exact number of queries,
+so a request that grows one fails here. Counted without the test's SAVEPOINT/RELEASE (in
+production those are the transaction's BEGIN/COMMIT, two more round trips).
+
+Also here: what makes those counts possible stays right -- the label cache follows taxonomy
+edits, the hand-written span JSON equals ``SpanSerializer``'s, a create retried while its
+first attempt holds the lock returns the first span.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from annotations.api.serializers import SpanSerializer, span_data
+from annotations.models import Annotation, Span, TaxonomyNode
+from annotations.services import annotations as services
+from tests.test_access import BOUNDS, World, make_world
+
+pytestmark = pytest.mark.django_db
+
+S0, S1, S2, S3 = BOUNDS
+
+# Statements per request (token auth, label index cached):
+#   auth: the token with its user
+#   create: auth, lock (+ visibility, text length, sentence edges, client_id), UPDATE
+#           annotation, INSERT span, INSERT span history
+#   update: auth, lock, span (+ sentence edges), UPDATE span, INSERT span history, UPDATE annotation
+#   delete: auth, lock, span, DELETE span, INSERT span history, UPDATE annotation
+CREATE = 5
+CREATE_RETRY = 3  # auth, lock (finds the client_id), the span
+UPDATE = 6
+DELETE = 6
+CONFLICT = 3  # auth, lock, span: 409
+BAD_SENTENCE = 3  # auth, lock, the sentence bounds for the message: 400
+LABEL_INDEX = 1  # the taxonomy's nodes, once per process (and after an edit)
+
+
+@pytest.fixture
+def world(db: None) -> World:
+    return make_world()
+
+
+def token_client(user: Any) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+def counted(call: Any) -> tuple[Any, list[str]]:
+    with CaptureQueriesContext(connection) as ctx:
+        response = call()
+    statements = [
+        q["sql"]
+        for q in ctx.captured_queries
+        if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT", "ROLLBACK TO SAVEPOINT"))
+    ]
+    return response, statements
+
+
+def expect(statements: list[str], n: int) -> None:
+    assert len(statements) == n, "\n".join(s[:200] for s in statements)
+
+
+def create(client: APIClient, annotation: int, **body: Any) -> Any:
+    payload = {"start": S1[0], "end": S1[1], "labels": ["ad hominem"], **body}
+    return client.post(f"/api/annotations/{annotation}/spans/", payload, format="json")
+
+
+@pytest.fixture
+def warm(world: World) -> APIClient:
+    """ann1's token client after one write (the label index is cached)."""
+    client = token_client(world.ann1)
+    assert create(client, world.a1.pk, start=S0[0], end=S0[1]).status_code == 201
+    return client
+
+
+def test_create(world: World, warm: APIClient) -> None:
+    client_id = str(uuid.uuid4())
+    response, statements = counted(lambda: create(warm, world.a1.pk, client_id=client_id))
+    assert response.status_code == 201, response.content
+    expect(statements, CREATE)
+    response, statements = counted(lambda: create(warm, world.a1.pk, labels=["slippery slope"]))
+    assert response.status_code == 201, response.content
+    expect(statements, CREATE)
+
+    retry, statements = counted(lambda: create(warm, world.a1.pk, client_id=client_id))
+    assert retry.status_code == 200 and retry.json()["client_id"] == client_id
+    expect(statements, CREATE_RETRY)
+
+
+def test_update(world: World, warm: APIClient) -> None:
+    span = create(warm, world.a1.pk).json()
+    url = f"/api/spans/{span['id']}/"
+    body = {"revision": 1, "labels": ["ad hominem", "no fallacy"]}
+    response, statements = counted(lambda: warm.patch(url, body, format="json"))
+    assert response.status_code == 200, response.content
+    expect(statements, UPDATE)
+
+    body = {"revision": 2, "start": S1[0], "end": S2[1]}
+    response, statements = counted(lambda: warm.patch(url, body, format="json"))
+    assert response.status_code == 200 and response.json()["end"] == S2[1]
+    expect(statements, UPDATE)
+
+    stale, statements = counted(lambda: warm.patch(url, body, format="json"))
+    assert stale.status_code == 409 and stale.json()["current"]["revision"] == 3
+    expect(statements, CONFLICT)
+
+
+def test_delete(world: World, warm: APIClient) -> None:
+    span = create(warm, world.a1.pk).json()
+    response, statements = counted(lambda: warm.delete(f"/api/spans/{span['id']}/?revision=1"))
+    assert response.status_code == 204
+    expect(statements, DELETE)
+
+
+def test_validation_error(world: World, warm: APIClient) -> None:
+    response, statements = counted(lambda: create(warm, world.a1.pk, start=S1[0] + 2))
+    assert response.status_code == 400 and "not the start of a sentence" in str(response.json())
+    expect(statements, BAD_SENTENCE)
+
+
+def test_cold_label_index_costs_one_query(world: World) -> None:
+    client = token_client(world.ann1)
+    services.forget_label_indexes()
+    response, statements = counted(lambda: create(client, world.a1.pk))
+    assert response.status_code == 201
+    expect(statements, CREATE + LABEL_INDEX)
+
+
+def test_a_node_edit_reaches_the_label_cache(world: World, warm: APIClient) -> None:
+    node = TaxonomyNode.objects.get(taxonomy=world.p1.taxonomy, name="ad hominem")
+    assert create(warm, world.a1.pk, labels=["zz insult"]).status_code == 400
+    node.aliases = [*node.aliases, "zz insult"]
+    node.save()
+    response = create(warm, world.a1.pk, labels=["zz insult"])
+    assert response.status_code == 201 and response.json()["labels"] == ["ad hominem"]
+    node.delete()
+    assert create(warm, world.a1.pk, labels=["ad hominem"]).status_code == 400
+
+
+def test_span_data_equals_the_serializer(world: World) -> None:
+    spans = [
+        Span(pk=1, annotation=world.a1, start=0, end=5, labels=["a", "no fallacy"], details={}),
+        Span(
+            pk=2,
+            annotation=world.a1,
+            start=3,
+            end=9,
+            labels=["ad hominem"],
+            details={"ad hominem": {"slots": {"E": "x", "P": 3}, "explanation": "why"}},
+            client_id=uuid.uuid4(),
+            revision=4,
+        ),
+        Span(
+            pk=3,
+            annotation=world.a1,
+            start=3,
+            end=9,
+            labels=["x", "y"],
+            details={"x": {"slots": {}}, "y": {"explanation": ""}},
+            client_id=str(uuid.uuid4()),
+        ),
+    ]
+    for span in spans:
+        assert span_data(span) == SpanSerializer(span).data
+
+
+def test_outsiders_and_reviewers_still_get_404(world: World) -> None:
+    span = create(token_client(world.ann1), world.a1.pk).json()
+    for user in (world.ann2, world.reviewer, world.outsider):
+        client = token_client(user)
+        assert create(client, world.a1.pk).status_code == 404
+        url = f"/api/spans/{span['id']}/"
+        assert client.patch(url, {"revision": 1, "labels": ["x"]}, format="json").status_code == 404
+        assert client.delete(f"{url}?revision=1").status_code == 404
+    assert Span.objects.filter(annotation=world.a1).count() == 1
+
+
+# --- a retried create while the first attempt holds the lock (PostgreSQL) -----------------
+
+
+@pytest.mark.skipif(
+    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+    reason="needs PostgreSQL row locks",
+)
+@pytest.mark.django_db(transaction=True)
+def test_create_waiting_for_the_lock_finds_the_span_committed_meanwhile() -> None:
+    """The lock query's subqueries read the snapshot from before the wait; the service
+    notices the annotation moved on and looks for the client_id again (no 500 from the
+    unique constraint, no duplicate)."""
+    import psycopg
+
+    world = make_world()
+    client = token_client(world.ann1)
+    client_id = uuid.uuid4()
+    services.create_span(annotation=world.a1, start=S0[0], end=S0[1], labels=["ad hominem"])
+    params = connection.get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    other = psycopg.connect(**params)  # the first attempt, holding the lock
+    other.execute("SELECT id FROM annotations_annotation WHERE id = %s FOR UPDATE", [world.a1.pk])
+    responses: list[Any] = []
+
+    def retry() -> None:
+        try:
+            responses.append(create(client, world.a1.pk, client_id=str(client_id)))
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=retry)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not other.execute(
+        "SELECT count(*) FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'"
+    ).fetchone()[0]:
+        assert time.monotonic() < deadline, "the retry never waited for the lock"
+        time.sleep(0.05)
+    first = other.execute(
+        'INSERT INTO annotations_span (start, "end", labels, details, annotation_id, client_id,'
+        " revision, created_at, updated_at) VALUES (%s, %s, '[\"ad hominem\"]', '{}', %s, %s, 1,"
+        " now(), now()) RETURNING id",
+        [S1[0], S1[1], world.a1.pk, client_id],
+    ).fetchone()[0]
+    other.execute(
+        "UPDATE annotations_annotation SET revision = revision + 1 WHERE id = %s", [world.a1.pk]
+    )
+    other.commit()
+    other.close()
+    thread.join(30)
+    (response,) = responses
+    assert response.status_code == 200, response.content
+    assert response.json()["id"] == first
+    assert Span.objects.filter(annotation=world.a1, client_id=client_id).count() == 1
+    assert Annotation.objects.get(pk=world.a1.pk).revision == 3
+
+
+def test_token_auth_refuses_unknown_tokens_and_inactive_users(world: World) -> None:
+    client = token_client(world.ann1)
+    assert create(client, world.a1.pk).status_code == 201
+    world.ann1.is_active = False
+    world.ann1.save()
+    refused = create(client, world.a1.pk)  # 403, not 401: session auth comes first (no header)
+    assert refused.status_code == 403 and "inactive" in refused.json()["detail"]
+    stranger = APIClient()
+    stranger.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
+    refused = create(stranger, world.a1.pk)
+    assert refused.status_code == 403 and refused.json()["detail"] == "Invalid token."
