@@ -205,6 +205,33 @@ describe("autosave queue", () => {
     expect(q.status()).toEqual({ state: "saved" });
   });
 
+  it("a change whose answer was lost (server restarted) is saved, not reported as a conflict", async () => {
+    const conflicts: string[] = [];
+    const q = makeQueue({ onConflict: (key) => conflicts.push(key) });
+    q.enqueue({ kind: "create", key: "k", fields: fields() });
+    await vi.runAllTimersAsync();
+    server.loseResponse = true; // applied on the server, the answer never arrives
+    q.enqueue({ kind: "update", key: "k", fields: { labels: ["strawman"] } });
+    await settle();
+    expect(q.status().state).toBe("offline");
+    await vi.runAllTimersAsync();
+    expect(server.log.filter((l) => l.startsWith("PATCH"))).toHaveLength(2); // the retry: a 409
+    expect(conflicts).toEqual([]);
+    expect(server.spans.get(1)!.revision).toBe(2); // applied once
+    expect(q.ref("k")).toEqual({ id: 1, revision: 2 });
+    expect(q.status()).toEqual({ state: "saved" });
+    // A real conflict after a lost answer is still one: another window changed the labels.
+    server.loseResponse = true;
+    q.enqueue({ kind: "update", key: "k", fields: { labels: ["false dilemma"] } });
+    await settle();
+    server.spans.get(1)!.labels = ["ad hominem"];
+    server.spans.get(1)!.revision = 7;
+    await vi.runAllTimersAsync();
+    expect(conflicts).toEqual(["k"]);
+    expect(server.spans.get(1)!.labels).toEqual(["false dilemma"]);
+    expect(q.status()).toEqual({ state: "saved" });
+  });
+
   it("reports a span deleted elsewhere (404) and a refused change (400)", async () => {
     const gone: string[] = [];
     const rejected: string[] = [];

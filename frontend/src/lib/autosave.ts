@@ -110,6 +110,14 @@ export function sameFields(fields: SpanFields, span: ServerSpan): boolean {
   );
 }
 
+/** The server span already holds every field of a (partial) change. */
+export function fieldsApplied(fields: Partial<SpanFields>, span: ServerSpan): boolean {
+  if (fields.start !== undefined && fields.start !== span.start) return false;
+  if (fields.end !== undefined && fields.end !== span.end) return false;
+  if (fields.labels && !sameJson([...fields.labels].sort(), [...span.labels].sort())) return false;
+  return !fields.details || sameJson(canonicalDetails(fields.details), canonicalDetails(span.details ?? {}));
+}
+
 function canonicalDetails(d: Details): unknown {
   return Object.keys(d)
     .sort()
@@ -176,6 +184,8 @@ export class SaveQueue {
   private waiters: ((ok: boolean) => void)[] = [];
   private lastStatus = "";
   private stopped = false;
+  /** The head operation after an attempt without an answer (or a 5xx): it may be applied. */
+  private uncertainOp: Op | null = null;
 
   constructor(opts: QueueOptions) {
     this.opts = opts;
@@ -425,6 +435,7 @@ export class SaveQueue {
           res = await this.send(op);
         } catch {
           this.headInFlight = false;
+          this.uncertainOp = op;
           this.backoff(true, null);
           return;
         }
@@ -437,6 +448,7 @@ export class SaveQueue {
         const outcome = this.handle(op, res);
         if (outcome === "stop") return;
         if (outcome === "retry") {
+          this.uncertainOp = op;
           this.backoff(false, `Server error ${res.status}; retrying`);
           return;
         }
@@ -462,6 +474,12 @@ export class SaveQueue {
       return this.opts.http("PATCH", `/api/spans/${ref.id}/`, { revision: ref.revision, ...op.fields });
     }
     return this.opts.http("DELETE", `/api/spans/${ref.id}/?revision=${ref.revision}`);
+  }
+
+  private appliedBefore(op: Op, current: ServerSpan | undefined): boolean {
+    if (op.kind !== "update" || this.uncertainOp !== op || !current) return false;
+    const ref = this.refs.get(op.key);
+    return !!ref && current.id === ref.id && current.revision === ref.revision + 1 && fieldsApplied(op.fields, current);
   }
 
   /** Returns "next" (head done or to be re-sent now), "retry" (back off) or "stop". */
@@ -495,6 +513,11 @@ export class SaveQueue {
       this.opts.onSaved?.(op.key, span);
       this.emit();
       return "next";
+    }
+    if (status === 409 && op.kind === "update" && this.appliedBefore(op, data?.current)) {
+      // The attempt whose answer was lost (server restart, dropped connection) was applied:
+      // the same change again is "stale" only against itself. Saved, not a conflict.
+      return this.handle(op, { status: 200, data: data.current });
     }
     if (status === 409 && op.kind !== "create") {
       const current = data?.current as ServerSpan | undefined;
