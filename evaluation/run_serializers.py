@@ -9,6 +9,7 @@ from typing import Any
 
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
+from fallacy_platform.query import QuerySerializer
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError as DRFValidationError
 
@@ -384,7 +385,7 @@ class RunOutputSerializer(serializers.ModelSerializer):
         return output.raw_output if output.answer is None else output.answer
 
 
-class RunsQuerySerializer(serializers.Serializer):
+class RunsQuerySerializer(QuerySerializer):
     project = serializers.IntegerField(required=False, help_text="404 if not visible.")
     gold_standard = serializers.IntegerField(required=False)
     status = serializers.ChoiceField(choices=ModelRun.Status.choices, required=False)

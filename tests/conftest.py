@@ -47,3 +47,12 @@ def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     return build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def fresh_login_throttles() -> None:
+    """Failed-login counts live in the cache (files under FALLACY_DATA_DIR unless CACHE_URL):
+    each test run starts without the counts of earlier runs."""
+    from django.core.cache import cache
+
+    cache.clear()

@@ -179,6 +179,11 @@ def test_api_docs_page_works_offline(client) -> None:
     for url in assets:
         response = client.get(url)
         assert response.status_code == 200, url
+    # No inline script (Content-Security-Policy): the init script is a file of its own.
+    assert "<script>" not in html and "<style>" not in html
+    script = client.get("/api/docs/?script=")
+    assert script.status_code == 200 and "SwaggerUIBundle" in script.content.decode()
+    assert "script-src 'self'" in page["Content-Security-Policy"]
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert schema.status_code == 200
     assert schema.json()["openapi"].startswith("3.")

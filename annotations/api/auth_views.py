@@ -10,6 +10,7 @@ from django.contrib.auth import authenticate, login, logout
 from django.utils.decorators import method_decorator
 from django.views.decorators.csrf import ensure_csrf_cookie
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from fallacy_platform.throttling import LOGIN_THROTTLES, record_failed_login
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.authtoken.models import Token
@@ -31,15 +32,16 @@ from annotations.selectors.access import projects_for, roles_by_project
 from annotations.selectors.projects import can_create_projects
 
 
-def _authenticate(request: Request) -> object:
+def _authenticate(request: Request, view: APIView) -> object:
     data = CredentialsSerializer(data=request.data)
-    data.is_valid(raise_exception=True)
+    data.is_valid(raise_exception=True)  # malformed: a 400, not a guess to count
     user = authenticate(
         request._request,
         username=data.validated_data["username"],
         password=data.validated_data["password"],
     )
     if user is None:
+        record_failed_login(request, view)
         raise ValidationError(
             {"non_field_errors": ["unknown username or wrong password (or inactive account)"]}
         )
@@ -59,10 +61,15 @@ class CsrfView(APIView):
 
 
 class LoginView(APIView):
-    """Session login. CSRF is enforced here too (login CSRF), so get the cookie first."""
+    """Session login. CSRF is enforced here too (login CSRF), so get the cookie first.
+
+    Failed attempts are limited per address and per username (``fallacy_platform.throttling``):
+    past the limit every attempt is a 429 with ``Retry-After``.
+    """
 
     permission_classes = [AllowAny]
     authentication_classes: list = []
+    throttle_classes = LOGIN_THROTTLES
 
     @extend_schema(
         tags=["auth"],
@@ -72,7 +79,7 @@ class LoginView(APIView):
     )
     def post(self, request: Request) -> Response:
         SessionAuthentication().enforce_csrf(request)  # 403 without the csrftoken
-        user = _authenticate(request)
+        user = _authenticate(request, self)
         login(request._request, user)
         return Response({"id": user.pk, "username": user.get_username()})
 
@@ -115,10 +122,13 @@ class MeView(APIView):
 
 
 class TokenView(APIView):
-    """A DRF auth token for scripts: send it as ``Authorization: Token <token>``."""
+    """A DRF auth token for scripts: send it as ``Authorization: Token <token>``.
+
+    Throttled like the login (failed attempts per address and per username)."""
 
     permission_classes = [AllowAny]
     authentication_classes: list = []
+    throttle_classes = LOGIN_THROTTLES
 
     @extend_schema(
         tags=["auth"],
@@ -127,6 +137,6 @@ class TokenView(APIView):
         responses={200: TokenSerializer, 400: OpenApiResponse(description="bad credentials")},
     )
     def post(self, request: Request) -> Response:
-        user = _authenticate(request)
+        user = _authenticate(request, self)
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})

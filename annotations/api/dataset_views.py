@@ -84,7 +84,8 @@ class DetailSerializer(serializers.Serializer):
 
 
 ERRORS = {
-    400: OpenApiResponse(DetailSerializer, description="bad request or bad file (file:line)"),
+    # No body schema here: fallacy_platform.schema adds DRF's (field errors, or {"detail"}).
+    400: OpenApiResponse(description='bad request, or a bad file: {"detail": "file:line: …"}'),
     403: OpenApiResponse(DetailSerializer, description="not an admin of the project"),
     404: OpenApiResponse(DetailSerializer, description="no such project (for this user)"),
 }

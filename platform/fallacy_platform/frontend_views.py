@@ -11,6 +11,9 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
 
+from fallacy_platform.security import HEADER as CSP_HEADER
+from fallacy_platform.security import with_inline_styles
+
 MISSING_BUILD = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Frontend not built</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem}
@@ -34,5 +37,8 @@ def app(request: HttpRequest, **kwargs) -> HttpResponse:
     try:
         html = index_path().read_text(encoding="utf-8")
     except FileNotFoundError:
-        return HttpResponse(MISSING_BUILD, status=503, content_type="text/html; charset=utf-8")
+        response = HttpResponse(MISSING_BUILD, status=503, content_type="text/html; charset=utf-8")
+        # Its one <style> block is inline; it has no script.
+        response[CSP_HEADER] = with_inline_styles(settings.CONTENT_SECURITY_POLICY)
+        return response
     return HttpResponse(html, content_type="text/html; charset=utf-8")

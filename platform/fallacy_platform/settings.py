@@ -63,6 +63,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "fallacy_platform.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -93,9 +94,15 @@ TEMPLATES = [
 
 # --- database -------------------------------------------------------------------------
 SQLITE_PATH = DATA_DIR / "db.sqlite3"
+# PostgreSQL connections are kept (DB_CONN_MAX_AGE seconds): a new one per request costs a
+# server process and a login. Health checks (one round trip when a request reuses one) make
+# a restarted server cost no failed request.
+_POSTGRES = os.environ.get("DATABASE_URL", "").startswith("postgres")
 DATABASES = {
     "default": dj_database_url.config(
-        default=f"sqlite:///{SQLITE_PATH}", conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0"))
+        default=f"sqlite:///{SQLITE_PATH}",
+        conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60" if _POSTGRES else "0")),
+        conn_health_checks=env_flag("DB_CONN_HEALTH_CHECKS", True),
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -142,12 +149,25 @@ LOGIN_REDIRECT_URL = "/"
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        # DRF's TokenAuthentication in one hand-written query (the API's hot path)
+        "fallacy_platform.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # Documents DRF's error answers (400/403/404/415/429) on every operation.
+    "DEFAULT_SCHEMA_CLASS": "fallacy_platform.schema.AutoSchema",
+    # ?limit=/?offset= that are not integers in range are a 400, not a guess or a 500.
+    "DEFAULT_PAGINATION_CLASS": "fallacy_platform.pagination.StrictLimitOffsetPagination",
     "PAGE_SIZE": 100,
+    # Failed logins (session and token) per address and per username: a 429 past these.
+    "DEFAULT_THROTTLE_RATES": {
+        "login_address": os.environ.get("LOGIN_THROTTLE_ADDRESS", "50/h"),
+        "login_username": os.environ.get("LOGIN_THROTTLE_USERNAME", "10/h"),
+    },
+    # Trusted reverse proxies in front of the app: the client address is the matching
+    # X-Forwarded-For entry. 0: REMOTE_ADDR only (a client cannot choose its address).
+    "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
+    # Ids and numbers beyond the database's integer range: 404/400, not a 500 (SQLite).
+    "EXCEPTION_HANDLER": "fallacy_platform.errors.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "Fallacy annotation & evaluation platform API",
@@ -156,6 +176,8 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    # PATCH bodies are validated as given (required fields stay required; no view is partial).
+    "COMPONENT_SPLIT_PATCH": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
@@ -206,10 +228,65 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # Failed and throttled logins (username and address, never the password).
+    "loggers": {"fallacy.auth": {"level": "WARNING"}},
 }
+
+# --- cache: login throttles (shared by every web worker) ----------------------------------
+# CACHE_URL=redis://… in production; files under the data directory otherwise (not
+# per-process memory: gunicorn's workers must see the same failed-login counts).
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL}
+    }
+elif CACHE_URL.startswith("locmem://"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(DATA_DIR / "cache"),
+        }
+    }
+
+# --- security -------------------------------------------------------------------------------
+# The Django admin's URL (without a leading slash); another path than admin/ keeps it out of
+# the way of scanners.
+ADMIN_URL = os.environ.get("ADMIN_URL", "admin/").strip("/") + "/"
+
+# Content-Security-Policy (fallacy_platform.security): scripts only from this origin, never
+# inline; the app's styles are files (React sets style properties through the CSSOM).
+CONTENT_SECURITY_POLICY = os.environ.get("CONTENT_SECURITY_POLICY") or "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "font-src 'self' data:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
 
 if not DEBUG:
     SESSION_COOKIE_HTTPONLY = True
     CSRF_COOKIE_HTTPONLY = False  # the frontend reads it to send X-CSRFToken
     X_FRAME_OPTIONS = "DENY"
     SECURE_CONTENT_TYPE_NOSNIFF = True
+
+# FALLACY_HTTPS=1 (docker-compose.yml): served over HTTPS by a TLS-terminating proxy that
+# sets X-Forwarded-Proto. Plain http is then redirected, cookies are Secure and browsers are
+# told (HSTS) to use https only. Off by default: `make demo` serves plain http on 127.0.0.1.
+HTTPS = env_flag("FALLACY_HTTPS")
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = env_flag("SECURE_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_flag("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_flag("SECURE_HSTS_PRELOAD", True)
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True

@@ -24,6 +24,11 @@ export function LoginPage({ onLogin }: { onLogin: () => Promise<void> }) {
         await onLogin();
         return;
       }
+      if (res.status === 429) {
+        // Too many failed sign-ins for this user or from this address (Retry-After seconds).
+        setError(`Too many failed sign-ins. ${res.data?.detail ?? "Try again later."}`);
+        return;
+      }
       setError(res.status === 400 ? "Wrong username or password." : `Sign-in failed (${res.status}).`);
     } catch {
       setError("Cannot reach the server. Check your connection and try again.");

@@ -1,0 +1,70 @@
+"""Django's own error pages (a URL that matches no route, an uncaught exception) as JSON
+under /api/, so API clients always get ``{"detail": ...}``; HTML pages everywhere else.
+And DRF's exception handler, extended to numbers out of the database's range and to a
+database that cannot be reached (a restart, a failover): 503 with ``Retry-After``, which
+clients (the browser's autosave queue, bench/load_annotate.py) retry."""
+
+from __future__ import annotations
+
+from django.db import DataError, InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
+from rest_framework.exceptions import NotFound, ParseError
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+
+def _api(request: HttpRequest) -> bool:
+    return request.path.startswith("/api/")
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _api(request):
+        return JsonResponse({"detail": "Bad request."}, status=400)
+    return defaults.bad_request(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _api(request):
+        return JsonResponse({"detail": "You do not have permission to do this."}, status=403)
+    return defaults.permission_denied(request, exception)
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if _api(request):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    if _api(request):
+        return JsonResponse({"detail": "Server error."}, status=500)
+    return defaults.server_error(request)
+
+
+# --- DRF: numbers out of the database's range ----------------------------------------------
+# PostgreSQL lookups with an out-of-range integer match nothing, but writes raise DataError;
+# SQLite's driver raises OverflowError (both were 500s). An id in the path that large names
+# nothing (404); any other number that large is a bad request (400).
+MAX_DATABASE_INT = 2**63 - 1
+
+
+DATABASE_RETRY_AFTER_S = 5
+
+
+def api_exception_handler(exc: Exception, context: dict) -> Response | None:
+    if isinstance(exc, (OperationalError, InterfaceError)):  # not reachable, or locked
+        return Response(
+            {"detail": "The database is unavailable for a moment; retry shortly."},
+            status=503,
+            headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
+        )
+    if isinstance(exc, DataError) and "out of range" in str(exc):
+        exc = OverflowError(str(exc))  # PostgreSQL: "integer out of range" on a write
+    if isinstance(exc, OverflowError):
+        kwargs = context.get("kwargs") or {}
+        if any(isinstance(v, int) and abs(v) > MAX_DATABASE_INT for v in kwargs.values()):
+            exc = NotFound()
+        else:
+            exc = ParseError(f"a number in the request is beyond {MAX_DATABASE_INT}")
+    return exception_handler(exc, context)

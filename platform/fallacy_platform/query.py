@@ -1,0 +1,45 @@
+"""Query parameters read strictly: what the schema does not allow is a 400 naming the
+parameter, never silently taken as absent or as false."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+
+TRUE = ("1", "true")
+FALSE = ("0", "false")
+
+
+def query_flag(request: Request, name: str, *, default: bool = False) -> bool:
+    """``?name=true|1|false|0`` (any case); absent: ``default``; anything else: 400."""
+    values = request.query_params.getlist(name)
+    if not values:
+        return default
+    if len(values) > 1:
+        raise ValidationError({name: ["give it once"]})
+    value = values[0].strip().lower()
+    if value in TRUE or value in FALSE:
+        return value in TRUE
+    raise ValidationError({name: [f"must be true or false (1 or 0), not {values[0][:40]!r}"]})
+
+
+class QuerySerializer(serializers.Serializer):
+    """A serializer of query parameters. DRF reads a QueryDict like an HTML form, where an
+    empty value (``?status=``) of an optional field counts as absent; here it is refused
+    unless the field allows blanks, like any other value the schema does not allow."""
+
+    def to_internal_value(self, data: Any) -> Any:
+        if hasattr(data, "getlist"):
+            errors = {
+                name: ["may not be empty"]
+                for name, field in self.fields.items()
+                if not field.read_only
+                and not getattr(field, "allow_blank", False)
+                and "" in data.getlist(name)
+            }
+            if errors:
+                raise ValidationError(errors)
+        return super().to_internal_value(data)
