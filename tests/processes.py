@@ -13,6 +13,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv").exists() else sys.executable
 SERVICE_VARIABLES = ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
+# vLLM's CPU platform, once imported by an earlier test in this process, sets LD_PRELOAD to
+# torch's libgomp: every process started afterwards would map part of torch.
+LEAKED_VARIABLES = ("LD_PRELOAD",)
 
 
 def free_port() -> int:
@@ -23,7 +26,11 @@ def free_port() -> int:
 
 def embedded_env(data_dir: Path, **extra: str) -> dict[str, str]:
     """The environment of the embedded default: no service variables, a fresh data dir."""
-    env = {k: v for k, v in os.environ.items() if k not in SERVICE_VARIABLES}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in SERVICE_VARIABLES and k not in LEAKED_VARIABLES
+    }
     env.update(
         FALLACY_DATA_DIR=str(data_dir),
         PYTHONPATH=os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
