@@ -31,7 +31,6 @@ import random
 import signal
 import statistics
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -41,7 +40,16 @@ from pathlib import Path
 from typing import Any
 
 from machine import machine_facts  # bench/ is the script's folder
-from servers import HOST, ROOT, add_db_url_argument, create_database, drop_database, free_port
+from servers import (
+    HOST,
+    ROOT,
+    add_db_url_argument,
+    create_database,
+    document_of_sentences,
+    drop_database,
+    free_port,
+    setup_django,
+)
 
 VENV_BIN = ROOT / ".venv" / "bin"
 SENTENCES = [
@@ -63,30 +71,19 @@ class Fixture:
 
 def build_fixture(db_url: str, annotators: int) -> Fixture:
     """Migrate and fill the scratch database (in this process, through the services)."""
-    os.environ["DATABASE_URL"] = db_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fallacy_platform.settings")
-    sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
-    import django
-
-    django.setup()
+    setup_django(db_url)
     from django.contrib.auth.models import User
-    from django.core.management import call_command
     from django.db import connection
     from rest_framework.authtoken.models import Token
 
     from annotations.models import Sentence, TaxonomyNode
-    from annotations.services.documents import NewDocument, add_documents, assign_documents
+    from annotations.services.documents import add_documents, assign_documents
     from annotations.services.projects import add_member, create_project
     from annotations.services.taxonomy import install_preset
 
-    call_command("migrate", verbosity=0)
     taxonomy = install_preset(name="mafalda")
     project = create_project(name="bench", taxonomy=taxonomy)
-    bounds, offset = [], 0  # explicit sentences: the figures do not depend on the splitter
-    for sentence in SENTENCES:
-        bounds.append((offset, offset + len(sentence)))
-        offset += len(sentence) + 1
-    text = NewDocument(text=" ".join(SENTENCES), external_id="bench-0", sentences=bounds)
+    text = document_of_sentences(SENTENCES, "bench-0")
     (document,) = add_documents(project=project, texts=[text])
     tokens = []
     for i in range(annotators):

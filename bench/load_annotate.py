@@ -42,7 +42,7 @@ from typing import Any
 from load_clients import ClientState, Fixture, Timeline, run_client, summarise  # bench/
 from machine import machine_facts
 from pg_scratch import ScratchCluster
-from servers import HOST, ROOT, free_port
+from servers import HOST, ROOT, document_of_sentences, free_port, setup_django
 
 GUNICORN_CONF = ROOT / "platform" / "fallacy_platform" / "gunicorn.conf.py"
 
@@ -60,33 +60,19 @@ def sentence_texts(doc: int, n: int) -> list[str]:
 
 def build_fixture(db_url: str, *, annotators: int, documents: int, per_annotator: int) -> Fixture:
     """Migrate and fill the database through the services (in this process)."""
-    os.environ["DATABASE_URL"] = db_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fallacy_platform.settings")
-    sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
-    import django
-
-    django.setup()
+    setup_django(db_url)
     from django.contrib.auth.models import User
-    from django.core.management import call_command
     from django.db import connection
     from rest_framework.authtoken.models import Token
 
     from annotations.models import Document, Sentence, TaxonomyNode
-    from annotations.services.documents import NewDocument, add_documents, assign_documents
+    from annotations.services.documents import add_documents, assign_documents
     from annotations.services.projects import add_member, create_project
     from annotations.services.taxonomy import install_preset
 
-    call_command("migrate", verbosity=0)
     taxonomy = install_preset(name="mafalda")
     project = create_project(name="load", taxonomy=taxonomy)
-    texts = []
-    for d in range(documents):
-        parts = sentence_texts(d, 20)
-        bounds, at = [], 0
-        for part in parts:  # explicit sentence units: no dependence on the segmenter
-            bounds.append((at, at + len(part)))
-            at += len(part) + 1
-        texts.append(NewDocument(text=" ".join(parts), external_id=f"load-{d}", sentences=bounds))
+    texts = [document_of_sentences(sentence_texts(d, 20), f"load-{d}") for d in range(documents)]
     docs = add_documents(project=project, texts=texts)
     tokens: list[str] = []
     assigned: list[list[int]] = []

@@ -26,6 +26,34 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# --- Django in this process, for fixtures built through the services -----------------------------
+
+
+def setup_django(db_url: str) -> None:
+    """Django in this process against ``db_url``, migrated."""
+    os.environ["DATABASE_URL"] = db_url
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fallacy_platform.settings")
+    sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def document_of_sentences(parts: list[str], external_id: str) -> Any:
+    """A ``NewDocument`` joining ``parts`` with spaces, each part one sentence given
+    explicitly: the figures do not depend on the sentence splitter."""
+    from annotations.services.documents import NewDocument
+
+    bounds, at = [], 0
+    for part in parts:
+        bounds.append((at, at + len(part)))
+        at += len(part) + 1
+    return NewDocument(text=" ".join(parts), external_id=external_id, sentences=bounds)
+
+
 # --- scratch PostgreSQL database ----------------------------------------------------------------
 
 
