@@ -9,6 +9,9 @@ RUN npm run build
 FROM python:3.11-slim-bookworm
 ENV PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PYTHONPATH=/app/platform:/app
 WORKDIR /app
+# SWI-Prolog: the oracle of generation jobs (evaluation/prolog), run as its own swipl process.
+RUN apt-get update && apt-get install -y --no-install-recommends swi-prolog-nox \
+    && rm -rf /var/lib/apt/lists/*
 COPY pyproject.toml ./
 COPY platform/ platform/
 COPY annotations/ annotations/

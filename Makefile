@@ -47,8 +47,9 @@ frontend/dist/index.html: frontend/node_modules/.installed $(FRONTEND_SOURCES)
 frontend: frontend/dist/index.html
 
 # Debian packages: Chromium drives the end-to-end tests (Playwright never downloads a
-# browser); docker-compose checks docker-compose.yml (no Docker engine is needed for that).
-SYSTEM_PACKAGES := chromium:chromium docker-compose:docker-compose
+# browser); docker-compose checks docker-compose.yml (no Docker engine is needed for that);
+# swi-prolog-nox is the Prolog oracle of evaluation/prolog (run as a separate swipl process).
+SYSTEM_PACKAGES := chromium:chromium docker-compose:docker-compose swipl:swi-prolog-nox
 system-packages:
 	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
 	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; done; \

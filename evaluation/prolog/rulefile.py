@@ -1,0 +1,211 @@
+"""Rule files: one fallacy type's formalisation in Prolog, with a machine-readable header.
+
+A rule file starts with ``%!`` header lines::
+
+    %! type: false dilemma
+    %! fact: presents_options(Speaker, Claim, A, B) -- Speaker offers A and B as the choices
+    %! query: false_dilemma(Speaker, Claim, A, B)
+
+(one ``type``, one or more ``fact`` lines, one ``query``; a header line may be continued by
+a ``%!`` line that holds no ``key:``). Then come the rule clauses (and any directives),
+and example facts. A clause whose head is a declared fact predicate is an example fact;
+every other clause belongs to the rule. Example facts must be ground facts that
+``facts.parse_facts`` accepts, so that they show a model exactly what to write.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from evaluation.prolog.terms import Clause, TermError, Token, split_clauses
+
+__all__ = ["FactPredicate", "RuleFile", "RuleFileError", "parse_rule_file"]
+
+_HEADER = re.compile(r"^%!\s*(?:(type|fact|query|description)\s*:)?\s*(.*?)\s*$")
+_SIGNATURE = re.compile(r"^([a-z][A-Za-z0-9_]*)\s*(?:\((.*)\))?$")
+_ARG = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
+
+
+class RuleFileError(ValueError):
+    """A rule file that cannot be used; ``line`` is 1-based (0: the file as a whole)."""
+
+    def __init__(self, message: str, *, line: int = 0) -> None:
+        super().__init__(f"line {line}: {message}" if line else message)
+        self.line = line
+        self.reason = message
+
+
+@dataclass(frozen=True)
+class FactPredicate:
+    """A declared fact predicate: ``name/arity``, its argument names and one-line meaning."""
+
+    name: str
+    arity: int
+    args: tuple[str, ...]
+    meaning: str
+
+    @property
+    def indicator(self) -> str:
+        return f"{self.name}/{self.arity}"
+
+
+@dataclass(frozen=True)
+class RuleFile:
+    """A parsed rule file (``parse_rule_file``); ``source`` is the whole text."""
+
+    type: str
+    facts: tuple[FactPredicate, ...]
+    query: str
+    query_vars: tuple[str, ...]
+    rule_clauses: str
+    example_facts: str
+    description: str = ""
+    source: str = field(default="", repr=False)
+
+    @property
+    def signatures(self) -> frozenset[tuple[str, int]]:
+        """``{(name, arity)}`` of the declared fact predicates."""
+        return frozenset((p.name, p.arity) for p in self.facts)
+
+    def dynamic_directive(self) -> str:
+        """``:- dynamic p/2, q/1.``: the fact predicates exist even with no facts."""
+        return ":- dynamic " + ", ".join(p.indicator for p in self.facts) + ".\n"
+
+
+def _signature(text: str, *, line: int, what: str) -> tuple[str, tuple[str, ...]]:
+    m = _SIGNATURE.match(text)
+    if not m:
+        raise RuleFileError(f"{what} {text!r} is not name(Arg, ...)", line=line)
+    args = tuple(a.strip() for a in m.group(2).split(",")) if m.group(2) is not None else ()
+    for arg in args:
+        if not _ARG.match(arg):
+            raise RuleFileError(f"{what} argument {arg!r} is not a variable name", line=line)
+    return m.group(1), args
+
+
+def _read_header(source: str) -> list[tuple[str, str, int]]:
+    """``[(key, value, line)]`` of the ``%!`` lines before the first clause."""
+    entries: list[tuple[str, str, int]] = []
+    for number, raw in enumerate(source.splitlines(), start=1):
+        stripped = raw.strip()
+        if not stripped.startswith("%!"):
+            if stripped and not stripped.startswith("%") and entries:
+                break
+            continue
+        m = _HEADER.match(stripped)
+        key, value = m.group(1), m.group(2)
+        if key:
+            entries.append((key, value, number))
+        elif value and entries:
+            k, v, at = entries[-1]
+            entries[-1] = (k, f"{v} {value}", at)
+        elif value:
+            raise RuleFileError(f"header line without a key: {stripped!r}", line=number)
+    return entries
+
+
+def _head(clause: Clause) -> tuple[str, int] | None:
+    """``(name, arity)`` of a clause's head; None for a directive."""
+    toks: tuple[Token, ...] = clause.tokens
+    first = toks[0]
+    if first.kind == "symbol" and first.value in (":-", "?-"):
+        return None
+    if first.kind not in ("name", "qatom"):
+        raise RuleFileError(
+            f"clause does not start with a predicate name: {first.text!r}", line=first.line
+        )
+    if not first.functional:
+        return str(first.value), 0
+    depth, arity = 0, 1
+    for tok in toks[1:]:
+        if tok.kind == "punct" and tok.value in "([{":
+            depth += 1
+        elif tok.kind == "punct" and tok.value in ")]}":
+            depth -= 1
+            if depth == 0:
+                return str(first.value), arity
+        elif tok.kind == "punct" and tok.value == "," and depth == 1:
+            arity += 1
+    raise RuleFileError(f"unbalanced brackets in the head of {first.text}", line=first.line)
+
+
+def parse_rule_file(source: str) -> RuleFile:
+    """Parse a rule file's text; ``RuleFileError`` names the line of the first problem."""
+    from evaluation.prolog.facts import parse_facts  # facts imports this module
+
+    entries = _read_header(source)
+    by_key: dict[str, list[tuple[str, int]]] = {}
+    for key, value, line in entries:
+        by_key.setdefault(key, []).append((value, line))
+    for key in ("type", "query"):
+        found = by_key.get(key, [])
+        if len(found) != 1:
+            at = found[1][1] if len(found) > 1 else 0
+            raise RuleFileError(
+                f"the header needs exactly one '%! {key}:' line, found {len(found)}", line=at
+            )
+    if not by_key.get("fact"):
+        raise RuleFileError("the header declares no '%! fact:' predicate")
+    type_name, type_line = by_key["type"][0]
+    if not type_name:
+        raise RuleFileError("empty type", line=type_line)
+
+    facts: list[FactPredicate] = []
+    for value, line in by_key["fact"]:
+        signature, _, meaning = value.partition("--")
+        name, args = _signature(signature.strip(), line=line, what="fact")
+        if not args:
+            raise RuleFileError(f"fact predicate {name} needs at least one argument", line=line)
+        if any(p.name == name and p.arity == len(args) for p in facts):
+            raise RuleFileError(f"fact predicate {name}/{len(args)} declared twice", line=line)
+        if not meaning.strip():
+            raise RuleFileError(f"fact predicate {name}/{len(args)} has no '-- meaning'", line=line)
+        facts.append(FactPredicate(name, len(args), args, meaning.strip()))
+    signatures = {(p.name, p.arity) for p in facts}
+
+    query_text, query_line = by_key["query"][0]
+    query_name, query_vars = _signature(query_text, line=query_line, what="query")
+    if (query_name, len(query_vars)) in signatures:
+        raise RuleFileError("the query must be a rule, not a fact predicate", line=query_line)
+
+    try:
+        clauses, rest = split_clauses(source)
+    except TermError as exc:
+        raise RuleFileError(str(exc), line=exc.line) from exc
+    if rest:
+        raise RuleFileError("the last clause has no final full stop", line=rest[0].line)
+    rule_parts: list[str] = []
+    example_parts: list[str] = []
+    defined: set[tuple[str, int]] = set()
+    for clause in clauses:
+        head = _head(clause)
+        if head in signatures:
+            parsed = parse_facts(clause.text, rule=None, signatures=signatures)
+            if parsed.rejections:
+                reason = parsed.rejections[0].reason
+                raise RuleFileError(
+                    f"example fact is not a ground fact ({reason})", line=clause.line
+                )
+            example_parts.append(clause.text)
+        else:
+            if head is not None:
+                defined.add(head)
+            rule_parts.append(clause.text)
+    if (query_name, len(query_vars)) not in defined:
+        raise RuleFileError(
+            f"no clause defines the query {query_name}/{len(query_vars)}", line=query_line
+        )
+    if not example_parts:
+        raise RuleFileError("the file has no example facts")
+    description = " ".join(v for v, _ in by_key.get("description", []))
+    return RuleFile(
+        type=type_name,
+        facts=tuple(facts),
+        query=query_text,
+        query_vars=query_vars,
+        rule_clauses="\n".join(rule_parts) + "\n",
+        example_facts="\n".join(example_parts) + "\n",
+        description=description,
+        source=source,
+    )
