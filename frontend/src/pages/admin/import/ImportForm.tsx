@@ -1,7 +1,7 @@
 // Choose a file and its format (CSV: its columns; items: the column mapping), then upload
 // it as an import job. Item projects take the item formats only.
 
-import { useState } from "preact/hooks";
+import { useRef, useState } from "preact/hooks";
 import { ErrorSummary } from "../../../components/FieldErrors";
 import { FileDrop, Select, sendMultipart, submitForm } from "../../../components/form";
 import { type FormErrors, NO_ERRORS, messagesFor } from "../../../lib/formErrors";
@@ -27,14 +27,20 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
   const [mapping, setMapping] = useState<ItemMapping>(NO_MAPPING);
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [busy, setBusy] = useState<string | null>(null);
+  // Only the latest inspection counts: changing the format, then the file, sends two, and
+  // the first one's answer may come back last (it showed the previous file's columns).
+  const latestInspection = useRef(0);
 
   const inspect = async (f: File) => {
     setCsv(null);
+    const ticket = ++latestInspection.current;
+    const current = () => ticket === latestInspection.current;
     await submitForm(() => sendMultipart(`/api/projects/${projectId}/imports/inspect/`, { file: f }), {
-      setBusy: (on) => setBusy(on ? "Reading the columns…" : null),
-      setErrors,
+      setBusy: (on) => current() && setBusy(on ? "Reading the columns…" : null),
+      setErrors: (e) => current() && setErrors(e),
       offline: "The server cannot be reached.",
       onOk: (res) => {
+        if (!current()) return;
         const ins = res.data as CsvInspection;
         setCsv(ins);
         setColumns({ text: guessTextColumn(ins), id: guessIdColumn(ins) });
