@@ -9,9 +9,11 @@ runs go through the real runner processes, supervised inline or by real Celery w
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -136,3 +138,84 @@ def test_two_workers_process_the_two_shards_of_a_run_at_once(job: JobEnv) -> Non
         # every prompt was asked once: the shards split the requests
         assert all(count == 1 for count in server.counts.values())
         assert sum(server.counts.values()) == total
+
+
+def test_a_run_past_its_time_limit_is_killed_keeps_its_outputs_and_resumes(
+    job: JobEnv,
+) -> None:
+    """``EVALUATION_RUN_TIME_LIMIT``: the supervisor kills a runner that is still going at
+    the limit; the run fails naming the limit, keeps its outputs, and a resume finishes it
+    without asking again what was answered."""
+    limit = 15  # seconds: the runner starts in a few, then the server stops answering
+    job.env["EVALUATION_RUN_TIME_LIMIT"] = str(limit)
+    with openai_server(delay=0.3, answer=lambda prompt: "hasty generalization") as server:
+        stop = threading.Event()
+
+        def hang_after_three() -> None:
+            while not stop.is_set():
+                if sum(server.counts.values()) >= 3:
+                    server.delay = 600  # the next requests hang past the limit
+                    return
+                time.sleep(0.01)
+
+        threading.Thread(target=hang_after_three, daemon=True).start()
+        started = time.monotonic()
+        ended: dict[str, Any] = {}
+
+        def run_inline() -> None:
+            ended["result"] = evaluate(job, server.base_url, "--inline")
+            ended["seconds"] = time.monotonic() - started
+
+        inline = threading.Thread(target=run_inline, daemon=True)
+        inline.start()
+        pid = wait_for(  # the runner's pid, recorded while it runs (cleared at the end)
+            lambda: job.one("SELECT MAX(runner_pid) FROM evaluation_runshard"), timeout=limit
+        )
+        inline.join(timeout=limit + 60)
+        killed, took = ended["result"], ended["seconds"]
+        stop.set()
+        assert killed.returncode != 0, killed.stdout
+        assert limit <= took < limit + 30  # ended by the limit, not by the server
+        run_id = job.one("SELECT MAX(id) FROM evaluation_modelrun")
+        status, error, total = job.query(
+            "SELECT status, error, total FROM evaluation_modelrun WHERE id = ?", run_id
+        )[0]
+        assert status == "failed"
+        assert f"time limit of {limit} s exceeded" in error
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)  # the runner was killed with its process group
+        kept = job.one("SELECT COUNT(*) FROM evaluation_runoutput WHERE run_id = ?", run_id)
+        assert 0 < kept < total  # what was produced before the limit is kept
+        kept_prompts = [
+            prompt
+            for (prompt,) in job.query(
+                "SELECT prompt FROM evaluation_runoutput WHERE run_id = ?", run_id
+            )
+        ]
+        answered_before = dict(server.counts)
+
+        server.delay = 0.05  # the server answers again; the limit is unchanged
+        resumed = job.manage(
+            "shell",
+            "-c",
+            "from evaluation.models import ModelRun; from evaluation.services.runs import "
+            f"resume_run; resume_run(run=ModelRun.objects.get(pk={run_id}))",
+        )
+        assert resumed.returncode == 0, resumed.stderr
+        with celery_worker(job.env):
+            wait_for(
+                lambda: (
+                    job.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id)
+                    in ("done", "failed")
+                ),
+                timeout=180,
+            )
+        status, error = job.query(
+            "SELECT status, error FROM evaluation_modelrun WHERE id = ?", run_id
+        )[0]
+        assert status == "done", error
+        assert (
+            job.one("SELECT COUNT(*) FROM evaluation_runoutput WHERE run_id = ?", run_id) == total
+        )
+        for prompt in kept_prompts:  # the resumed runner asked only what had no output
+            assert server.counts[prompt] == answered_before[prompt]

@@ -178,14 +178,16 @@ def wait_for(predicate, timeout: float = 120, interval: float = 0.05) -> Any:
 def test_a_whole_job_runs_scores_and_a_second_identical_run_sends_nothing(
     job_env: JobEnv, tiny_model_dir: Path
 ) -> None:
+    decoding = ("--max-new-tokens", "8", "--seed", "7")
     with celery_worker(job_env.env):
         result = job_env.manage(
-            *evaluate_args(tiny_model_dir, "--max-new-tokens", "8", "--wait", "--format", "json")
+            *evaluate_args(tiny_model_dir, *decoding, "--wait", "--format", "json")
         )
         assert result.returncode == 0, result.stderr + result.stdout
         report = json.loads(result.stdout.strip().splitlines()[-1])
         assert set(report["levels"]) == {"0", "1", "2"}
         first = latest_run(job_env)
+        assert_environment_recorded(job_env, first, tiny_model_dir)
         counts = run_counts(job_env, first)
         units = job_env.one("SELECT COUNT(*) FROM annotations_sentence")
         assert counts["status"] == "done"
@@ -202,7 +204,7 @@ def test_a_whole_job_runs_scores_and_a_second_identical_run_sends_nothing(
         assert TEXTS[0] in prompt and "hasty generalization" in prompt
 
         again = job_env.manage(
-            *evaluate_args(tiny_model_dir, "--max-new-tokens", "8", "--wait", "--format", "json")
+            *evaluate_args(tiny_model_dir, *decoding, "--wait", "--format", "json")
         )
         assert again.returncode == 0, again.stderr
         second = latest_run(job_env)
@@ -217,12 +219,55 @@ def test_a_whole_job_runs_scores_and_a_second_identical_run_sends_nothing(
             )
             == 0
         )
-        environment = job_env.one(
-            "SELECT environment FROM evaluation_modelrun WHERE id = ?", second
-        )
-        if isinstance(environment, str):  # SQLite gives the JSON text
-            environment = json.loads(environment)
+        environment = json_column(job_env, "environment", second)
         assert environment["shard 0"]["model_loaded"] is False
+        assert environment["shard 0"]["seed"] == 7  # recorded even when nothing is generated
+
+
+def json_column(job: JobEnv, column: str, run_id: int) -> Any:
+    value = job.one(f"SELECT {column} FROM evaluation_modelrun WHERE id = ?", run_id)
+    return json.loads(value) if isinstance(value, str) else value  # SQLite gives the text
+
+
+def expected_git_commit() -> str:
+    """What the runner records: ``GIT_COMMIT`` when set, else ``git rev-parse HEAD`` of the
+    checkout, else ``"unknown"`` (no git, or not a checkout: the documented absence)."""
+    import subprocess
+
+    if os.environ.get("GIT_COMMIT"):
+        return os.environ["GIT_COMMIT"]
+    root = Path(__file__).resolve().parents[1]
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def assert_environment_recorded(job: JobEnv, run_id: int, model: Path) -> None:
+    """A finished run records the git commit, the seed and every decoding parameter, the
+    model and its weights fingerprint, and versions and device (issue 16: "Every run
+    records its environment")."""
+    params = {"max_new_tokens": 8, "temperature": 0.0, "top_p": 1.0, "seed": 7}
+    config = json_column(job, "config", run_id)
+    assert config["params"] == params
+    assert config["settings"] == {"batch_size": 4}
+    environment = json_column(job, "environment", run_id)
+    assert set(environment) == {"shard 0"}
+    shard = environment["shard 0"]
+    commit = expected_git_commit()
+    assert shard["git_commit"] == commit
+    assert commit == "unknown" or len(commit) == 40, commit
+    assert shard["seed"] == 7 and shard["params"] == params
+    assert shard["backend"] == "transformers" and shard["model"] == str(model)
+    assert shard["fingerprint"].startswith("files:")
+    assert shard["settings"] == {"batch_size": 4}
+    assert shard["model_loaded"] is True
+    assert shard["python"] and shard["platform"] and shard["hostname"]
+    assert shard["packages"]["django"] != "-"
+    assert shard["backend_packages"]["torch"] != "-"
+    assert shard["device"]
 
 
 def slow_settings() -> dict:

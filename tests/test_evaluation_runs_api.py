@@ -211,20 +211,58 @@ def test_admin_launches_models_times_variants(
         ({"shards": 0}, "shards", "between 1 and"),
         ({"level": 3}, "level", "must be 0, 1 or 2"),
         ({"gold_standard": "other"}, "gold_standard", "belongs to another project"),
+        (  # a hosted server and no key in OPENAI_API_KEY (removed below)
+            {
+                "models": [
+                    {
+                        "backend": "openai",
+                        "model": "gpt-x",
+                        "settings": {"base_url": "https://api.example.com/v1"},
+                    }
+                ]
+            },
+            "models[0].settings.api_key",
+            "no API key: set OPENAI_API_KEY",
+        ),
+        (  # the key's variable is named but not set
+            {
+                "models": [
+                    {
+                        "backend": "openai",
+                        "model": "gpt-x",
+                        "settings": {
+                            "base_url": "https://api.example.com",
+                            "api_key_env": "FALLACY_TEST_UNSET_KEY",
+                        },
+                    }
+                ]
+            },
+            "models[0].settings.api_key",
+            "no API key: set FALLACY_TEST_UNSET_KEY",
+        ),
     ],
 )
 def test_launch_refusals_name_the_field_and_create_nothing(
-    world: World, change: dict[str, Any], field: str, message: str
+    world: World,
+    change: dict[str, Any],
+    field: str,
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks,
 ) -> None:
+    for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "FALLACY_TEST_UNSET_KEY"):
+        monkeypatch.delenv(variable, raising=False)
     if change.get("gold_standard") == "other":  # visible: admin reviews the other project
         change = {"gold_standard": world.other_gold.pk}
     before = counts()
-    response = client_for(world.admin).post(RUNS, launch_body(world, **change), format="json")
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = client_for(world.admin).post(RUNS, launch_body(world, **change), format="json")
     assert response.status_code == 400, response.content
     errors = response.json()
     assert field in errors, errors
     assert any(message in text for text in errors[field]), errors
     assert counts() == before
+    assert callbacks == []  # nothing queued
 
 
 def test_a_variant_with_a_bad_template_is_refused_at_launch(world: World) -> None:

@@ -100,3 +100,70 @@ def test_admin_launches_a_smollm2_run_and_finds_it_in_the_leaderboard(
     expect(table.locator('tr[data-kind="annotator"]').first).to_be_visible()
     expect(page.get_by_test_id("label-chart")).to_be_visible()
     page.screenshot(path=str(artifacts / "evaluation-leaderboard.png"), full_page=True)
+
+
+DEMO_PROJECT = "Demo: everyday arguments"  # made by load_demo with every demo role
+
+
+def launch_options_of(page: Page, base: str, url: str) -> dict:
+    """Open ``url`` and return the launch options the page loaded (so the page has its
+    answer before the test looks for what it hides)."""
+    with page.expect_response(lambda r: "/api/evaluation/launch-options/" in r.url) as info:
+        page.goto(base + url)
+    response = info.value
+    assert response.ok, f"{response.status} {response.text()}"
+    return response.json()
+
+
+@pytest.mark.parametrize("username", ["demo-admin", "demo-reviewer"])
+def test_only_admins_see_the_launch_button_and_the_launch_page(
+    page: Page, web_server, username: str
+) -> None:
+    """Issue 16: launching is for project admins; reviewers view runs but get no "Launch a
+    run" button, and /runs/new/ tells them they may not launch (the API refuses too)."""
+    base = web_server.url
+    login(page, base, username)
+    project = project_id(page, base, DEMO_PROJECT)
+    admin = username == "demo-admin"
+
+    page.goto(f"{base}/projects/{project}/")
+    expect(page.get_by_test_id("tab-runs")).to_be_visible()  # staff see the runs tab
+
+    options = launch_options_of(page, base, f"/projects/{project}/runs/")
+    assert options["can_launch"] is admin
+    expect(page.get_by_test_id("runs-page")).to_be_visible()
+    expect(page.get_by_role("heading", name="Model runs")).to_be_visible()
+    expect(page.get_by_test_id("runs-empty").or_(page.get_by_test_id("runs-table"))).to_be_visible()
+    if admin:
+        expect(page.get_by_test_id("launch-run")).to_be_visible()
+    else:
+        page.wait_for_timeout(300)  # the options answer above has had time to render
+        expect(page.get_by_test_id("launch-run")).to_have_count(0)
+        expect(page.get_by_text("Launch a run")).to_have_count(0)
+
+    options = launch_options_of(page, base, f"/projects/{project}/runs/new/")
+    assert options["can_launch"] is admin
+    if admin:
+        expect(page.get_by_test_id("launch-form")).to_be_visible()
+        expect(page.get_by_test_id("forbidden")).to_have_count(0)
+    else:
+        forbidden = page.get_by_test_id("forbidden")
+        expect(forbidden).to_be_visible()
+        expect(forbidden).to_contain_text("Not allowed")
+        expect(forbidden).to_contain_text("Only the project's admins launch runs")
+        expect(page.get_by_test_id("launch-form")).to_have_count(0)
+        expect(page.get_by_test_id("launch-submit")).to_have_count(0)
+
+
+def test_annotators_have_no_runs_tab_and_no_launch_page(page: Page, web_server) -> None:
+    base = web_server.url
+    login(page, base, "demo-annotator")
+    project = project_id(page, base, DEMO_PROJECT)
+
+    page.goto(f"{base}/projects/{project}/")
+    expect(page.get_by_role("heading", name=DEMO_PROJECT)).to_be_visible()
+    expect(page.get_by_test_id("tab-runs")).to_have_count(0)
+
+    page.goto(f"{base}/projects/{project}/runs/new/")
+    expect(page.get_by_test_id("not-found").or_(page.get_by_test_id("forbidden"))).to_be_visible()
+    expect(page.get_by_test_id("launch-form")).to_have_count(0)
