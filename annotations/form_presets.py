@@ -1,4 +1,5 @@
-"""Built-in forms of item projects (plain Python): FLUB, SmartyPat, ArgBench.
+"""Built-in forms of item projects (plain Python): FLUB, FLUB explanation rating, SmartyPat,
+ArgBench.
 
 A preset is a ``Project.form`` (see ``annotations.items``) with the taxonomy preset a new
 project of it uses and the dataset format its items usually come in. ``form_preset(name)``
@@ -13,6 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 # FLUB's eleven raw ``type`` strings merged into the eight of its type-classification task.
+# Source: the authors' scoring script, THUKElab/FLUB ``code/analysis.py``
+# (``candidate_mapping``; https://github.com/THUKElab/FLUB), which maps both gold and
+# predicted types before accuracy and macro-F1: 谐音 and 多音字 -> 字音错误,
+# 偷换词义/字义 -> 歧义, 事实性错误 and 违反常识 -> 事实常识错误. Its eight results match the
+# eight types of the paper's Fig. 2 (its ``classification_v2`` prompt names the factual type
+# 事实性错误; the script scores it as 事实常识错误). This is the one table: tests and the
+# importer read it through ``form_preset("flub")``.
 FLUB_LABELS: tuple[str, ...] = (
     "推理错误",
     "文字游戏",
@@ -58,6 +66,88 @@ FLUB_FORM: dict[str, Any] = {
         },
     ],
     "aggregate": "geometric",
+}
+
+# Human rating of explanations of FLUB texts, 1-5 (FLUB's explanation task rated by people).
+# Items: a FLUB text with a candidate explanation to rate (``Document.metadata["candidate"]``,
+# e.g. a model's answer), imported with a column mapping. The criteria and worked examples
+# are our own wording; the examples are made-up texts in FLUB's style, not FLUB items.
+FLUB_RATING_FORM: dict[str, Any] = {
+    "fields": [
+        {
+            "name": "rating",
+            "kind": "rubric",
+            "title": "How well does the explanation expose the trick of the text?",
+            "help": (
+                "Read the text, work out its trick yourself, then rate the candidate "
+                "explanation from 1 to 5. Judge what it says, not how long it is."
+            ),
+            "min": 1,
+            "max": 5,
+            "criteria": {
+                "5": (
+                    "Names the exact trick (the pun, the swapped meaning, the bad inference, "
+                    "the contradiction) and says why it misleads; nothing wrong is added."
+                ),
+                "4": (
+                    "Finds the right trick and explains it, but loosely or with a small "
+                    "inaccuracy that does not change the point."
+                ),
+                "3": (
+                    "Points at the right place in the text but misnames the mechanism, or "
+                    "explains only half of it."
+                ),
+                "2": (
+                    "Mostly misses: treats the text as a sincere question and only hints that "
+                    "something is odd, or explains a different, minor oddity."
+                ),
+                "1": (
+                    "Falls into the trap: answers the text literally, or gives an "
+                    "explanation that is wrong or unrelated."
+                ),
+            },
+            "examples": [
+                {
+                    "score": 5,
+                    "text": (
+                        "Text: '一吨铁和一吨棉花，哪个更重？我觉得铁更重，毕竟铁那么硬。' "
+                        "Explanation: 'Both weigh one tonne, so they weigh the same; the "
+                        "text swaps weight for hardness (or density), which has nothing to "
+                        "do with the question.'"
+                    ),
+                    "why": (
+                        "It names the confusion exactly (weight vs hardness/density) and "
+                        "shows why the conclusion does not follow."
+                    ),
+                },
+                {
+                    "score": 3,
+                    "text": (
+                        "Text: '老师说我的作文是病句，我该给它吃什么药？' "
+                        "Explanation: 'The student misunderstands the teacher; a sentence "
+                        "cannot take medicine.'"
+                    ),
+                    "why": (
+                        "It sees that the question is absurd but never says why: 病句 means "
+                        "an ungrammatical sentence, and the text reads 病 as 'ill'."
+                    ),
+                },
+                {
+                    "score": 1,
+                    "text": (
+                        "Text: '既然人体70%是水，那十个人里是不是有七个是水变的？' "
+                        "Explanation: 'Yes, about seven in ten, since most of the body is "
+                        "water.'"
+                    ),
+                    "why": (
+                        "It accepts the trap: 70% of each body's mass is water, not 70% of "
+                        "the people."
+                    ),
+                },
+            ],
+        },
+    ],
+    "aggregate": "macro",
 }
 
 SMARTYPAT_FORM: dict[str, Any] = {
@@ -173,6 +263,9 @@ FORM_PRESETS: dict[str, FormPreset] = {
     preset.name: preset
     for preset in (
         FormPreset("flub", "FLUB (cunning texts)", FLUB_FORM, "flub", "flub"),
+        FormPreset(
+            "flub-rating", "FLUB explanations (1-5 rating)", FLUB_RATING_FORM, "flub", "items"
+        ),
         FormPreset(
             "smartypat", "SmartyPat (fallacy types)", SMARTYPAT_FORM, "smartypat", "smartypat"
         ),

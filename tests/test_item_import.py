@@ -23,7 +23,7 @@ from rest_framework.test import APIClient
 
 from annotations.form_presets import FLUB_LABELS, available_form_presets, form_preset
 from annotations.formats import DatasetFormatError
-from annotations.items import parse_form
+from annotations.items import check_value, parse_form
 from annotations.models import Document, ImportJob, Project
 from annotations.services.item_exports import export_items, export_smartypat
 from annotations.services.item_imports import import_items
@@ -68,6 +68,49 @@ def test_every_form_preset_is_a_valid_form():
     }
     argbench = parse_form(form_preset("argbench"))
     assert len(argbench.get("quality").options["examples"]) == 2
+
+
+@pytest.mark.django_db
+def test_the_flub_rating_preset_rates_candidate_explanations_1_to_5(tmp_path):
+    form = parse_form(form_preset("flub-rating"))
+    [rating] = form.fields
+    assert (rating.name, rating.kind, rating.low, rating.high) == ("rating", "rubric", 1, 5)
+    assert rating.rating  # a rating field: agreement between raters, Spearman against judges
+    assert sorted(rating.options["criteria"]) == ["1", "2", "3", "4", "5"]
+    assert all(text.strip() for text in rating.options["criteria"].values())
+    examples = rating.options["examples"]
+    assert 2 <= len(examples) <= 3
+    assert [e["score"] for e in examples] == [5, 3, 1]
+    assert all(e["text"].strip() and e["why"].strip() for e in examples)
+
+    rows = [
+        ["id", "text", "model explanation"],
+        ["r1", "一吨铁和一吨棉花哪个重？", "一样重，都是一吨。"],
+        ["r2", "人体70%是水，所以十个人里有七个是水？", "是的，大约七个。"],
+    ]
+    path = tmp_path / "ratings.csv"
+    path.write_text(_csv(rows), encoding="utf-8")
+    columns = json.dumps({"text": "text", "id": "id", "candidate": "model explanation"})
+    out = io.StringIO()
+    call_command(
+        "import_dataset",
+        str(path),
+        format="items",
+        project="Ratings",
+        form_preset="flub-rating",
+        columns=columns,
+        stdout=out,
+    )
+    assert "form flub-rating" in out.getvalue()
+    project = Project.objects.get(name="Ratings")
+    assert project.taxonomy.name == "flub" and project.form == form_preset("flub-rating")
+    candidates = dict(
+        Document.objects.filter(project=project).values_list("external_id", "metadata__candidate")
+    )
+    assert candidates == {"r1": "一样重，都是一吨。", "r2": "是的，大约七个。"}
+    assert check_value(rating, 4, text="", options={}, labels=[]) == []
+    assert check_value(rating, 6, text="", options={}, labels=[]) == ["must be from 1 to 5, not 6"]
+    assert check_value(rating, 0, text="", options={}, labels=[])
 
 
 # --- FLUB -----------------------------------------------------------------------------------
@@ -273,7 +316,7 @@ def staff(db: None, settings) -> APIClient:
 
 def test_the_api_creates_an_item_project_from_a_form_preset(staff):
     presets = staff.get("/api/taxonomies/").json()["form_presets"]
-    assert [p["name"] for p in presets] == ["flub", "smartypat", "argbench"]
+    assert [p["name"] for p in presets] == ["flub", "flub-rating", "smartypat", "argbench"]
 
     response = staff.post(
         "/api/projects/", {"name": "SmartyPat", "form_preset": "smartypat"}, format="json"

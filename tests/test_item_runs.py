@@ -2,8 +2,9 @@
 (answer selection, type classification with the 8 merged types, explanation) on the
 first FLUB records, through a real Celery worker and its runner processes.
 
-The project is built directly from the records (``Document`` rows with the metadata
-``annotations.items`` documents), not through the importer. The stored reports are
+The project has the shipped ``flub`` form preset (its one 11 -> 8 type merge) and gets its
+items through the FLUB importer (``import_items``), as ``import_dataset --format flub``
+does. The stored reports are
 checked against scikit-learn on the predictions the runs stored, and the geometric mean
 of the three primary figures against a computation by hand.
 """
@@ -11,6 +12,7 @@ of the three primary figures against a computation by hand.
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import math
 import os
@@ -21,10 +23,12 @@ from django.apps import apps as django_apps
 from django.conf import settings
 from django.contrib.auth.models import User
 
-from annotations.models import Document, Project
+from annotations.form_presets import form_preset
+from annotations.models import Project
+from annotations.services.item_imports import import_items
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
-from evaluation.backends import ModelSpec
+from evaluation.backends import Backend, GenerationResult, ModelSpec
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
 from evaluation.scoring.items import aggregate_skills
 from evaluation.services.item_launch import launch_item_runs
@@ -34,16 +38,8 @@ from tests.processes import celery_worker, embedded_env
 
 FLUB = SHARED_DATASETS / "flub" / "FLUB.jsonl"
 ITEMS = 6
-MERGED = ["推理错误", "文字游戏", "冷笑话", "歧义", "悖论", "错误类比", "违反常识", "事实性错误"]
-MERGE = {"多音字": "文字游戏", "谐音": "文字游戏", "偷换词义/字义": "歧义"}
-FORM = {
-    "fields": [
-        {"name": "answer", "kind": "multiple-choice", "skill": "understanding"},
-        {"name": "type", "kind": "classification", "labels": MERGED, "merge": MERGE},
-        {"name": "explanation", "kind": "free-text"},
-    ],
-    "aggregate": "geometric",
-}
+FORM = form_preset("flub")
+MERGED = next(f["labels"] for f in FORM["fields"] if f["name"] == "type")
 
 
 def flub_records(count: int) -> list[dict]:
@@ -54,29 +50,20 @@ def flub_records(count: int) -> list[dict]:
 
 
 def build_flub_project(records: list[dict]) -> Project:
+    """An item project with the ``flub`` preset, its items imported by the FLUB importer."""
     admin = User.objects.create_user("boss", password="pw-for-tests-123")
-    project = create_project(name="FLUB", taxonomy=install_preset(name="flub"), created_by=admin)
-    project.kind, project.form = "items", FORM
-    project.save(update_fields=["kind", "form"])
-    for position, record in enumerate(records):
-        raw_type = record.get("type")
-        merged = MERGE.get(raw_type, raw_type) if isinstance(raw_type, str) else None
-        Document.objects.create(
-            project=project,
-            text=record["text"],
-            external_id=record["id"],
-            position=position,
-            metadata={
-                "format": "flub",
-                "record": record,
-                "options": record["options"],
-                "gold": {
-                    "answer": record["answer"],
-                    "type": merged,
-                    "explanation": record["explanation"],
-                },
-            },
-        )
+    project = create_project(
+        name="FLUB",
+        taxonomy=install_preset(name="flub"),
+        created_by=admin,
+        kind="items",
+        form=form_preset("flub"),
+    )
+    lines = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    report = import_items(
+        path=io.StringIO(lines), project=project, format="flub", name="FLUB-sample.jsonl"
+    )
+    assert report.items == len(records)
     return project
 
 
@@ -241,3 +228,190 @@ def test_the_runs_api_launches_on_an_item_project_with_a_field() -> None:
         None,
         2,
     )
+
+
+# --- a SmartyPat project: ranked types and detection, through the runs machinery --------------
+
+# (id, text, gold types as in the CSV ("" = sound), the ranked answer, the detection answer)
+SMARTYPAT = [
+    (
+        "s1",
+        "Everyone I know loves this phone, so it must be the best phone ever made.",
+        "hasty generalization",
+        "Hasty generalization, false cause",  # S = +1 - 1/2 = 0.5
+        "Fallacious.",  # tp
+    ),
+    (
+        "s2",
+        "Either we ban every car downtown or the city chokes to death within a year.",
+        "false dilemma, slippery slope",
+        "slippery slope",  # S = +1
+        "fallacious",  # tp
+    ),
+    (
+        "s3",
+        "If we let one student hand in late work, soon nobody will hand in anything on time.",
+        "slippery slope",
+        "No fallacy.",  # "no fallacy" for a fallacious sentence: S = -1
+        "Sound.",  # fn
+    ),
+    (
+        "s4",
+        "The shop closes at six and it is seven now, so the shop is closed.",
+        "",
+        "no fallacy",  # "no fallacy" for a sound sentence: S = +1
+        "sound",  # tn
+    ),
+    (
+        "s5",
+        "Water boils at 100 °C at sea level, and this pot is at sea level, so it boils at 100 °C.",
+        "",
+        "false cause, hasty generalization",  # labels for a sound one: S = -(1 + 1/2) = -1.5
+        "fallacious",  # fp
+    ),
+    (
+        "s6",
+        "A famous actor says the vaccine is dangerous, so it must be dangerous.",
+        "appeal to authority",
+        "1. false cause\n2. appeal to authority",  # S = -1 + 1/2 = -0.5
+        "Fallacious: it leans on a celebrity.",  # tp
+    ),
+    (
+        "s7",
+        "Ice cream sales and drownings rise together, so ice cream causes drowning.",
+        "false cause",
+        "Hmm, hard to say.",  # unparseable ("wrong" policy): S = -1
+        "Hmm, hard to say.",  # unparseable: wrong, and not a fallacious prediction: fn
+    ),
+]
+
+
+class ScriptedBackend(Backend):
+    """A backend answering each item with the fixed output for its text; the model name
+    says which column of SMARTYPAT (``ranked`` or ``detection``)."""
+
+    name = "scripted"
+
+    @classmethod
+    def fingerprint(cls, spec: ModelSpec) -> str:
+        return f"scripted:{spec.model}"
+
+    def generate(self, requests):
+        column = {"ranked": 3, "detection": 4}[self.spec.model]
+        answers = []
+        for request in requests:
+            [row] = [row for row in SMARTYPAT if f"Text: {row[1]}" in request.prompt]
+            answers.append(GenerationResult(request.key, row[column]))
+        yield answers
+
+
+@pytest.mark.django_db
+def test_a_smartypat_project_runs_ranked_and_detection_and_stores_the_reports_by_hand(
+    tmp_path, monkeypatch
+) -> None:
+    import csv
+
+    from django.core.management import call_command
+
+    from evaluation.backends import BACKENDS
+    from evaluation.runner import run_shard
+    from evaluation.services.runs import complete_scoring, finish_shard
+
+    rows = [["id", "original post", "fallacy types"], *[list(r[:3]) for r in SMARTYPAT]]
+    path = tmp_path / "smartypat.csv"
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        csv.writer(handle).writerows(rows)
+    call_command(
+        "import_dataset", str(path), format="smartypat", project="SP", stdout=io.StringIO()
+    )
+    project = Project.objects.get(name="SP")
+    gold = {d.external_id: d.metadata["gold"] for d in project.documents.all()}
+    assert gold["s4"] == {"types": [], "fallacious": False}  # the sound sentences
+    assert gold["s2"] == {"types": ["false dilemma", "slippery slope"], "fallacious": True}
+
+    monkeypatch.setitem(BACKENDS, "scripted", "tests.test_item_runs:ScriptedBackend")
+    reports = {}
+    for field, task in (("types", "ranked"), ("fallacious", "detection")):
+        [run] = launch_item_runs(
+            project=project,
+            field=field,
+            models=[ModelSpec("scripted", task)],
+            variants=[PromptVariant.objects.get(task=task, name="zero-shot", version=1)],
+            enqueue=False,
+        )
+        summary = run_shard(run.pk, 0, log=lambda message: None)  # the runner's own work
+        assert summary.generated == len(SMARTYPAT)
+        finish_shard(run_id=run.pk, index=0, status="done")
+        run = complete_scoring(run_id=run.pk)
+        assert (run.status, run.done, run.total) == ("done", 7, 7)
+        reports[task] = RunScore.objects.get(run=run, profile="items", gold_standard=None).report
+
+    ranked = reports["ranked"]
+    assert (ranked["task"], ranked["field"], ranked["items"], ranked["scored"]) == (
+        "ranked",
+        "types",
+        7,
+        7,
+    )
+    assert ranked["missing"] == 0
+    assert ranked["unparseable"] == {"count": 1, "policy": "wrong", "replaced": 0}
+    assert ranked["primary"] == {
+        "name": "mean_s",
+        "value": pytest.approx((0.5 + 1 - 1 + 1 - 1.5 - 0.5 - 1) / 7),
+    }
+    metrics = ranked["metrics"]
+    # s1, s2, s4, s6 right about fallacious vs sound; s3 and s5 wrong; s7 unparseable
+    assert metrics["detection_accuracy"] == pytest.approx(4 / 7)
+    # the first answer is a gold type (s1, s2) or "no fallacy" for a sound sentence (s4)
+    assert metrics["top1_accuracy"] == pytest.approx(3 / 7)
+    assert metrics["per_type_accuracy"] == {
+        "hasty generalization": 1.0,  # s1 found
+        "false dilemma": 0.0,  # s2: not in its ranking
+        "slippery slope": 0.5,  # s2 found, s3 missed
+        "appeal to authority": 1.0,  # s6 found (at rank 2)
+        "false cause": 0.0,  # s7 unparseable
+    }
+    assert ranked["predicted_counts"] == {
+        "hasty generalization": 2,  # s1, s5
+        "false cause": 3,  # s1, s5, s6
+        "slippery slope": 1,  # s2
+        "no fallacy": 2,  # s3, s4
+        "appeal to authority": 1,  # s6
+    }
+    assert ranked["gold_counts"] == {
+        "hasty generalization": 1,
+        "false dilemma": 1,
+        "slippery slope": 2,
+        "no fallacy": 2,
+        "appeal to authority": 1,
+        "false cause": 1,
+    }
+
+    detection = reports["detection"]
+    assert (detection["task"], detection["field"], detection["items"]) == (
+        "detection",
+        "fallacious",
+        7,
+    )
+    assert detection["unparseable"] == {"count": 1, "policy": "wrong", "replaced": 0}
+    # tp 3 (s1, s2, s6), fp 1 (s5), fn 2 (s3, s7), tn 1 (s4)
+    precision, recall = 3 / 4, 3 / 5
+    assert detection["metrics"]["precision"] == pytest.approx(precision)
+    assert detection["metrics"]["recall"] == pytest.approx(recall)
+    f1 = 2 * precision * recall / (precision + recall)
+    assert f1 == pytest.approx(2 / 3)
+    assert detection["primary"] == {"name": "f1", "value": pytest.approx(f1)}
+    assert detection["metrics"]["accuracy"] == pytest.approx(4 / 7)
+    assert detection["predicted_counts"] == {"fallacious": 4, "sound": 2}
+    assert detection["gold_counts"] == {"fallacious": 5, "sound": 2}
+
+    outputs = RunOutput.objects.filter(run__task="ranked").order_by("document__position")
+    assert [o.parsed_labels for o in outputs] == [
+        ["hasty generalization", "false cause"],
+        ["slippery slope"],
+        [],
+        [],
+        ["false cause", "hasty generalization"],
+        ["false cause", "appeal to authority"],
+        None,
+    ]

@@ -11,6 +11,7 @@ import math
 
 import pytest
 
+from annotations.form_presets import form_preset
 from evaluation.benchmarks import TaskError, TaskItem, TaskLabel, VariantSpec, get_task
 from evaluation.benchmarks.items import ITEM_TASKS
 from evaluation.scoring.core import ScoringInputError
@@ -24,16 +25,8 @@ ANSWER_TASKS = (
     "segmentation",
     "free-text",
 )
-FLUB_LABELS = [
-    "推理错误",
-    "文字游戏",
-    "冷笑话",
-    "歧义",
-    "悖论",
-    "错误类比",
-    "违反常识",
-    "事实性错误",
-]
+# The eight merged FLUB types, as the shipped preset's form has them (the one table).
+FLUB_LABELS = next(f["labels"] for f in form_preset("flub")["fields"] if f["name"] == "type")
 OPTIONS = {"A": "一个解释", "B": "另一个解释", "C": "第三个解释", "D": "正确的解释"}
 
 
@@ -279,7 +272,8 @@ def test_classification_macro_f1_and_accuracy_equal_scikit_learn() -> None:
     )
     for label, recall in zip(present, recalls, strict=True):
         assert report["per_label"][label]["recall"] == pytest.approx(recall)
-    assert "违反常识" not in report["per_label"]  # neither gold nor predicted: left out
+    assert len(FLUB_LABELS) == 8 and "字音错误" in FLUB_LABELS
+    assert "字音错误" not in report["per_label"]  # neither gold nor predicted: left out
     assert report["items"] == 9 and report["scored"] == 8  # the item without gold is counted
     assert report["unparseable"] == {"count": 1, "policy": "wrong", "replaced": 0}
     assert report["gold_counts"]["推理错误"] == 3

@@ -354,25 +354,11 @@ def test_the_launch_api_is_for_admins(items_project, django_capture_on_commit_ca
 # --- a real worker ------------------------------------------------------------------------
 
 
-def _item_runs_ready() -> bool:
-    from evaluation import item_runs
-
-    try:
-        item_runs.item_prompts(ModelRun(task="judge-fidelity"))
-    except NotImplementedError:
-        return False
-    except Exception:  # noqa: BLE001 - implemented (an unsaved run has no project)
-        return True
-    return True
-
-
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_judge_run_rates_a_free_text_runs_outputs_through_a_real_worker(
     test_database_url,
 ) -> None:
-    if not _item_runs_ready():
-        pytest.skip("evaluation/item_runs.py is not written yet (NotImplementedError)")
     from tests.processes import celery_worker, embedded_env
 
     project = Project.objects.create(
@@ -447,8 +433,6 @@ def test_the_command_judges_inline_and_prints_the_report(test_database_url, monk
 
     from django.core.management import call_command
 
-    if not _item_runs_ready():
-        pytest.skip("evaluation/item_runs.py is not written yet (NotImplementedError)")
     monkeypatch.setenv("DATABASE_URL", test_database_url)  # the runner process's database
     project = Project.objects.create(
         name="Inline", taxonomy=install_preset(name="mafalda"), kind="items", form=FORM

@@ -76,8 +76,8 @@ class Command(BaseCommand):
         parser.add_argument(
             "--form-preset",
             dest="form_preset",
-            help="item formats, for a new project: its form (flub, smartypat, argbench; "
-            "default: the format's own)",
+            help="item formats, for a new project: its form (flub, flub-rating, smartypat, "
+            "argbench; default: the format's own)",
         )
         parser.add_argument(
             "--columns",
