@@ -65,6 +65,28 @@ def field_labels(project: Any, form_field: FormField | None) -> list[TaskLabel]:
     return [TaskLabel(name, definitions.get(name.casefold(), "")) for name in names]
 
 
+def merged_parser(
+    task: Any, form_field: FormField | None, labels: list[str]
+) -> Callable[[str, TaskItem], Any | None]:
+    """``task.parse`` that also reads the field's raw labels and merges them, as gold is
+    merged at import (FLUB's authors map predictions through the same table): an answer
+    naming a raw type counts as its merged label, not as unparseable."""
+    merge = dict(form_field.merge) if form_field is not None else {}
+    readable = [*labels, *(raw for raw in merge if raw not in labels)]
+
+    def parse(answer: str, item: TaskItem) -> Any | None:
+        value = task.parse(answer, item=item, labels=readable)
+        if not merge:
+            return value
+        if isinstance(value, str):
+            return merge.get(value, value)
+        if isinstance(value, list):
+            return list(dict.fromkeys(merge.get(v, v) if isinstance(v, str) else v for v in value))
+        return value
+
+    return parse
+
+
 def _reference_field(form: Form, form_field: FormField | None) -> str | None:
     if form_field is not None and form_field.kind == "free-text":
         return form_field.name
@@ -155,7 +177,9 @@ def item_parser(run: ModelRun) -> Callable[[str], Any | None]:
     without its item: multiple-choice options are the union of the items' keys, and a
     segmentation answer is unparseable until scoring reads it with its item."""
     task = get_task(run.prompt_variant.task)
-    labels = [label.name for label in field_labels(run.project, run_field(run))]
+    form_field = run_field(run)
+    labels = [label.name for label in field_labels(run.project, form_field)]
+    read = merged_parser(task, form_field, labels)
     keys: dict[str, str] = {}
     if task.answers == "multiple-choice":
         for item in project_items(run, limit=run.limit):
@@ -165,7 +189,7 @@ def item_parser(run: ModelRun) -> Callable[[str], Any | None]:
     def parse(answer: str) -> Any | None:
         if task.answers == "segmentation":
             return None
-        return task.parse(answer, item=generic, labels=labels)
+        return read(answer, generic)
 
     return parse
 
@@ -175,7 +199,9 @@ def score_item_run(run: ModelRun) -> list[RunScore]:
     task = get_task(run.prompt_variant.task)
     spec = run_spec(run)
     items = run_items(run)
-    labels = [label.name for label in field_labels(run.project, run_field(run))]
+    form_field = run_field(run)
+    labels = [label.name for label in field_labels(run.project, form_field)]
+    read = merged_parser(task, form_field, labels)
     by_item: dict[int, list[RunOutput]] = {}
     for output in RunOutput.objects.filter(run=run).order_by("document_id", "unit_index"):
         by_item.setdefault(output.document_id, []).append(output)
@@ -185,7 +211,7 @@ def score_item_run(run: ModelRun) -> list[RunScore]:
         parsed = []
         for output in by_item.get(item.id, []):
             answer = output.answer if output.answer is not None else output.raw_output
-            value = task.parse(answer, item=item, labels=labels)
+            value = read(answer, item)
             if value != output.parsed_labels:
                 output.parsed_labels = value
                 changed.append(output)

@@ -428,3 +428,18 @@ def test_aggregate_skills_macro_and_geometric_by_hand() -> None:
     assert negative["overall"] == 0.0
     assert math.isclose(aggregate_skills({"x": 0.4}, {}, "macro")["overall"], 0.4)
     assert aggregate_skills({}, {}, "macro")["overall"] is None
+
+
+def test_a_raw_flub_type_in_an_answer_counts_as_its_merged_label() -> None:
+    """As the FLUB authors map predictions through their merge, an answer naming a raw type
+    (谐音) is read as its merged label (字音错误), not as unparseable."""
+    from annotations.items import parse_form
+    from evaluation.item_runs import merged_parser
+
+    field = parse_form(form_preset("flub")).get("type")
+    read = merged_parser(get_task("classification"), field, list(FLUB_LABELS))
+    item = TaskItem(id=1, text="")
+    assert read("谐音", item) == "字音错误"
+    assert read("Answer: 事实性错误", item) == "事实常识错误"
+    assert read("歧义", item) == "歧义"
+    assert read("no idea", item) is None
