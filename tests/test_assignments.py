@@ -322,6 +322,63 @@ def test_api_sample_and_selected(team: Team) -> None:
     )
 
 
+def test_api_assigns_every_document_matching_the_lists_filters() -> None:
+    """documents="matching": the document list's filters, selected by the server (more
+    than a page of the list, and more than its page size), nothing else."""
+    team = make_team(documents=150)
+    team.project.annotators_per_document = 2
+    team.project.save(update_fields=["annotators_per_document"])
+    docs = team.docs
+    Assignment.objects.bulk_create(Assignment(document=d, annotator=team.a) for d in docs[:140])
+    Annotation.objects.bulk_create(  # 0-119: in progress, nothing submitted -> match
+        Annotation(document=d, annotator=team.a, status="in_progress") for d in docs[:120]
+    )
+    Annotation.objects.bulk_create(  # 120-129: in progress (1 of 2 submitted) -> no match
+        Annotation(document=d, annotator=team.a, status="submitted") for d in docs[120:130]
+    )
+    # 130-139: assigned, untouched (todo); 140-149: unassigned: neither matches
+    matching = {d.pk for d in docs[:120]}
+    admin = client_for(team.admin)
+    filters = {"status": "in_progress", "fewer_than": 1}
+
+    listed = admin.get(
+        f"/api/projects/{team.project.pk}/documents/?status=in_progress&fewer_than=1&limit=1"
+    ).json()
+    assert listed["count"] == 120  # what the page shows before assigning
+
+    body = {
+        "annotators": [team.b.pk, team.c.pk],
+        "per_document": 1,
+        "documents": "matching",
+        "filters": filters,
+    }
+    response = admin.post(url(team), body, format="json")
+    assert response.status_code == 200, response.content
+    data = response.json()
+    assert data["documents"] == 120 and data["created"] == 120
+    new = Assignment.objects.filter(annotator__in=[team.b, team.c])
+    assert set(new.values_list("document_id", flat=True)) == matching
+    assert new.count() == 120
+    assert sorted(Counter(new.values_list("annotator_id", flat=True)).values()) == [60, 60]
+    assert_no_duplicates()
+    again = admin.post(url(team), body, format="json").json()
+    assert again == {**data, "created": 0}
+
+    # a search, and the annotator filter, as the list takes them: the same documents
+    documents_url = f"/api/projects/{team.project.pk}/documents/?limit=1&q=number+14"
+    for extra, query, expected in [
+        ({}, "", 11),
+        ({"annotator": team.a.pk}, f"&annotator={team.a.pk}", 1),
+    ]:
+        searched = {**body, "per_document": 2, "filters": {"q": " number 14 ", **extra}}
+        assert admin.post(url(team), searched, format="json").json()["documents"] == expected
+        assert admin.get(documents_url + query).json()["count"] == expected  # 14, 140-149
+    bad = admin.post(url(team), {**body, "filters": {"status": "submitted"}}, format="json")
+    assert bad.status_code == 400 and "status" in bad.json()["filters"]
+    none = admin.post(url(team), {**body, "filters": {"fewer_than": 0}}, format="json")
+    assert none.status_code == 400
+
+
 def test_api_refuses_non_annotators_naming_them(team: Team) -> None:
     body = {"annotators": [team.a.pk, team.reviewer.pk], "per_document": 1}
     response = client_for(team.admin).post(url(team), body, format="json")

@@ -189,7 +189,7 @@ class ImportJobSerializer(serializers.ModelSerializer):
         "spans, skipped_to_clean, ...; empty until the job succeeded."
     )
     errors = ImportErrorSerializer(
-        many=True, help_text="Every bad record (200 at most, then '... and N more')."
+        many=True, help_text="Every bad record, all of them, in line order."
     )
 
     class Meta:

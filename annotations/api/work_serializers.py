@@ -10,7 +10,68 @@ from rest_framework import serializers
 
 from annotations.api.serializers import SentenceSerializer, SpanSerializer, UserBriefSerializer
 from annotations.models import Annotation
-from annotations.selectors.documents import MY_STATUSES, ORDERINGS, PROJECT_STATUSES
+from annotations.selectors.documents import (
+    MY_STATUSES,
+    ORDERINGS,
+    PROJECT_STATUSES,
+    DocumentQuery,
+)
+
+# --- the document list's filters (the list and "assign the documents matching") -------------
+
+
+class DocumentFiltersSerializer(QuerySerializer):
+    """Search and filters of the document list. ``status`` is the user's own status for
+    annotators, the project-level one for staff (``context["staff"]``; ``staff = True`` on
+    a subclass fixes it)."""
+
+    staff: bool | None = None
+
+    q = serializers.CharField(
+        required=False, allow_blank=True, help_text="Case-insensitive search in text and name."
+    )
+    status = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="Annotators: todo|in_progress|submitted (their own). "
+        "Reviewers/admins: unassigned|todo|in_progress|done (project level).",
+    )
+    annotator = serializers.IntegerField(
+        required=False, help_text="Reviewers/admins: documents assigned to this user id."
+    )
+    fewer_than = serializers.IntegerField(
+        required=False, min_value=1, help_text="Reviewers/admins: fewer than n submitted."
+    )
+
+    def _staff(self) -> bool:
+        return bool(self.staff if self.staff is not None else self.context.get("staff"))
+
+    def validate_status(self, value: str) -> str | None:
+        if not value:
+            return None
+        allowed = PROJECT_STATUSES if self._staff() else MY_STATUSES
+        if value not in allowed:
+            raise serializers.ValidationError(f"'{value}' is not one of {', '.join(allowed)}")
+        return value
+
+
+def document_query(validated: dict[str, Any], *, staff: bool) -> DocumentQuery:
+    """The ``DocumentQuery`` of validated filters (the staff-only filters dropped for
+    annotators); ``ordering`` defaults to the project order."""
+    return DocumentQuery(
+        q=validated.get("q", "").strip(),
+        status=validated.get("status"),
+        annotator=validated.get("annotator") if staff else None,
+        fewer_than=validated.get("fewer_than") if staff else None,
+        ordering=validated.get("ordering", "position"),
+    )
+
+
+class AssignFiltersSerializer(DocumentFiltersSerializer):
+    """The document list's filters as an admin uses them (project-level status)."""
+
+    staff = True
+
 
 # --- assignment -----------------------------------------------------------------------------
 
@@ -23,7 +84,10 @@ class AssignRequestSerializer(serializers.Serializer):
         min_value=1, help_text="Top each chosen document up to this many of the annotators."
     )
     documents = serializers.ChoiceField(
-        choices=["all", "unassigned", "sample", "selected"], default="all"
+        choices=["all", "unassigned", "sample", "selected", "matching"],
+        default="all",
+        help_text='"matching": the documents the filters select in the document list (the '
+        "server selects them, in the same transaction; no limit).",
     )
     sample_size = serializers.IntegerField(
         min_value=1, required=False, help_text='With documents="sample".'
@@ -33,6 +97,11 @@ class AssignRequestSerializer(serializers.Serializer):
     )
     document_ids = serializers.ListField(
         child=serializers.IntegerField(), required=False, help_text='With documents="selected".'
+    )
+    filters = AssignFiltersSerializer(
+        required=False,
+        help_text='With documents="matching": q, status (unassigned|todo|in_progress|done), '
+        "annotator, fewer_than, as the document list takes them; none: every document.",
     )
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
@@ -90,31 +159,8 @@ class WorkInProgressSerializer(serializers.Serializer):
 # --- the document list ----------------------------------------------------------------------
 
 
-class DocumentListQuerySerializer(QuerySerializer):
-    q = serializers.CharField(
-        required=False, allow_blank=True, help_text="Case-insensitive search in text and name."
-    )
-    status = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        help_text="Annotators: todo|in_progress|submitted (their own). "
-        "Reviewers/admins: unassigned|todo|in_progress|done (project level).",
-    )
-    annotator = serializers.IntegerField(
-        required=False, help_text="Reviewers/admins: documents assigned to this user id."
-    )
-    fewer_than = serializers.IntegerField(
-        required=False, min_value=1, help_text="Reviewers/admins: fewer than n submitted."
-    )
+class DocumentListQuerySerializer(DocumentFiltersSerializer):
     ordering = serializers.ChoiceField(choices=list(ORDERINGS), required=False, default="position")
-
-    def validate_status(self, value: str) -> str | None:
-        if not value:
-            return None
-        allowed = PROJECT_STATUSES if self.context.get("staff") else MY_STATUSES
-        if value not in allowed:
-            raise serializers.ValidationError(f"'{value}' is not one of {', '.join(allowed)}")
-        return value
 
 
 _DATETIME = serializers.DateTimeField()  # one instance renders every row's datetime

@@ -37,6 +37,7 @@ from annotations.api.work_serializers import (
     UnassignRequestSerializer,
     UnassignResultSerializer,
     WorkInProgressSerializer,
+    document_query,
 )
 from annotations.models import Membership, Project
 from annotations.selectors.access import (
@@ -118,10 +119,11 @@ class AssignView(WorkErrorsMixin, APIView):
         tags=["assignment"],
         summary="Give each chosen document to N of the chosen annotators (balanced)",
         description="Project admins. Tops each document of the selection (all, unassigned, a "
-        "seeded random sample, or the selected ids) up to per_document assignments among the "
-        "chosen annotators, least-loaded first, never twice the same one; running it again "
-        "changes nothing. 400 naming anyone who is not an annotator of the project (nothing "
-        "written).",
+        "seeded random sample, the selected ids, or every document matching the document "
+        "list's filters, selected by the server in the same transaction) up to per_document "
+        "assignments among the chosen annotators, least-loaded first, never twice the same "
+        "one; running it again changes nothing. 400 naming anyone who is not an annotator "
+        "of the project (nothing written).",
         request=AssignRequestSerializer,
         responses={200: AssignResultSerializer, 400: OpenApiResponse()},
     )
@@ -135,6 +137,8 @@ class AssignView(WorkErrorsMixin, APIView):
             choice = services.Sample(size=body["sample_size"], seed=body.get("seed"))
         elif choice == "selected":
             choice = body["document_ids"]
+        elif choice == "matching":
+            choice = services.Matching(document_query(body.get("filters") or {}, staff=True))
         report = services.assign_to_annotators(
             project=project,
             annotators=_users(body["annotators"], "annotators"),
@@ -239,13 +243,7 @@ class ProjectDocumentListView(ServiceErrorsMixin, generics.ListAPIView):
         params = DocumentListQuerySerializer(data=request.query_params, context={"staff": staff})
         params.is_valid(raise_exception=True)
         p = params.validated_data
-        query = DocumentQuery(
-            q=p.get("q", "").strip(),
-            status=p.get("status"),
-            annotator=p.get("annotator") if staff else None,
-            fewer_than=p.get("fewer_than") if staff else None,
-            ordering=p["ordering"],
-        )
+        query = document_query(p, staff=staff)
         documents = document_list(request.user, project, query, staff=staff)
         self.paginator.counted = documents.order_by()
         self.paginator.known_count = _unfiltered_count(project, query, staff=staff)

@@ -13,6 +13,8 @@ Rules:
   broken by a shuffle seeded with ``seed``, so a run is reproducible), never the same
   annotator twice on a document. Starting from equal loads, no chosen annotator ends with two
   more than another.
+- The chosen documents are all of them, the unassigned ones, a seeded sample, given ids, or
+  ``Matching(query)``: the document list's filters, selected after the lock.
 - Only annotator members of the project can be given work; anyone else is refused with a
   ``ValidationError`` naming the user, and nothing is written.
 - ``unassign`` / ``reassign`` leave a document with the annotator who has an annotation on
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -37,6 +39,7 @@ from django.db import transaction
 from django.db.models import Count, Exists, OuterRef
 
 from annotations.models import Annotation, Assignment, Document, Membership, Project
+from annotations.selectors.documents import DocumentQuery, document_list
 
 BATCH_SIZE = 1000
 
@@ -49,7 +52,17 @@ class Sample:
     seed: int | None = None
 
 
-DocumentChoice = Literal["all", "unassigned"] | Sample | Sequence[int]
+@dataclass(frozen=True)
+class Matching:
+    """The documents the document list shows an admin for ``query`` (search, status,
+    annotator, fewer than N submitted): selected by the list's own selector
+    (``selectors.documents.document_list``), inside the assignment's transaction, all of
+    them (no page, no cap). The query's ordering is ignored (project order)."""
+
+    query: DocumentQuery
+
+
+DocumentChoice = Literal["all", "unassigned"] | Sample | Matching | Sequence[int]
 
 
 class WorkInProgress(Exception):
@@ -149,6 +162,10 @@ def _chosen_documents(project: Project, documents: DocumentChoice) -> list[int]:
             )
         picked = set(random.Random(documents.seed).sample(ids, documents.size))
         return [pk for pk in ids if pk in picked]
+    if isinstance(documents, Matching):
+        query = replace(documents.query, ordering="position")
+        matching = document_list(None, project, query, staff=True)
+        return list(matching.values_list("pk", flat=True))
     if isinstance(documents, str):
         raise ValidationError({"documents": [f"unknown selection {documents!r}"]})
     return _document_ids(project, documents)

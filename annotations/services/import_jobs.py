@@ -6,8 +6,9 @@ imports nothing:
 1. validation, record by record (each JSON line or CSV row checked on its own, with the
    same readers and messages as the importers, plus the checks that span records: labels
    in the project's taxonomy, texts and ids repeated in the file, ids already taken), the
-   errors collected (``MAX_ERRORS`` kept, then a "... and N more" entry), ``lines_done``
-   saved every ``PROGRESS_EVERY`` lines (outside any transaction, so a poller sees it);
+   errors collected (every one of them, in line order: the job's ``errors`` hold them
+   all, the page decides how many to show at once), ``lines_done`` saved every
+   ``PROGRESS_EVERY`` lines (outside any transaction, so a poller sees it);
 2. only when nothing is wrong, the atomic import of ``services.imports`` (all or nothing;
    an error it still finds fails the job with nothing imported).
 
@@ -73,7 +74,6 @@ logger = logging.getLogger(__name__)
 FORMATS = ("mafalda", "doccano", "text", "csv", *ITEM_FORMATS)
 INLINE_MAX_BYTES = int(getattr(settings, "IMPORT_INLINE_MAX_BYTES", 1024 * 1024))
 MAX_UPLOAD_BYTES = int(getattr(settings, "IMPORT_MAX_BYTES", 100 * 1024 * 1024))
-MAX_ERRORS = 200
 PROGRESS_EVERY = 200
 ID_BATCH = 500
 
@@ -296,28 +296,24 @@ def error_entry(line: int | None, field_name: str | None, message: str) -> dict[
 
 @dataclass
 class _Errors:
-    """The first ``MAX_ERRORS`` problems (in line order) and how many there were."""
+    """Every problem found (kept in line order when merged) and how many there are."""
 
     kept: list[dict[str, Any]] = field(default_factory=list)
     count: int = 0
 
     def add(self, line: int | None, field_name: str | None, message: str) -> None:
         self.count += 1
-        if len(self.kept) < MAX_ERRORS:
-            self.kept.append(error_entry(line, field_name, message))
+        self.kept.append(error_entry(line, field_name, message))
 
     def add_error(self, error: DatasetFormatError, line: int | None = None) -> None:
         self.add(line if line is not None else error.line, error.field, error.message)
 
     def merge(self, other: _Errors) -> None:
-        self.kept = sorted(self.kept + other.kept, key=lambda e: e["line"] or 0)[:MAX_ERRORS]
+        self.kept = sorted(self.kept + other.kept, key=lambda e: e["line"] or 0)
         self.count += other.count
 
     def entries(self) -> list[dict[str, Any]]:
-        entries = list(self.kept)
-        if self.count > len(self.kept):
-            entries.append(error_entry(None, None, f"... and {self.count - len(self.kept)} more"))
-        return entries
+        return list(self.kept)
 
 
 def _digest(text: str) -> bytes:

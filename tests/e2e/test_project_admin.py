@@ -350,3 +350,71 @@ def test_large_import_runs_in_a_worker_with_progress(web_server, page: Page, art
         expect(report).to_be_visible(timeout=180_000)
     expect(report.get_by_test_id("report-documents_created").locator("dd")).to_have_text("3,000")
     expect_documents(page, 3000)
+
+
+def test_assign_by_the_lists_filters_and_list_every_import_problem(
+    web_server, page: Page, artifacts
+):
+    """Issue 10's gaps: "the documents matching" the document list's filters are selected
+    by the server (all of them, more than a list page), the count shown first; a broken
+    file's report lists every problem (the first 200, then all on demand, or as a file)."""
+    base = web_server.url
+    login(page, base, "demo-admin")
+    body = {"name": "Filtered assignment", "taxonomy": mafalda_id(page, base)}
+    project = api(page, base, "POST", "/api/projects/", {**body, "annotators_per_document": 2})
+    pid = project["id"]
+    for name in ("review-ann1", "review-ann2"):
+        member = {"user": name, "role": "annotator"}
+        api(page, base, "POST", f"/api/projects/{pid}/members/", member)
+    page.goto(f"{base}/projects/{pid}/import/")
+    # --- 250 bad lines: every one listed --------------------------------------------------
+    bad = {"name": "bad.jsonl", "mimeType": "application/json", "buffer": b"{}\n" * 250}
+    import_file(page, bad)
+    failed = page.get_by_test_id("import-failed")
+    expect(failed).to_be_visible(timeout=30_000)
+    expect(failed).to_contain_text("250 problems")
+    problems = page.get_by_test_id("import-errors").locator("li")
+    expect(problems).to_have_count(200)
+    expect(page.get_by_test_id("problems-hidden")).to_contain_text("50 more")
+    with page.expect_download() as download:
+        page.get_by_test_id("download-problems").click()
+    lines = Path(download.value.path()).read_text().splitlines()
+    assert len(lines) == 250 and lines[0].startswith("1: ") and lines[-1].startswith("250: ")
+    page.get_by_test_id("show-all-problems").click()
+    expect(problems).to_have_count(250)
+    expect(problems.last).to_have_text(lines[-1])
+    # --- 130 texts, 10 of the "budget" ones assigned already ----------------------------------
+    texts = [f"Budget claim {i}: everyone agrees, so it must be true." for i in range(120)]
+    texts += [f"Weather claim {i}: it rained once, so it always rains." for i in range(10)]
+    jsonl = "".join(json.dumps({"text": t}) + "\n" for t in texts).encode()
+    import_file(page, {"name": "texts.jsonl", "mimeType": "application/json", "buffer": jsonl})
+    expect(page.get_by_test_id("import-report")).to_be_visible(timeout=30_000)
+    first = api(page, base, "GET", f"/api/projects/{pid}/documents/?limit=10")["results"]
+    members = api(page, base, "GET", f"/api/projects/{pid}/members/")
+    ann1 = next(m["user"]["id"] for m in members if m["user"]["username"] == "review-ann1")
+    selected = {"documents": "selected", "document_ids": [d["id"] for d in first]}
+    assign = {"annotators": [ann1], "per_document": 1, **selected}
+    api(page, base, "POST", f"/api/projects/{pid}/assignments/", assign)
+    # --- assign "budget" + unassigned: 110 documents, counted before --------------------------
+    page.goto(f"{base}/projects/{pid}/assign/")
+    form = page.get_by_test_id("assign-form")
+    form.get_by_label("The documents matching filters").check()
+    filters = form.get_by_test_id("assign-filters")
+    search = filters.get_by_test_id("doc-search")
+    search.fill("budget")
+    search.press("Enter")  # does not assign
+    count = form.get_by_test_id("assign-match-count")
+    expect(count).to_have_attribute("data-count", "120")
+    filters.get_by_test_id("status-filter").select_option("unassigned")
+    expect(count).to_have_attribute("data-count", "110")
+    expect(count).to_have_text("110 documents match these filters.")
+    expect(page.get_by_test_id("assign-result")).to_have_count(0)
+    form.get_by_test_id("assign-per-document").fill("1")
+    shot(page, artifacts, "assign-matching")
+    form.get_by_test_id("assign-submit").click()
+    result = page.get_by_test_id("assign-result")
+    expect(result).to_contain_text("110 assignments created over 110 documents")
+    expect(count).to_have_attribute("data-count", "0")  # recounted: none left unassigned
+    listing = f"/api/projects/{pid}/documents/?limit=1"
+    assert api(page, base, "GET", listing + "&q=budget&status=todo")["count"] == 120
+    assert api(page, base, "GET", listing + "&q=weather&status=unassigned")["count"] == 10

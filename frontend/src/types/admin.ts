@@ -114,7 +114,7 @@ export interface NewAccount {
 }
 
 
-export type DocumentScope = "all" | "unassigned" | "sample" | "selected";
+export type DocumentScope = "all" | "unassigned" | "sample" | "selected" | "matching";
 
 export interface AssignResult {
   created: number;

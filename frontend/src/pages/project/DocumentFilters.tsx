@@ -5,19 +5,22 @@ import type { AnnotatorProgress } from "../../types/documents";
 import { STATUS_TEXT } from "./format";
 import { type ListQuery, MY_STATUSES, STAFF_STATUSES, update } from "./query";
 
-/** Search, filters and page size of the document list (the search waits for typing to pause). */
+/** Search, filters and page size of the document list (the search waits for typing to pause).
+ * The assignment form reuses it without the page size (`pageSize={false}`). */
 export function DocumentFilters({
   query,
   onChange,
   staff,
   annotators,
   perDocument,
+  pageSize = true,
 }: {
   query: ListQuery;
   onChange(next: ListQuery, opts?: { replace?: boolean }): void;
   staff: boolean;
-  annotators: AnnotatorProgress[];
+  annotators: Pick<AnnotatorProgress, "id" | "username">[];
   perDocument: number;
+  pageSize?: boolean;
 }) {
   const [text, setText] = useState(query.q);
   const settled = useDebounced(text.trim(), 300);
@@ -52,7 +55,7 @@ export function DocumentFilters({
           />
         </>
       )}
-      <PageSizeSelect value={query.size} onChange={(size) => onChange(update(query, { size }))} />
+      {pageSize && <PageSizeSelect value={query.size} onChange={(size) => onChange(update(query, { size }))} />}
     </div>
   );
 }

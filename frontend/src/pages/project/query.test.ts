@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiUrl, DEFAULT_QUERY, isFiltered, parseQuery, toSearch, update } from "./query";
+import { apiUrl, countUrl, DEFAULT_QUERY, filterParams, isFiltered, parseQuery, toSearch, update } from "./query";
 
 describe("document list query <-> URL", () => {
   it("the default state is an empty query string, and back", () => {
@@ -24,6 +24,19 @@ describe("document list query <-> URL", () => {
     const q = { ...DEFAULT_QUERY, page: 2, size: 50 as const, q: "x", status: "todo", annotator: 4, fewer: 2 };
     expect(apiUrl(9, q, true)).toBe("/api/projects/9/documents/?limit=50&offset=50&q=x&status=todo&annotator=4&fewer_than=2&ordering=position");
     expect(apiUrl(9, q, false)).toBe("/api/projects/9/documents/?limit=50&offset=50&q=x&status=todo&ordering=position");
+  });
+
+  it("gives the filters that are set as the API's parameters (for the list and for assignment)", () => {
+    const f = { q: "  tax plan ", status: "in_progress", annotator: 4, fewer: 1 };
+    expect(filterParams(f)).toEqual({ q: "tax plan", status: "in_progress", annotator: 4, fewer_than: 1 });
+    expect(filterParams(f, false)).toEqual({ q: "tax plan", status: "in_progress" });
+    expect(filterParams(DEFAULT_QUERY)).toEqual({});
+    expect(filterParams({ ...DEFAULT_QUERY, q: "   " })).toEqual({});
+  });
+
+  it("counts the documents the filters match with a one-row request", () => {
+    expect(countUrl(9, { q: "x", status: "", annotator: null, fewer: 1 })).toBe("/api/projects/9/documents/?limit=1&q=x&fewer_than=1");
+    expect(countUrl(9, DEFAULT_QUERY)).toBe("/api/projects/9/documents/?limit=1");
   });
 
   it("a new search, filter, size or sort goes back to page 1; paging keeps the rest", () => {

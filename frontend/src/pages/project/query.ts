@@ -60,17 +60,34 @@ export function toSearch(q: ListQuery): string {
   });
 }
 
+/** The list's search and filters (what selects documents, without page, size and sort). */
+export type ListFilters = Pick<ListQuery, "q" | "status" | "annotator" | "fewer">;
+
+/** The API's parameters (q, status, annotator, fewer_than) of the search and filters that are
+ * set; the annotator and "fewer than" filters are staff-only. The document list sends them as
+ * its query, and the assignment form as the `filters` of "the documents matching". */
+export function filterParams(f: ListFilters, staff = true): { q?: string; status?: string; annotator?: number; fewer_than?: number } {
+  const out: { q?: string; status?: string; annotator?: number; fewer_than?: number } = {};
+  if (f.q.trim()) out.q = f.q.trim();
+  if (f.status) out.status = f.status;
+  if (staff && f.annotator) out.annotator = f.annotator;
+  if (staff && f.fewer) out.fewer_than = f.fewer;
+  return out;
+}
+
 /** The API request for a list state; the annotator and "fewer than" filters are staff-only. */
 export function apiUrl(projectId: number, q: ListQuery, staff: boolean): string {
   return `/api/projects/${projectId}/documents/${queryString({
     limit: q.size,
     offset: (q.page - 1) * q.size,
-    q: q.q,
-    status: q.status,
-    annotator: staff ? q.annotator : null,
-    fewer_than: staff ? q.fewer : null,
+    ...filterParams(q, staff),
     ordering: q.ordering,
   })}`;
+}
+
+/** The smallest list request whose `count` says how many documents the filters match (staff). */
+export function countUrl(projectId: number, f: ListFilters): string {
+  return `/api/projects/${projectId}/documents/${queryString({ limit: 1, ...filterParams(f) })}`;
 }
 
 /** A change of the list state: any change but the page itself goes back to page 1. */

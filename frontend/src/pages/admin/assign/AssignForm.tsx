@@ -1,55 +1,67 @@
 // "Each document to N annotators": choose annotators, N and which documents; the server tops
 // each document up, balanced, never twice the same annotator.
 
-import { useState } from "preact/hooks";
+import { useEffect, useState } from "preact/hooks";
+import { get } from "../../../api";
 import { ErrorSummary, FieldError } from "../../../components/FieldErrors";
-import { NumberField, TextField, sendJson, submitForm } from "../../../components/form";
+import { NumberField, sendJson, submitForm } from "../../../components/form";
 import { type FormErrors, NO_ERRORS, messagesFor } from "../../../lib/formErrors";
+import type { Page } from "../../../types";
 import type { AssignResult, DocumentScope } from "../../../types/admin";
-import { type AssignForm as Form, buildAssign } from "../shared/assignForm";
-import { searchDocumentIds } from "./searchIds";
+import { DocumentFilters } from "../../project/DocumentFilters";
+import { DEFAULT_QUERY, type ListQuery, countUrl, isFiltered } from "../../project/query";
+import { type AssignForm as Form, buildAssign, matchText } from "../shared/assignForm";
 
-const FIELDS: Record<string, string> = { annotators: "Annotators", per_document: "Annotators per document", documents: "Documents", sample_size: "Sample size", seed: "Seed", document_ids: "Search" };
+const FIELDS: Record<string, string> = { annotators: "Annotators", per_document: "Annotators per document", documents: "Documents", sample_size: "Sample size", seed: "Seed", document_ids: "Documents", filters: "Filters" };
 const SCOPES: { value: DocumentScope; label: string }[] = [
   { value: "all", label: "All documents" },
   { value: "unassigned", label: "Only unassigned documents" },
   { value: "sample", label: "A random sample" },
-  { value: "selected", label: "The documents matching a search" },
+  { value: "matching", label: "The documents matching filters (search, status, annotator, submitted)" },
 ];
 
-export function AssignForm({ projectId, annotators, perDocument, onDone }: { projectId: number; annotators: { id: number; username: string }[]; perDocument: number; onDone: (r: AssignResult) => Promise<void> }) {
+type Annotator = { id: number; username: string };
+
+export function AssignForm({ projectId, annotators, filterAnnotators, perDocument, onDone }: { projectId: number; annotators: Annotator[]; filterAnnotators?: Annotator[]; perDocument: number; onDone: (r: AssignResult) => Promise<void> }) {
   const [form, setForm] = useState<Form>({ annotators: annotators.map((a) => a.id), perDocument: String(perDocument), scope: "all", sampleSize: "", seed: "", documentIds: [] });
-  const [query, setQuery] = useState("");
-  const [found, setFound] = useState<{ q: string; count: number } | null>(null);
+  // The document list's own search and filters; the server selects what they match.
+  const [filters, setFilters] = useState<ListQuery>(DEFAULT_QUERY);
+  const [match, setMatch] = useState<{ url: string; count: number | null; error?: string }>({ url: "", count: null });
+  const [assigned, setAssigned] = useState(0); // recount after each assignment (statuses moved)
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [busy, setBusy] = useState<string | null>(null);
   const update = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
   const toggle = (id: number, on: boolean) => update({ annotators: on ? [...form.annotators.filter((x) => x !== id), id] : form.annotators.filter((x) => x !== id) });
 
-  const search = async () => {
-    setBusy("Searching…");
-    try {
-      const r = await searchDocumentIds(projectId, query.trim());
-      update({ documentIds: r.ids });
-      setFound({ q: query.trim(), count: r.ids.length });
-    } catch (e) {
-      setErrors({ fields: { document_ids: [String((e as Error).message)] }, general: [] });
-    } finally {
-      setBusy(null);
-    }
-  };
+  const url = countUrl(projectId, filters);
+  useEffect(() => {
+    if (form.scope !== "matching") return;
+    let alive = true;
+    setMatch({ url, count: null });
+    get<Page<unknown>>(url).then(
+      (page) => alive && setMatch({ url, count: page.count }),
+      (e: unknown) => alive && setMatch({ url, count: null, error: (e as Error).message }),
+    );
+    return () => {
+      alive = false;
+    };
+  }, [form.scope, url, assigned]);
+  const matchCount = match.url === url ? match.count : null;
 
   const submit = async (e: Event) => {
     e.preventDefault();
     if (busy) return;
-    const built = buildAssign(form);
+    const built = buildAssign({ ...form, filters, matchCount });
     if (!built.body) return setErrors(built.errors);
     const body = built.body;
     await submitForm(() => sendJson("POST", `/api/projects/${projectId}/assignments/`, body), {
       setBusy: (on) => setBusy(on ? "Assigning…" : null),
       setErrors,
       offline: "The server cannot be reached; nothing was assigned.",
-      onOk: (res) => onDone(res.data as AssignResult),
+      onOk: async (res) => {
+        setAssigned((n) => n + 1);
+        await onDone(res.data as AssignResult);
+      },
     });
   };
 
@@ -91,20 +103,14 @@ export function AssignForm({ projectId, annotators, perDocument, onDone }: { pro
             <NumberField id="assign-seed" label="Seed (optional)" path="seed" value={form.seed} onValue={(seed) => update({ seed })} messages={messagesFor(errors, "seed")} min={0} hint="Same seed, same sample." />
           </div>
         )}
-        {form.scope === "selected" && (
-          <div class="field-row indent">
-            <TextField id="assign-search" label="Search in text and name" path="document_ids" class="grow" value={query} onValue={setQuery} messages={messagesFor(errors, "document_ids")} />
-            <div class="field field-button">
-              <span aria-hidden="true">&nbsp;</span>
-              <button type="button" class="btn" disabled={!!busy} onClick={() => void search()}>
-                Find documents
-              </button>
-            </div>
-            {found && (
-              <p class="muted small search-found" role="status">
-                {found.count} document{found.count === 1 ? "" : "s"} match “{found.q}”.
-              </p>
-            )}
+        {form.scope === "matching" && (
+          // Enter in the search box must not assign: the button does.
+          <div class="indent assign-filters" onKeyDown={(e) => e.key === "Enter" && (e.target as HTMLElement).tagName === "INPUT" && e.preventDefault()} data-testid="assign-filters">
+            <DocumentFilters query={filters} onChange={(next) => setFilters(next)} staff annotators={filterAnnotators ?? annotators} perDocument={perDocument} pageSize={false} />
+            <p class="muted small search-found" role="status" data-testid="assign-match-count" data-count={matchCount ?? ""}>
+              {match.url === url && match.error ? `The matching documents could not be counted: ${match.error}` : matchText(matchCount, isFiltered(filters))}
+            </p>
+            <FieldError messages={messagesFor(errors, "filters", true)} id="err-filters" path="filters" />
           </div>
         )}
       </fieldset>

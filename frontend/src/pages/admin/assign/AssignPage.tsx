@@ -42,7 +42,7 @@ export function AssignPage({ me, projectId }: { me: Me; projectId: number }) {
         <Totals progress={progress.data!} />
         {result && (
           <div class="note assign-result" role="status" data-testid="assign-result">
-            <strong>{result.created === 0 ? "Nothing to add: every chosen document already had enough annotators." : `${result.created} assignment${result.created === 1 ? "" : "s"} created`}</strong> over {result.documents} document{result.documents === 1 ? "" : "s"}. Now:{" "}
+            <strong>{result.documents === 0 ? "No document was chosen: nothing assigned." : result.created === 0 ? "Nothing to add: every chosen document already had enough annotators." : `${result.created} assignment${result.created === 1 ? "" : "s"} created`}</strong> over {result.documents} document{result.documents === 1 ? "" : "s"}. Now:{" "}
             {result.annotators.map((a, i) => (
               <span key={a.id} data-testid="assign-result-annotator" data-username={a.username} data-assigned={a.assigned}>
                 {i > 0 && ", "}
@@ -53,7 +53,7 @@ export function AssignPage({ me, projectId }: { me: Me; projectId: number }) {
           </div>
         )}
         <LoadsTable annotators={progress.data!.annotators} before={before} />
-        <AssignForm projectId={projectId} annotators={annotators} perDocument={project.data!.annotators_per_document ?? 1} onDone={done} key={annotators.map((a) => a.id).join(",")} />
+        <AssignForm projectId={projectId} annotators={annotators} filterAnnotators={progress.data!.annotators} perDocument={project.data!.annotators_per_document ?? 1} onDone={done} key={annotators.map((a) => a.id).join(",")} />
         <MoveForm
           projectId={projectId}
           annotators={annotators}

@@ -1,11 +1,25 @@
 // One import job: its progress while it runs, then its report or every problem it found.
 
+import { useState } from "preact/hooks";
 import { ProgressBar } from "../../../components/ProgressBar";
 import { formatSize } from "../../../components/form";
-import type { ImportJob } from "../../../types/admin";
-import { isActive, jobProgress, problemText, reportRows } from "../shared/importJob";
+import type { ImportJob, ImportProblem } from "../../../types/admin";
+import { isActive, jobProgress, problemText, problemsFile, problemsFileName, reportRows, shownProblems } from "../shared/importJob";
+
+/** Save every problem as a text file (built on click: the list may be long). */
+function downloadProblems(problems: ImportProblem[], fileName: string): void {
+  const url = URL.createObjectURL(new Blob([problemsFile(problems)], { type: "text/plain;charset=utf-8" }));
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = problemsFileName(fileName);
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 0);
+}
 
 export function ImportJobView({ job, onDismiss }: { job: ImportJob; onDismiss?: () => void }) {
+  const [allProblems, setAllProblems] = useState(false);
   const head = (
     <div class="section-head">
       <h2>
@@ -31,6 +45,7 @@ export function ImportJobView({ job, onDismiss }: { job: ImportJob; onDismiss?: 
     );
   }
   if (job.status === "failed") {
+    const { shown, hidden } = shownProblems(job.errors, allProblems);
     return (
       <section class="panel admin-section import-job failed" data-testid="import-failed" data-status="failed">
         {head}
@@ -39,10 +54,25 @@ export function ImportJobView({ job, onDismiss }: { job: ImportJob; onDismiss?: 
             <strong data-testid="nothing-imported">Nothing was imported.</strong> {job.errors.length === 1 ? "1 problem" : `${job.errors.length} problems`} in the file; fix them and upload it again.
           </p>
           <ul class="import-errors mono-list" data-testid="import-errors">
-            {job.errors.map((e, i) => (
+            {shown.map((e, i) => (
               <li key={i}>{problemText(e)}</li>
             ))}
           </ul>
+          <p class="problem-actions">
+            {hidden > 0 && (
+              <>
+                <span class="muted small" data-testid="problems-hidden">
+                  The first {shown.length.toLocaleString("en")} are listed; {hidden.toLocaleString("en")} more.
+                </span>{" "}
+                <button type="button" class="btn small" onClick={() => setAllProblems(true)} data-testid="show-all-problems">
+                  Show all {job.errors.length.toLocaleString("en")} problems
+                </button>{" "}
+              </>
+            )}
+            <button type="button" class="btn ghost small" onClick={() => downloadProblems(job.errors, job.file_name)} data-testid="download-problems">
+              Download every problem (.txt)
+            </button>
+          </p>
         </div>
       </section>
     );

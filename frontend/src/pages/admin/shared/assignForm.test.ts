@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type AssignForm, buildAssign, buildMove, loadChanges, parseIds } from "./assignForm";
+import { type AssignForm, buildAssign, buildMove, loadChanges, matchText, parseIds } from "./assignForm";
 
 const base: AssignForm = { annotators: [1, 2, 3], perDocument: "2", scope: "all", sampleSize: "", seed: "", documentIds: [] };
 
@@ -19,6 +19,22 @@ describe("assign form", () => {
   it("sends the ids a search found", () => {
     expect(buildAssign({ ...base, scope: "selected", documentIds: [4, 5] }).body?.document_ids).toEqual([4, 5]);
     expect(buildAssign({ ...base, scope: "selected" }).body).toBeNull();
+  });
+
+  it("sends the document list's filters for the documents matching them", () => {
+    const filters = { q: " tax ", status: "in_progress", annotator: null, fewer: 1 };
+    expect(buildAssign({ ...base, scope: "matching", filters, matchCount: 120 }).body).toEqual({ annotators: [1, 2, 3], per_document: 2, documents: "matching", filters: { q: "tax", status: "in_progress", fewer_than: 1 } });
+    expect(buildAssign({ ...base, scope: "matching" }).body?.filters).toEqual({});
+    expect(buildAssign({ ...base, scope: "matching", filters, matchCount: 0 }).errors.fields).toEqual({ filters: ["No document matches these filters."] });
+    expect(buildAssign({ ...base, scope: "all", filters }).body).not.toHaveProperty("filters");
+  });
+
+  it("says how many documents match before assigning", () => {
+    expect(matchText(null, true)).toBe("Counting the matching documents…");
+    expect(matchText(12000, true)).toBe("12,000 documents match these filters.");
+    expect(matchText(1, true)).toBe("1 document matches these filters.");
+    expect(matchText(0, true)).toBe("No document matches these filters.");
+    expect(matchText(20, false)).toBe("No filter: all 20 documents of the project.");
   });
 
   it("refuses N above the chosen annotators, and no annotators", () => {

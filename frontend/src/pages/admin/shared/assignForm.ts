@@ -2,6 +2,7 @@
 
 import type { FormErrors } from "../../../lib/formErrors";
 import type { DocumentScope } from "../../../types/admin";
+import { type ListFilters, filterParams } from "../../project/query";
 import { parseCount } from "./projectForm";
 
 export interface AssignForm {
@@ -10,8 +11,12 @@ export interface AssignForm {
   scope: DocumentScope;
   sampleSize: string;
   seed: string;
-  /** For "selected": the ids of the documents a search found. */
+  /** For "selected" (the API's list of ids; the page selects with filters instead). */
   documentIds: number[];
+  /** For "matching": the document list's search and filters; the server selects the documents. */
+  filters?: ListFilters;
+  /** For "matching": how many documents the filters match now (null: not known yet). */
+  matchCount?: number | null;
 }
 
 export interface AssignBody {
@@ -21,6 +26,7 @@ export interface AssignBody {
   sample_size?: number;
   seed?: number;
   document_ids?: number[];
+  filters?: ReturnType<typeof filterParams>;
 }
 
 const empty = (): FormErrors => ({ fields: {}, general: [] });
@@ -48,8 +54,21 @@ export function buildAssign(form: AssignForm): { body: AssignBody | null; errors
     if (!form.documentIds.length) errors.fields.document_ids = ["The search found no documents."];
     else body.document_ids = [...form.documentIds];
   }
+  if (form.scope === "matching") {
+    if (form.matchCount === 0) errors.fields.filters = ["No document matches these filters."];
+    else body.filters = form.filters ? filterParams(form.filters) : {};
+  }
   if (Object.keys(errors.fields).length) return { body: null, errors };
   return { body, errors };
+}
+
+/** What the assignment form says of "the documents matching" before assigning. */
+export function matchText(count: number | null, filtered: boolean): string {
+  if (count === null) return "Counting the matching documents…";
+  const n = `${count.toLocaleString("en")} document${count === 1 ? "" : "s"}`;
+  if (!filtered) return `No filter: all ${n} of the project.`;
+  if (count === 0) return "No document matches these filters.";
+  return `${n} match${count === 1 ? "es" : ""} these filters.`;
 }
 
 /** Document ids typed as "3, 5 7-9" → [3, 5, 7, 8, 9]; null when something is not an id. */

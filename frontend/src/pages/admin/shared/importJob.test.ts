@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ImportJob } from "../../../types/admin";
-import { guessFormat, isActive, jobProgress, jobSummary, problemText, reportRows } from "./importJob";
+import { PROBLEMS_SHOWN, guessFormat, isActive, jobProgress, jobSummary, problemsFile, problemsFileName, problemText, reportRows, shownProblems } from "./importJob";
 
 const job = (over: Partial<ImportJob>): ImportJob => ({
   id: 1,
@@ -39,6 +39,22 @@ describe("import job state", () => {
     expect(problemText({ line: 2, field: "text", message: "missing", text: "2: text: missing" })).toBe("2: text: missing");
     expect(problemText({ line: 4, field: null, message: "invalid JSON", text: "" })).toBe("4: invalid JSON");
     expect(problemText({ line: null, field: null, message: "... and 3 more", text: "" })).toBe("... and 3 more");
+  });
+
+  it("lists the first problems, then all of them on demand, and offers every one as a file", () => {
+    const problems = Array.from({ length: 251 }, (_, i) => ({ line: i + 2, field: "text", message: "the text is blank", text: `${i + 2}: text: the text is blank` }));
+    const first = shownProblems(problems, false);
+    expect(first.shown).toHaveLength(PROBLEMS_SHOWN);
+    expect(first.hidden).toBe(51);
+    expect(shownProblems(problems, true)).toEqual({ shown: problems, hidden: 0 });
+    expect(shownProblems(problems.slice(0, 3), false)).toEqual({ shown: problems.slice(0, 3), hidden: 0 });
+    const file = problemsFile(problems);
+    expect(file.split("\n")).toHaveLength(252); // 251 lines and the final newline
+    expect(file.startsWith("2: text: the text is blank\n3: text:")).toBe(true);
+    expect(file.endsWith("252: text: the text is blank\n")).toBe(true);
+    expect(problemsFile([{ line: 4, field: null, message: "invalid JSON", text: "" }])).toBe("4: invalid JSON\n");
+    expect(problemsFileName("many.csv")).toBe("many.csv-problems.txt");
+    expect(problemsFileName("")).toBe("import-problems.txt");
   });
 
   it("reports the figures and summarises jobs", () => {

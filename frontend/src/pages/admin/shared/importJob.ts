@@ -38,6 +38,26 @@ export function problemText(p: ImportProblem): string {
   return [p.line != null ? String(p.line) : null, p.field || null, p.message].filter(Boolean).join(": ");
 }
 
+/** How many problems the page lists at first; "Show all" lists the rest (the API sends all). */
+export const PROBLEMS_SHOWN = 200;
+
+/** The problems listed now: the first `limit` until the user asks for all; `hidden` = the rest. */
+export function shownProblems<T>(problems: T[], all: boolean, limit = PROBLEMS_SHOWN): { shown: T[]; hidden: number } {
+  if (all || problems.length <= limit) return { shown: problems, hidden: 0 };
+  return { shown: problems.slice(0, limit), hidden: problems.length - limit };
+}
+
+/** Every problem, one "LINE: FIELD: message" a line: the text file the page offers. */
+export function problemsFile(problems: ImportProblem[]): string {
+  return problems.map((p) => `${problemText(p)}\n`).join("");
+}
+
+/** The name of that file: "data.csv" -> "data.csv-problems.txt". */
+export function problemsFileName(fileName: string): string {
+  const base = fileName.replace(/[\\/]/g, "_").trim() || "import";
+  return `${base}-problems.txt`;
+}
+
 const n = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /** The figures of a finished import's report, in reading order. */
