@@ -27,7 +27,9 @@ from annotations.models import Annotation, Document, GoldStandard, Project, Sent
 from evaluation import stored
 from evaluation.scoring import LevelMapping, normalise_label
 
-CODE_VERSION = "agreement-2026-11-23"
+# bumped when the payload changes, so results cached by an older version are recomputed
+# (2026-11-24: metric, library and level on every figure entry)
+CODE_VERSION = "agreement-2026-11-24"
 SpanRow = tuple[int, int, tuple[str, ...]]
 
 

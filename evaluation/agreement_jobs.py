@@ -15,6 +15,11 @@ Contract:
   duplicate computation is harmless: both write the same payload for the same key.
 - ``compute(result_id)`` (the task body) marks the row running, computes every figure
   (``compute_payload``) and stores ``done`` with the payload, or ``failed`` with the error.
+- Provenance: every figure entry (α, pairwise α, per-label α, Cohen's and Fleiss' κ, the
+  F1 rows, co-occurrence, distributions, per-document α) records its ``metric``, the
+  ``library`` (with its version) that computed it and its ``level``; F1 rows also their
+  ``profile`` (``paper``). The payload adds the inputs ``hash``, the numbers of
+  ``documents`` and ``annotators``, ``libraries`` and the ``gold_standard``.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from django.utils import timezone
 from annotations.models import GoldStandard, Project
 from evaluation import stored
 from evaluation.agreement_data import (
+    CODE_VERSION,
     DocumentWork,
     ProjectWork,
     default_gold,
@@ -48,6 +54,7 @@ LEVELS = (0, 1, 2)
 DISTANCES = ("masi", "jaccard")
 OPTIONS: dict[str, Any] = {"levels": list(LEVELS), "distances": list(DISTANCES)}
 STUCK_AFTER = timedelta(minutes=5)
+PROFILE = "paper"  # the cross-comparison's scoring profile
 RETRY_FAILED_AFTER = timedelta(minutes=1)
 
 
@@ -158,13 +165,27 @@ def _units(work: ProjectWork, documents: Iterable[DocumentWork], level: int) -> 
     return units
 
 
+def library(name: str) -> str:
+    """``"<package> <version>"`` of a library the figures come from (``iaa.LIBRARIES``)."""
+    return f"{name} {iaa.LIBRARIES.get(name, '')}".strip()
+
+
+# Provenance of each figure: its metric, the library (and version) computing it, its level.
+# Krippendorff's alpha over sets: our vectorised formula with nltk's distances, equal to
+# nltk's AnnotationTask.alpha (tests/test_iaa.py).
+ALPHA_LIBRARY = f"{library('nltk')} distance, vectorised alpha"
+OWN_LIBRARY = f"evaluation.scoring {CODE_VERSION}"  # counts and the scorer: this code base
+
+
+def provenance(metric: str, lib: str, level: int) -> dict[str, Any]:
+    """The fields every figure entry carries (see the module docstring)."""
+    return {"metric": metric, "library": lib, "level": level}
+
+
 def _alpha_entry(result: iaa.AlphaResult, level: int, documents: int) -> dict[str, Any]:
     return {
-        "metric": "krippendorff_alpha",
+        **provenance("krippendorff_alpha", ALPHA_LIBRARY, level),
         "distance": result.distance,
-        # our vectorised formula with nltk's distance, equal to nltk's AnnotationTask.alpha
-        "library": f"nltk {iaa.LIBRARIES.get('nltk', '')} distance, vectorised alpha",
-        "level": level,
         "value": result.value,
         "units": result.units,
         "annotators": result.annotators,
@@ -188,6 +209,8 @@ def _level_figures(work: ProjectWork, level: int) -> dict[str, Any]:
         masi, jaccard = iaa.alpha(pair, "masi"), iaa.alpha(pair, "jaccard")
         pairwise.append(
             {
+                **provenance("krippendorff_alpha", ALPHA_LIBRARY, level),
+                "distances": list(DISTANCES),
                 "a": int(a),
                 "b": int(b),
                 "masi": masi.value,
@@ -203,7 +226,7 @@ def _level_figures(work: ProjectWork, level: int) -> dict[str, Any]:
                 if label in present:
                     present[label] += 1
     label_alphas = iaa.label_alphas(units, labels)
-    krippendorff = f"krippendorff {iaa.LIBRARIES.get('krippendorff', '')}".strip()
+    statsmodels = library("statsmodels")
     span_docs = [
         {
             str(annotator): iaa.level_spans(spans, work.mapping, level)
@@ -224,19 +247,30 @@ def _level_figures(work: ProjectWork, level: int) -> dict[str, Any]:
                 "alpha": label_alphas[label].value,
                 "units": label_alphas[label].units,
                 "present": present[label],
-                "metric": "krippendorff_alpha",
+                **provenance("krippendorff_alpha", library("krippendorff"), level),
                 "distance": "nominal",
-                "library": krippendorff,
             }
             for label in labels
         ],
         "cohen_kappa": [
-            {**entry, "a": int(entry["a"]), "b": int(entry["b"])}
+            {
+                **provenance("cohen_kappa", statsmodels, level),
+                **entry,
+                "a": int(entry["a"]),
+                "b": int(entry["b"]),
+            }
             for entry in iaa.cohen_kappas(units)
         ],
-        "fleiss_kappa": iaa.fleiss_kappa(units),
-        "cooccurrence": iaa.cooccurrence(span_docs),
+        "fleiss_kappa": {
+            **provenance("fleiss_kappa", statsmodels, level),
+            **iaa.fleiss_kappa(units),
+        },
+        "cooccurrence": {
+            **provenance("label_cooccurrence", OWN_LIBRARY, level),
+            **iaa.cooccurrence(span_docs),
+        },
         "distribution": {
+            **provenance("label_distribution", OWN_LIBRARY, level),
             "labels": distribution["labels"],
             "annotators": {str(k): v for k, v in distribution["annotators"].items()},
         },
@@ -252,6 +286,8 @@ def _per_document(work: ProjectWork) -> list[dict[str, Any]]:
             masi, jaccard = iaa.alpha(units, "masi"), iaa.alpha(units, "jaccard")
             agreed = sum(1 for row in units.values() if len(set(row.values())) == 1)
             levels[str(level)] = {
+                **provenance("krippendorff_alpha", ALPHA_LIBRARY, level),
+                "distances": list(DISTANCES),
                 "masi": masi.value,
                 "jaccard": jaccard.value,
                 "units": len(units),
@@ -307,6 +343,17 @@ def _cross_comparison(
     }
     rows: dict[int, list[dict[str, Any]]] = {level: [] for level in LEVELS}
     corpora = _corpora(work)
+
+    def row(reference: int | str, scored: int, documents: int, report: Any, level: int) -> dict:
+        return {
+            **provenance("disjunctive_f1", OWN_LIBRARY, level),
+            "profile": PROFILE,
+            "reference": reference,
+            "scored": scored,
+            "documents": documents,
+            **_headline(report, level),
+        }
+
     for reference, scored in ((r, s) for r in corpora for s in corpora if r != s):
         common = [doc for doc in corpora[reference] if doc in corpora[scored]]
         if not common:
@@ -317,14 +364,7 @@ def _cross_comparison(
             **options,
         )
         for level in LEVELS:
-            rows[level].append(
-                {
-                    "reference": reference,
-                    "scored": scored,
-                    "documents": len(common),
-                    **_headline(report, level),
-                }
-            )
+            rows[level].append(row(reference, scored, len(common), report, level))
     if gold_standard is not None:
         gold = stored.gold_corpus(gold_standard)
         by_text = {text.text: text for text in gold.texts}
@@ -336,14 +376,7 @@ def _cross_comparison(
                 Corpus([by_text[text.text] for text in covered]), Corpus(covered), **options
             )
             for level in LEVELS:
-                rows[level].append(
-                    {
-                        "reference": "gold",
-                        "scored": annotator,
-                        "documents": len(covered),
-                        **_headline(report, level),
-                    }
-                )
+                rows[level].append(row("gold", annotator, len(covered), report, level))
     return rows
 
 

@@ -1,6 +1,7 @@
 """``manage.py agreement``: the user-study table from files and from stored annotations."""
 
 import json
+from importlib import metadata
 from io import StringIO
 from pathlib import Path
 
@@ -158,6 +159,31 @@ def _assert_kappas(payload: dict, data: list[tuple[str, str, frozenset]], level:
     assert fleiss["value"] == pytest.approx(fleiss_kappa(counts), abs=1e-9)
 
 
+def _assert_provenance(payload: dict, level: int) -> None:
+    """Each figure of the level records its metric, library (installed version) and level,
+    the F1 matrix its profile; the output its inputs hash."""
+    key = str(level)
+
+    def check(entry: dict, metric: str, package: str) -> None:
+        assert (entry["metric"], entry["level"]) == (metric, level), entry
+        assert entry["library"].startswith(
+            f"{package} {metadata.version(package)}" if package != "evaluation.scoring" else package
+        )
+
+    assert len(payload["hash"]) == 64
+    check(payload[key], "disjunctive_f1", "evaluation.scoring")
+    assert payload[key]["profile"] == "paper"
+    check(payload["alpha"][key], "krippendorff_alpha", "nltk")
+    assert payload["alpha"][key]["distances"] == ["masi", "jaccard"]
+    assert payload["labels"][key]
+    for entry in payload["labels"][key].values():
+        check(entry, "krippendorff_alpha", "krippendorff")
+    assert payload["kappa"][key]["cohen"]
+    for entry in payload["kappa"][key]["cohen"]:
+        check(entry, "cohen_kappa", "statsmodels")
+    check(payload["kappa"][key]["fleiss"], "fleiss_kappa", "statsmodels")
+
+
 @pytest.mark.shared_data
 def test_json_adds_alpha_labels_and_kappa_over_the_gold_sentences(study) -> None:
     sources = [f"{name}={study[name]}" for name in USERS]
@@ -183,6 +209,13 @@ def test_json_adds_alpha_labels_and_kappa_over_the_gold_sentences(study) -> None
                     data.append((name, f"{number}:{index}", _value(spans, start, end, level)))
         _assert_figures(payload, _alpha_and_label_alphas(data, level), level)
         _assert_kappas(payload, data, level)
+        _assert_provenance(payload, level)
+    assert payload["alpha"]["2"]["annotators"] == 4 and payload["alpha"]["2"]["documents"] == 20
+    # the hash names the inputs: the same again, another for other sources
+    again = json.loads(run("--gold", str(study["gold"]), *sources, "--format", "json"))
+    assert again["hash"] == payload["hash"]
+    fewer = json.loads(run("--gold", str(study["gold"]), *sources[:3], "--format", "json"))
+    assert fewer["hash"] != payload["hash"]
     # over the annotators only: 6 pairs of 4 annotators, never the gold
     assert len(payload["kappa"]["2"]["cohen"]) == 6
     assert {e["a"] for e in payload["kappa"]["2"]["cohen"]} | {
@@ -234,6 +267,7 @@ def test_json_alpha_of_stored_annotators_over_the_stored_sentences(study) -> Non
             for name in USERS
         ]
         _assert_figures(payload, _alpha_and_label_alphas(data, level), level)
+        _assert_provenance(payload, level)
 
 
 def test_json_alpha_from_files_without_units_uses_the_sentence_splitter(tmp_path) -> None:

@@ -10,6 +10,7 @@ import os
 import threading
 import time
 from datetime import timedelta
+from importlib import metadata
 
 import krippendorff
 import numpy as np
@@ -107,10 +108,56 @@ def computed(project: Project) -> dict:
     return result.payload
 
 
+def _installed(package: str) -> str:
+    return f"{package} {metadata.version(package)}"
+
+
+def assert_provenance(payload: dict, level: int) -> None:
+    """Every figure entry of the level records its metric, library (with the installed
+    version) and level; F1 rows their profile; the payload its inputs hash and counts."""
+    figures = payload["levels"][str(level)]
+    nltk, statsmodels = _installed("nltk"), _installed("statsmodels")
+    own = f"evaluation.scoring {agreement_jobs.CODE_VERSION}"
+
+    def check(entry: dict, metric: str, library: str, where: str) -> None:
+        assert entry["metric"] == metric, where
+        assert entry["library"] == library or entry["library"].startswith(library + " "), where
+        assert entry["level"] == level, where
+
+    assert len(payload["hash"]) == 64
+    assert payload["documents"] >= 1 and payload["annotators"]
+    for distance, entry in figures["alpha"].items():
+        check(entry, "krippendorff_alpha", nltk, f"alpha {distance}")
+        assert entry["distance"] == distance
+        assert entry["documents"] == payload["documents"]
+    assert figures["pairwise_alpha"], "no pairwise alpha"
+    for entry in figures["pairwise_alpha"]:
+        check(entry, "krippendorff_alpha", nltk, "pairwise alpha")
+        assert entry["distances"] == ["masi", "jaccard"]
+    assert figures["labels"], "no per-label alpha"
+    for entry in figures["labels"]:
+        check(entry, "krippendorff_alpha", _installed("krippendorff"), entry["label"])
+        assert entry["distance"] == "nominal"
+    assert figures["cohen_kappa"], "no Cohen's kappa"
+    for entry in figures["cohen_kappa"]:
+        check(entry, "cohen_kappa", statsmodels, "Cohen's kappa")
+    check(figures["fleiss_kappa"], "fleiss_kappa", statsmodels, "Fleiss' kappa")
+    assert figures["f1"], "no cross-comparison"
+    for row in figures["f1"]:
+        check(row, "disjunctive_f1", own, f"F1 {row['reference']} {row['scored']}")
+        assert row["profile"] == "paper"
+    check(figures["cooccurrence"], "label_cooccurrence", own, "co-occurrence")
+    check(figures["distribution"], "label_distribution", own, "distribution")
+    for document in payload["per_document"]:
+        check(document["levels"][str(level)], "krippendorff_alpha", nltk, document["name"])
+
+
 def assert_library_figures(payload: dict, triples: list, level: int) -> None:
-    """The payload's level figures equal nltk's, krippendorff's and statsmodels' on ``triples``."""
+    """The payload's level figures equal nltk's, krippendorff's and statsmodels' on ``triples``,
+    and each records where it comes from (``assert_provenance``)."""
     from statsmodels.stats.inter_rater import cohens_kappa
 
+    assert_provenance(payload, level)
     figures = payload["levels"][str(level)]
     coders = sorted({c for c, _, _ in triples})
     units = sorted({u for _, u, _ in triples})

@@ -3,19 +3,23 @@
 The stored project's agreement figures are checked against nltk, krippendorff and statsmodels
 called directly on units built here; its disjunctive cross-comparison against the
 user-study table computed from the original files by the scoring package, and its level-0
-recall against the figures the MAFALDA authors published for the study.
+recall against the figures the MAFALDA authors published for the study. The same figures
+come through the REST endpoint the review dashboard polls.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from django.contrib.auth import get_user_model
+from fallacy_platform import celery_app
+from rest_framework.test import APIClient
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from annotations.models import Project
+from annotations.models import Membership, Project
 from annotations.services.imports import import_doccano_annotations, import_mafalda_gold
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
@@ -41,7 +45,7 @@ pytestmark = pytest.mark.shared_data
 
 
 @pytest.fixture
-def study(db: None, mafalda_dir: Path) -> tuple[Project, dict, dict[str, Path]]:
+def study_project(db: None, mafalda_dir: Path) -> tuple[Project, dict[str, Path]]:
     data = mafalda_dir / "datasets"
     files = {name: data / "users_results" / f"{name}.jsonl" for name in USERS}
     files["gold"] = data / "user_study_examples_with_labels.jsonl"
@@ -50,6 +54,12 @@ def study(db: None, mafalda_dir: Path) -> tuple[Project, dict, dict[str, Path]]:
     for name in USERS:
         user = get_user_model().objects.create(username=name)
         import_doccano_annotations(path=files[name], project=project, annotator=user)
+    return project, files
+
+
+@pytest.fixture
+def study(study_project) -> tuple[Project, dict, dict[str, Path]]:
+    project, files = study_project
     gold = project.gold_standards.get()
     result = agreement_jobs.agreement_for(project=project, gold_standard=gold, start=False)
     assert agreement_jobs.compute(result.pk) == "done", result.error
@@ -100,3 +110,56 @@ def test_level_0_recall_is_the_published_user_study_figure(study) -> None:
         for scored, published in row.items():
             recall = rows[(ids[reference], ids[scored])]["recall"]
             assert recall == pytest.approx(published, abs=1e-12), (reference, scored)
+
+
+@pytest.fixture
+def eager_celery():
+    """Tasks sent by ``.delay()`` run in-process (this test only; no broker, no worker)."""
+    before = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = before
+
+
+@pytest.mark.parametrize("choose_gold", [False, True], ids=["default gold", "?gold_standard="])
+def test_the_dashboard_endpoint_gives_the_direct_computation(
+    study_project, choose_gold: bool, django_capture_on_commit_callbacks, eager_celery
+) -> None:
+    """GET /api/evaluation/projects/ID/agreement/ as the review dashboard polls it, as a
+    reviewer: 202 computing, the task enqueued once on commit (run here in-process: Celery
+    eager, no broker), then 200 with the figures ``compute_payload`` gives directly."""
+    project, _ = study_project
+    gold = project.gold_standards.get()
+    reviewer = get_user_model().objects.create(username="reviewer")
+    Membership.objects.create(project=project, user=reviewer, role=Membership.Role.REVIEWER)
+    client = APIClient()
+    client.force_authenticate(reviewer)
+    url = f"/api/evaluation/projects/{project.pk}/agreement/"
+    query = {"gold_standard": gold.pk} if choose_gold else {}
+
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        first = client.get(url, query)
+    assert first.status_code == 202, first.content
+    assert first.json()["status"] == "computing"
+    assert len(callbacks) == 1  # enqueued once; run by the eager app
+    answer = client.get(url, query)
+    assert answer.status_code == 200, answer.content
+    body = answer.json()
+    assert body["status"] == "done", body
+    assert body["hash"] == body["key"] == first.json()["key"]
+
+    direct = json.loads(json.dumps(agreement_jobs.compute_payload(project, gold)))
+    assert body["gold_standard"] == {"id": gold.pk, "version": gold.version}
+    for field in ("libraries", "annotators", "documents", "gold_standard", "per_document"):
+        assert body[field] == direct[field], field
+    assert set(body["levels"]) == {"0", "1", "2"}
+    for level in ("0", "1", "2"):
+        for figure, expected in direct["levels"][level].items():
+            assert body["levels"][level][figure] == expected, (level, figure)
+    assert len(body["levels"]["2"]["f1"]) == 4 * 3 + 4  # annotator pairs and each vs gold
+    # and independently of the platform's code: nltk, krippendorff, statsmodels
+    assert_library_figures(body, independent_units(project, 2), 2)
+    # one document's figures, as the adjudication page asks
+    document = direct["per_document"][0]
+    one = client.get(url, {**query, "document": document["document"]}).json()
+    assert one["document"] == document

@@ -14,10 +14,17 @@ the table format prints α, one line per level. Units: for stored sources, the s
 ``sentences_with_labels`` located in the text); else the importers' sentence splitter
 (``units_from`` says which). An annotator's value for a unit is the set of the level's
 labels of their spans overlapping it by at least one character, {⊥} when none does.
+
+Provenance, as in the project's cached figures (``evaluation.agreement_jobs``): each level's
+F1 matrix, its α, each per-label α, each Cohen's κ and its Fleiss' κ record their ``metric``,
+``library`` (with its version) and ``level`` (the matrix also its ``profile``), and the
+output carries ``hash``: sha256 of the inputs the figures come from (every source's texts
+and spans, the gold's sentence labels, the levels, the average and the code version).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
@@ -26,6 +33,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.models import Sentence
 from annotations.sentences import split_sentences
+from evaluation.agreement_data import CODE_VERSION
+from evaluation.agreement_jobs import ALPHA_LIBRARY, OWN_LIBRARY, PROFILE, library, provenance
 from evaluation.references import annotator_reference, gold_reference
 from evaluation.scoring import (
     AVERAGES,
@@ -139,13 +148,51 @@ def agreement_figures(
                     units.setdefault((number, index), {})[name] = value
         masi, jaccard = iaa.alpha(units, "masi"), iaa.alpha(units, "jaccard")
         key = str(level)
-        out["alpha"][key] = {"masi": masi.value, "jaccard": jaccard.value, "units": masi.units}
+        out["alpha"][key] = {
+            "masi": masi.value,
+            "jaccard": jaccard.value,
+            "units": masi.units,
+            **provenance("krippendorff_alpha", ALPHA_LIBRARY, level),
+            "distances": list(iaa.DISTANCES),
+            "annotators": masi.annotators,
+            "documents": len(common),
+        }
+        krippendorff = provenance("krippendorff_alpha", library("krippendorff"), level)
         out["labels"][key] = {
-            label: {"alpha": result.value, "units": result.units}
+            label: {
+                "alpha": result.value,
+                "units": result.units,
+                **krippendorff,
+                "distance": "nominal",
+            }
             for label, result in iaa.label_alphas(units, sorted(mapping.labels_at(level))).items()
         }
-        out["kappa"][key] = {"cohen": iaa.cohen_kappas(units), "fleiss": iaa.fleiss_kappa(units)}
+        statsmodels = library("statsmodels")
+        out["kappa"][key] = {
+            "cohen": [
+                {**provenance("cohen_kappa", statsmodels, level), **entry}
+                for entry in iaa.cohen_kappas(units)
+            ],
+            "fleiss": {**provenance("fleiss_kappa", statsmodels, level), **iaa.fleiss_kappa(units)},
+        }
     return out
+
+
+def inputs_hash(corpora: dict[str, Corpus], levels: tuple[int, ...], average: str) -> str:
+    """sha256 of what the figures come from (see the module docstring)."""
+    sources = {
+        name: [
+            [
+                text.text,
+                sorted([span.start, span.end, sorted(span.labels)] for span in text.spans),
+                [[sentence, sorted(labels)] for sentence, labels in text.sentence_labels or ()],
+            ]
+            for text in sorted(corpus.texts, key=lambda t: t.text)
+        ]
+        for name, corpus in corpora.items()
+    }
+    payload = {"code": CODE_VERSION, "levels": list(levels), "average": average, "sources": sources}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
 class Command(BaseCommand):
@@ -191,12 +238,21 @@ class Command(BaseCommand):
         except (ScoringInputError, OSError) as error:
             raise CommandError(str(error)) from error
         if options["format"] == "json":
+            matrix = {
+                key: {
+                    **provenance("disjunctive_f1", OWN_LIBRARY, int(key)),
+                    "profile": PROFILE,
+                    **tables,
+                }
+                for key, tables in agreement.to_dict().items()
+            }
             payload = {
-                "profile": "paper",
+                "profile": PROFILE,
                 "average": options["average"],
-                **agreement.to_dict(),
+                **matrix,
                 **figures,
                 "libraries": iaa.LIBRARIES,
+                "hash": inputs_hash(corpora, levels, options["average"]),
             }
             self.stdout.write(json.dumps(payload, indent=2))
             return

@@ -1,10 +1,14 @@
 // Shapes of GET /api/evaluation/projects/<id>/agreement/ (evaluation/api_agreement.py).
 
-export interface AlphaFigure {
+// Every figure entry records where it comes from (evaluation/agreement_jobs.py).
+export interface Provenance {
   metric: string;
-  distance: string;
   library: string;
   level: number;
+}
+
+export interface AlphaFigure extends Provenance {
+  distance: string;
   value: number | null;
   units: number;
   annotators: number;
@@ -13,13 +17,21 @@ export interface AlphaFigure {
 
 export interface LevelFigures {
   alpha: Record<"masi" | "jaccard", AlphaFigure>;
-  pairwise_alpha: { a: number; b: number; masi: number | null; jaccard: number | null; units: number }[];
-  labels: { label: string; alpha: number | null; units: number; present: number; library: string }[];
-  cohen_kappa: { a: number; b: number; kappa: number | null; units: number }[];
-  fleiss_kappa: { value: number | null; units: number; reason: string | null };
-  f1: { reference: number | "gold"; scored: number; precision: number; recall: number; f1: number; documents: number }[];
-  cooccurrence: { labels: string[]; counts: number[][] };
-  distribution: { labels: string[]; annotators: Record<string, number[]> };
+  pairwise_alpha: (Provenance & { a: number; b: number; masi: number | null; jaccard: number | null; units: number })[];
+  labels: (Provenance & { label: string; alpha: number | null; units: number; present: number; distance: string })[];
+  cohen_kappa: (Provenance & { a: number; b: number; kappa: number | null; units: number })[];
+  fleiss_kappa: Provenance & { value: number | null; units: number; reason: string | null };
+  f1: (Provenance & {
+    profile: "paper";
+    reference: number | "gold";
+    scored: number;
+    precision: number;
+    recall: number;
+    f1: number;
+    documents: number;
+  })[];
+  cooccurrence: Provenance & { labels: string[]; counts: number[][] };
+  distribution: Provenance & { labels: string[]; annotators: Record<string, number[]> };
 }
 
 export interface AgreementAnswer {
