@@ -54,6 +54,34 @@ def evaluate(job: JobEnv, base_url: str, *extra: str):
     )
 
 
+def stored_prompts(job: JobEnv, run_id: int) -> list[str]:
+    return [
+        prompt
+        for (prompt,) in job.query(
+            "SELECT prompt FROM evaluation_runoutput WHERE run_id = ?", run_id
+        )
+    ]
+
+
+def resume_and_wait(job: JobEnv, run_id: int) -> None:
+    """Resume the run as the Resume button does, and let a worker finish it."""
+    resumed = job.manage(
+        "shell",
+        "-c",
+        "from evaluation.models import ModelRun; from evaluation.services.runs import "
+        f"resume_run; resume_run(run=ModelRun.objects.get(pk={run_id}))",
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    with celery_worker(job.env):
+        wait_for(
+            lambda: (
+                job.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id)
+                in ("done", "failed")
+            ),
+            timeout=180,
+        )
+
+
 def test_a_failing_server_fails_the_run_which_keeps_its_outputs_and_resumes(job: JobEnv) -> None:
     with openai_server(delay=0.3, answer=lambda prompt: "hasty generalization") as server:
         stop = threading.Event()
@@ -82,27 +110,8 @@ def test_a_failing_server_fails_the_run_which_keeps_its_outputs_and_resumes(job:
         with server._lock:  # the server recovers
             server._faults.clear()
         answered_before = dict(server.counts)
-        kept_prompts = [
-            prompt
-            for (prompt,) in job.query(
-                "SELECT prompt FROM evaluation_runoutput WHERE run_id = ?", run_id
-            )
-        ]
-        resumed = job.manage(
-            "shell",
-            "-c",
-            "from evaluation.models import ModelRun; from evaluation.services.runs import "
-            f"resume_run; resume_run(run=ModelRun.objects.get(pk={run_id}))",
-        )
-        assert resumed.returncode == 0, resumed.stderr
-        with celery_worker(job.env):
-            wait_for(
-                lambda: (
-                    job.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id)
-                    in ("done", "failed")
-                ),
-                timeout=180,
-            )
+        kept_prompts = stored_prompts(job, run_id)
+        resume_and_wait(job, run_id)
         assert job.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id) == "done"
         assert (
             job.one("SELECT COUNT(*) FROM evaluation_runoutput WHERE run_id = ?", run_id) == total
@@ -186,30 +195,11 @@ def test_a_run_past_its_time_limit_is_killed_keeps_its_outputs_and_resumes(
             os.kill(pid, 0)  # the runner was killed with its process group
         kept = job.one("SELECT COUNT(*) FROM evaluation_runoutput WHERE run_id = ?", run_id)
         assert 0 < kept < total  # what was produced before the limit is kept
-        kept_prompts = [
-            prompt
-            for (prompt,) in job.query(
-                "SELECT prompt FROM evaluation_runoutput WHERE run_id = ?", run_id
-            )
-        ]
+        kept_prompts = stored_prompts(job, run_id)
         answered_before = dict(server.counts)
 
         server.delay = 0.05  # the server answers again; the limit is unchanged
-        resumed = job.manage(
-            "shell",
-            "-c",
-            "from evaluation.models import ModelRun; from evaluation.services.runs import "
-            f"resume_run; resume_run(run=ModelRun.objects.get(pk={run_id}))",
-        )
-        assert resumed.returncode == 0, resumed.stderr
-        with celery_worker(job.env):
-            wait_for(
-                lambda: (
-                    job.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id)
-                    in ("done", "failed")
-                ),
-                timeout=180,
-            )
+        resume_and_wait(job, run_id)
         status, error = job.query(
             "SELECT status, error FROM evaluation_modelrun WHERE id = ?", run_id
         )[0]
