@@ -16,6 +16,9 @@ from evaluation.models import (
     RunOutput,
     RunScore,
     RunShard,
+    Suggestion,
+    SuggestionDecision,
+    SuggestionSettings,
 )
 
 
@@ -121,3 +124,41 @@ class AgreementResultAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
+
+
+@admin.register(SuggestionSettings)
+class SuggestionSettingsAdmin(admin.ModelAdmin):
+    list_display = ["project", "assisted", "updated_at"]
+    list_filter = ["assisted"]
+    search_fields = ["project__name"]
+    raw_id_fields = ["project"]
+
+
+@admin.register(Suggestion)
+class SuggestionAdmin(admin.ModelAdmin):
+    """A run's labels offered to annotators (made by ``create_suggestions``, not by hand)."""
+
+    list_display = ["run", "document", "unit_index", "labels", "created_at"]
+    list_filter = ["run__project", "run"]
+    search_fields = ["run__name", "document__external_id"]
+    list_select_related = ["run", "document"]
+    raw_id_fields = ["run", "document", "created_by"]
+
+
+@admin.register(SuggestionDecision)
+class SuggestionDecisionAdmin(admin.ModelAdmin):
+    """Annotators' decisions, read only: an accept made a span through the span service."""
+
+    list_display = ["suggestion", "annotator", "decision", "decided_at", "span_id"]
+    list_filter = ["decision"]
+    search_fields = ["annotator__username", "suggestion__run__name"]
+    readonly_fields = [f.name for f in SuggestionDecision._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+import evaluation.generation_admin  # noqa: E402,F401 - Prolog generation pages

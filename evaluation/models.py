@@ -341,3 +341,89 @@ class AgreementResult(models.Model):
 
     def __str__(self) -> str:
         return f"agreement of {self.project_id} {self.key[:12]} ({self.status})"
+
+
+class SuggestionSettings(models.Model):
+    """Whether a project is *assisted*: its annotators are shown the model suggestions.
+
+    No row means unassisted (the default, for agreement studies and human baselines): the
+    API then serves no suggestion to annotators."""
+
+    project = models.OneToOneField(
+        Project, on_delete=models.CASCADE, primary_key=True, related_name="suggestion_settings"
+    )
+    assisted = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"project {self.project_id}: {'assisted' if self.assisted else 'unassisted'}"
+
+
+class Suggestion(models.Model):
+    """A finished run's labels for one sentence unit of a document, offered to annotators.
+
+    A suggestion is never an annotation: agreement, adjudication, gold and the leaderboard
+    read spans only, and a suggestion becomes one only when an annotator accepts it (a span
+    of their own, see ``evaluation.services.suggestions``)."""
+
+    run = models.ForeignKey(ModelRun, on_delete=models.CASCADE, related_name="suggestions")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="suggestions")
+    unit_index = models.PositiveIntegerField(help_text="Sentence index in the document.")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    labels = models.JSONField(help_text="Canonical fallacy types (never only 'no fallacy').")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["document", "start", "run"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "document", "unit_index"], name="suggestion_unique"
+            ),
+            models.CheckConstraint(condition=Q(end__gt=models.F("start")), name="suggestion_range"),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} · document {self.document_id} · unit {self.unit_index}"
+
+
+class SuggestionDecision(models.Model):
+    """One annotator's accept or reject of a suggestion (one per suggestion and annotator)."""
+
+    class Decision(models.TextChoices):
+        ACCEPT = "accept", "accept"
+        REJECT = "reject", "reject"
+
+    suggestion = models.ForeignKey(Suggestion, on_delete=models.CASCADE, related_name="decisions")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    decision = models.CharField(max_length=8, choices=Decision.choices)
+    decided_at = models.DateTimeField(default=timezone.now)
+    # not a foreign key: deleting a span (the annotation API's hot path) touches nothing here
+    span_id = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Accepted: the id of the span the accept made (the annotator "
+        "may have edited or deleted it since).",
+    )
+
+    class Meta:
+        ordering = ["suggestion", "annotator"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["suggestion", "annotator"], name="suggestion_decision_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(decision__in=["accept", "reject"]), name="suggestion_decision_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.decision} of suggestion {self.suggestion_id} by {self.annotator_id}"
+
+
+from evaluation.generation_models import GeneratedItem, GenerationJob, PrologRule  # noqa: E402,F401

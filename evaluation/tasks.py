@@ -4,6 +4,8 @@
   shard's runner process. Acks late with prefetch 1 (settings), so a worker that dies
   mid-job leaves the message to be redelivered, and the new runner resumes.
 - ``evaluation.score_run(run)``: queue ``default``; scores the stored outputs.
+- ``evaluation.gpu_generate_fallacies(job)``: queue ``gpu`` (by its name); one Prolog-checked
+  generation job (``services.prolog_generation.run_job``; swipl in its own process).
 - ``evaluation.compute_agreement(result)``: queue ``default``; every agreement figure of a
   project for one inputs hash (``agreement_jobs.compute``).
 """
@@ -44,3 +46,10 @@ def score_run(run_id: int) -> str:
 @shared_task(name="evaluation.compute_agreement", acks_late=True)
 def compute_agreement(result_id: int) -> str:
     return agreement_jobs.compute(result_id)
+
+
+@shared_task(name="evaluation.gpu_generate_fallacies", acks_late=True)
+def gpu_generate_fallacies(job_id: int) -> str:
+    from evaluation.services.prolog_generation import run_job
+
+    return run_job(job_id).status

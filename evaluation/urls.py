@@ -37,4 +37,6 @@ urlpatterns = [
     path("", include("evaluation.agreement_urls")),
     path("", include("evaluation.api_judges")),  # judge launch; rating agreement
     path("", include("evaluation.api_item_results")),  # item projects' results
+    path("", include("evaluation.api_suggestions")),  # model suggestions to annotators
+    path("", include("evaluation.api_prolog")),  # Prolog rule files (generation)
 ]

@@ -12,11 +12,17 @@ from django.utils import timezone
 from annotations.models import GoldDocument, GoldSpan, GoldStandard, ImportJob, Span
 from evaluation.models import (
     AgreementResult,
+    GeneratedItem,
     GenerationCache,
+    GenerationJob,
     ModelRun,
+    PrologRule,
     RunOutput,
     RunScore,
     RunShard,
+    Suggestion,
+    SuggestionDecision,
+    SuggestionSettings,
 )
 from tests.test_access import BOUNDS, PASSWORD, World, make_world
 
@@ -53,6 +59,17 @@ def world(db: None) -> World:
     RunScore.objects.create(run=run, gold_standard=published, profile="paper", report={})
     AgreementResult.objects.create(project=world.p1, key="0" * 64, status="done", payload={})
     ImportJob.objects.create(project=world.p1, format="text", file_name="texts.txt")
+    SuggestionSettings.objects.create(project=world.p1, assisted=True)
+    suggestion = Suggestion.objects.create(
+        run=run, document=world.d1, unit_index=0, start=BOUNDS[0][0], end=BOUNDS[0][1],
+        labels=["ad hominem"],
+    )  # fmt: skip
+    SuggestionDecision.objects.create(
+        suggestion=suggestion, annotator=world.ann1, decision="reject"
+    )
+    rule = PrologRule.objects.create(type="admin test type", version=1, source="% a rule file")
+    job = GenerationJob.objects.create(project=world.p1, rule=rule, backend="random")
+    GeneratedItem.objects.create(job=job, document=world.d1, position=0)
     return world
 
 

@@ -160,6 +160,15 @@ MODEL_TABLE = {table.model: table.name for table in TABLES if table.history_of i
 NOT_ARCHIVED = {
     "GenerationCache": "a cache keyed by request hash; run outputs keep every raw output",
     "AgreementResult": "a cache of computed figures, recomputed on demand",
+    # archive format 1 predates suggestions: an accepted one is archived as its span; the
+    # suggestions, the decisions and the assisted flag are not (a restore is unassisted)
+    "SuggestionSettings": "not in archive format 1: a restored project is unassisted",
+    "Suggestion": "not in archive format 1: made again from the archived runs",
+    "SuggestionDecision": "not in archive format 1: accepted ones are archived as spans",
+    # Prolog-checked generation: the items it made are archived as documents
+    "PrologRule": "not in archive format 1: the shipped versions are seeded again",
+    "GenerationJob": "not in archive format 1: its items are archived as documents",
+    "GeneratedItem": "not in archive format 1: the item's metadata keeps its generation",
 }
 MEMBERS = (*(table.member for table in TABLES), f"{USERS}.jsonl", MANIFEST)
 
