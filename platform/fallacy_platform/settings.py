@@ -94,14 +94,15 @@ TEMPLATES = [
 
 # --- database -------------------------------------------------------------------------
 SQLITE_PATH = DATA_DIR / "db.sqlite3"
-# PostgreSQL connections are kept (DB_CONN_MAX_AGE seconds): a new one per request costs a
-# server process and a login. Health checks (one round trip when a request reuses one) make
-# a restarted server cost no failed request.
-_POSTGRES = os.environ.get("DATABASE_URL", "").startswith("postgres")
+# Connections are kept (DB_CONN_MAX_AGE seconds), one per server thread: a new one per
+# request costs PostgreSQL a server process and a login, and SQLite ~2.5 ms of connection
+# set-up (Django registers its SQL functions, the PRAGMAs run) on every request, half of a
+# small read (bench/read_api.py). Health checks (one round trip when a request reuses one)
+# make a restarted server cost no failed request.
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{SQLITE_PATH}",
-        conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60" if _POSTGRES else "0")),
+        conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60")),
         conn_health_checks=env_flag("DB_CONN_HEALTH_CHECKS", True),
     )
 }
