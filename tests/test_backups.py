@@ -43,12 +43,12 @@ from annotations.services.projects import add_member, create_project
 from annotations.services.responses import start_and_save_response, submit_response
 from annotations.services.taxonomy import install_preset
 from evaluation.backends import ModelSpec
-from evaluation.benchmarks.judges import BUILTIN_VARIANTS
 from evaluation.models import ModelRun, PromptVariant, RunOutput
 from evaluation.runner import run_shard
 from evaluation.services.imports import import_run
 from evaluation.services.judge_launch import launch_judge_run
 from evaluation.services.runs import complete_scoring, finish_shard, score_and_store, start_shard
+from tests.builtin_rows import builtin_judge_variant
 from tests.processes import embedded_env, manage
 
 TEXTS = [
@@ -76,22 +76,7 @@ def as_user(user: User | None) -> None:
 
 
 def judge_variant() -> PromptVariant:
-    """The built-in judge variant (seeded again when a transactional test's flush emptied
-    the table)."""
-    spec = next(s for t, s in BUILTIN_VARIANTS if t == "judge-reference")
-    variant, _ = PromptVariant.objects.get_or_create(
-        task="judge-reference",
-        name=spec.name,
-        version=1,
-        defaults={
-            "kind": spec.kind,
-            "template": spec.template,
-            "parser": spec.parser,
-            "decoding": dict(spec.settings),
-            "builtin": True,
-        },
-    )
-    return variant
+    return builtin_judge_variant("judge-reference")
 
 
 def build_span_project(tmp_path: Path) -> Project:

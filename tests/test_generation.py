@@ -25,10 +25,10 @@ from rest_framework.test import APIClient
 
 from annotations.models import Document, Membership, Project
 from annotations.services.taxonomy import install_preset
-from evaluation.benchmarks.judges import BUILTIN_VARIANTS
-from evaluation.models import GeneratedItem, GenerationJob, PrologRule, PromptVariant
+from evaluation.models import GeneratedItem, GenerationJob, PrologRule
 from evaluation.prolog import parse_rule_file, shipped_rule_files
 from evaluation.services.prolog_generation import RuleVersionError, save_rule_version
+from tests.builtin_rows import builtin_judge_variants
 from tests.openai_server import openai_server
 
 pytestmark = pytest.mark.skipif(
@@ -118,19 +118,7 @@ def seed() -> None:
             version=1,
             defaults={"source": source, "builtin": True},
         )
-    for task, spec in BUILTIN_VARIANTS:
-        PromptVariant.objects.get_or_create(
-            task=task,
-            name=spec.name,
-            version=1,
-            defaults={
-                "kind": spec.kind,
-                "template": spec.template,
-                "parser": spec.parser,
-                "decoding": dict(spec.settings),
-                "builtin": True,
-            },
-        )
+    builtin_judge_variants()
 
 
 def generate(*args: str) -> dict:

@@ -19,10 +19,11 @@ from evaluation.backends.base import request_key
 from evaluation.benchmarks import TaskError, get_task
 from evaluation.benchmarks.base import VariantSpec
 from evaluation.benchmarks.items import TaskItem
-from evaluation.benchmarks.judges import BUILTIN_VARIANTS, FidelityJudge, ReferenceJudge
+from evaluation.benchmarks.judges import FidelityJudge, ReferenceJudge
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
 from evaluation.services.judge_launch import launch_judge_run
 from evaluation.services.runs import LaunchError
+from tests.builtin_rows import builtin_judge_variant
 
 ITEMS = [
     TaskItem(1, "Is it raining because I washed my car?", reference="False cause.", candidate="A"),
@@ -42,22 +43,7 @@ EXPLANATIONS = [
 
 
 def builtin(task: str, name: str) -> PromptVariant:
-    """The built-in variant as the data migration stores it (a transactional test's flush
-    may have emptied the table, so it is made again when missing)."""
-    spec = next(s for t, s in BUILTIN_VARIANTS if t == task and s.name == name)
-    variant, _ = PromptVariant.objects.get_or_create(
-        task=task,
-        name=name,
-        version=1,
-        defaults={
-            "kind": spec.kind,
-            "template": spec.template,
-            "parser": spec.parser,
-            "decoding": dict(spec.settings),
-            "builtin": True,
-        },
-    )
-    return variant
+    return builtin_judge_variant(task, name)
 
 
 # --- the rubrics (plain Python) ---------------------------------------------------------
