@@ -25,6 +25,8 @@ interface Props {
   selection: Selection | null;
   activeKey: string | null;
   readOnly: boolean;
+  /** Sentences with a model's suggestion still to decide (marked, apart from spans). */
+  suggested?: ReadonlySet<number>;
   containerRef: Ref<HTMLDivElement>;
   onSentence(index: number, shift: boolean): void;
   /** A mouse drag across sentences selected this range (whole sentences). */
@@ -150,6 +152,7 @@ export function DocumentText(p: Props) {
       selected && i === selLast ? "sel-last" : "",
       i === focus ? "focus" : "",
       inActive ? "in-active" : "",
+      p.suggested?.has(i) ? "suggested" : "",
     ]
       .filter(Boolean)
       .join(" ");

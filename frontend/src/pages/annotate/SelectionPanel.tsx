@@ -8,6 +8,7 @@ export function SelectionPanel({
   readOnly,
   spansHere,
   noSpans,
+  withSuggestions = false,
   onLabel,
   onOpen,
 }: {
@@ -16,6 +17,8 @@ export function SelectionPanel({
   readOnly: boolean;
   spansHere: ShownSpan[];
   noSpans: boolean;
+  /** The document has suggestions: the help lists their keys. */
+  withSuggestions?: boolean;
   onLabel(): void;
   onOpen(key: string): void;
 }) {
@@ -45,7 +48,7 @@ export function SelectionPanel({
           </p>
         </>
       )}
-      <ShortcutsHelp open={noSpans} />
+      <ShortcutsHelp open={noSpans} suggestions={withSuggestions} />
     </section>
   );
 }

@@ -3,15 +3,16 @@
 
 import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
-import { get } from "../../api";
+import { get, http } from "../../api";
 import { DocumentText } from "../../components/DocumentText";
 import { GuidelinesPanel } from "../../components/Guidelines";
 import { type ConfirmMode, LabelPicker } from "../../components/LabelPicker";
+import { errorMessage } from "../../lib/autosave";
 import { flattenTaxonomy, type LabelOption, sortLabels } from "../../lib/labels";
 import { layoutLanes } from "../../lib/layout";
 import * as S from "../../lib/selection";
 import { navigate, paths } from "../../router";
-import type { DocumentDetail, Me, Project } from "../../types";
+import type { DocumentDetail, Me, Project, ServerSpan } from "../../types";
 import { NO_FALLACY } from "../../types";
 import type { DocumentAnnotation } from "../../types/documents";
 import { AnnotateTopBar } from "./AnnotateTopBar";
@@ -20,6 +21,21 @@ import { SpanListPanel } from "./SpanListPanel";
 import { OpenSpanPane } from "./OpenSpanPane";
 import { isTyping, rangeText, shownSpans, storage } from "./spans";
 import { SubmitDialog } from "./SubmitDialog";
+import {
+  applyDecisions,
+  type Decision,
+  type DecisionKind,
+  type DocumentSuggestions,
+  focusedSuggestion,
+  labelText,
+  modelText,
+  nextPending,
+  pendingAt,
+  pendingSentences,
+  type Suggestion,
+  visibleSuggestions,
+} from "./suggestions";
+import { SuggestionsPanel } from "./SuggestionsPanel";
 import { Toasts, useToasts } from "./Toasts";
 import { useAnnotationEditor } from "./useAnnotationEditor";
 import { ViewBanner } from "./ViewBanner";
@@ -62,6 +78,28 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
   const [afterSubmit, setAfterSubmit] = useState(false);
   const docRef = useRef<HTMLDivElement>(null);
   const dialogRef = useRef<HTMLDialogElement>(null);
+  // Suggestions (assisted projects, my own annotation): null while loading.
+  const [suggestions, setSuggestions] = useState<Suggestion[] | null>(own ? null : []);
+  const suggestionsRef = useRef<Suggestion[]>([]);
+  const [chosenSuggestion, setChosenSuggestion] = useState<number | null>(null);
+  const [deciding, setDeciding] = useState(false);
+  const decidingRef = useRef(false);
+
+  const setSuggestionList = (next: Suggestion[]) => {
+    suggestionsRef.current = next;
+    setSuggestions(next);
+  };
+
+  useEffect(() => {
+    if (!own) return;
+    let cancelled = false;
+    get<DocumentSuggestions>(`/api/evaluation/documents/${doc.id}/suggestions/`)
+      .then((data) => !cancelled && setSuggestionList(visibleSuggestions(data)))
+      .catch(() => !cancelled && setSuggestionList([])); // the page works without them
+    return () => {
+      cancelled = true;
+    };
+  }, [doc.id, own]);
 
   // Ready: rendered and listening to the keyboard.
   useLayoutEffect(() => {
@@ -81,6 +119,9 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
   const layout = useMemo(() => layoutLanes(shown), [shown]);
   const active = activeKey ? spans.find((s) => s.key === activeKey) : undefined;
   const activeShown = activeKey ? shownByKey.get(activeKey) : undefined;
+  const suggestionList = suggestions ?? [];
+  const focusedSugg = focusedSuggestion(suggestionList, sel?.focus ?? null, chosenSuggestion);
+  const suggestedSentences = useMemo(() => pendingSentences(suggestionList), [suggestions]);
 
   useEffect(() => {
     if (activeKey && !active) setActiveKey(null);
@@ -189,6 +230,81 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
     if (key) setActiveKey(key);
   };
 
+  // ---- suggestions ---------------------------------------------------------------------
+  /** The spans the server made for accepted suggestions join the page's (no reload). */
+  const adoptAccepted = async (decisions: Decision[]) => {
+    const ids = [...new Set(decisions.map((d) => d.span).filter((id): id is number => id !== null))];
+    if (!ids.length) return;
+    try {
+      ed.adoptSpans(await Promise.all(ids.map((id) => get<ServerSpan>(`/api/spans/${id}/`))));
+    } catch {
+      await ed.resync(); // reload my annotation instead (keeps what is still queued)
+    }
+  };
+
+  const decideOn = async (s: Suggestion, decision: DecisionKind | "sentence") => {
+    if (decidingRef.current || readOnly) return;
+    decidingRef.current = true;
+    setDeciding(true);
+    try {
+      const res =
+        decision === "sentence"
+          ? await http("POST", `/api/evaluation/documents/${doc.id}/suggestions/accept-sentence/`, { unit_index: s.unit_index })
+          : await http("POST", `/api/evaluation/suggestions/${s.id}/decision/`, { decision });
+      let made: Decision[] = [];
+      if (res.status >= 200 && res.status < 300) {
+        made = decision === "sentence" ? (res.data as { decisions: Decision[] }).decisions : [res.data as Decision];
+        const accepted = made.filter((d) => d.decision === "accept").length;
+        toast(
+          decision === "reject"
+            ? `Rejected: ${labelText(s, labelOrder)} (${modelText(s.run)}).`
+            : decision === "accept"
+              ? `Accepted: ${labelText(s, labelOrder)}, now your span (E opens it).`
+              : `Accepted ${accepted} suggestion${accepted === 1 ? "" : "s"} on ${rangeText(s.unit_index, s.unit_index, true)}.`,
+        );
+      } else if (res.status === 409 && res.data?.current) {
+        made = [res.data.current as Decision];
+        toast(`Already ${made[0].decision}ed earlier; a decision is not changed.`, "warn");
+      } else {
+        toast(`Not decided: ${errorMessage(res.data, `the server answered ${res.status}`)}`, "error");
+      }
+      if (made.length) {
+        await adoptAccepted(made); // the spans first, so the page never shows an accept without its span
+        setSuggestionList(applyDecisions(suggestionsRef.current, made));
+      }
+    } catch {
+      toast("Not decided: the server cannot be reached. Try again.", "error");
+    } finally {
+      decidingRef.current = false;
+      setDeciding(false);
+    }
+  };
+
+  const focusSuggestion = (s: Suggestion) => {
+    setChosenSuggestion(s.id);
+    setPicker(null);
+    setActiveKey(null);
+    setSel(S.select(s.unit_index, count));
+  };
+
+  const suggestionKey = (k: string): boolean => {
+    if (!suggestionList.length || readOnly || picker) return false;
+    if (k === "s") {
+      const next = nextPending(suggestionList, focusedSugg, sel?.focus ?? null);
+      if (next) focusSuggestion(next);
+      else toast("No suggestion left to decide.");
+      return true;
+    }
+    if (k !== "y" && k !== "n" && k !== "Y") return false;
+    const here = sel ? pendingAt(suggestionList, sel.focus) : [];
+    if (!focusedSugg || !here.length) {
+      toast("No suggestion to decide on this sentence (S goes to the next).");
+      return true;
+    }
+    void decideOn(focusedSugg, k === "y" ? "accept" : k === "n" ? "reject" : "sentence");
+    return true;
+  };
+
   const toggleGuide = () =>
     setShowGuide((v) => {
       storage()?.setItem(GUIDE_PREF, v ? "0" : "1");
@@ -235,6 +351,8 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
     } else if (k === "g" || k === "?") {
       handled();
       toggleGuide();
+    } else if ((k === "s" || k === "y" || k === "Y" || k === "n") && suggestionKey(k)) {
+      handled();
     }
   };
 
@@ -281,7 +399,11 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
   const submittedOwn = own && ed.info.status === "submitted";
 
   return (
-    <div class={`annotate${showGuide ? " with-guide" : ""}`} data-view={own ? "own" : "review"}>
+    <div
+      class={`annotate${showGuide ? " with-guide" : ""}`}
+      data-view={own ? "own" : "review"}
+      data-suggestions={suggestions === null ? "loading" : String(suggestions.length)}
+    >
       <AnnotateTopBar
         me={me}
         project={project}
@@ -325,6 +447,7 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
             <h1>{title}</h1>
             <span class="muted small">
               {count} sentences · {spans.length} span{spans.length === 1 ? "" : "s"}
+              {suggestedSentences.size > 0 && ` · ${suggestedSentences.size} sentence${suggestedSentences.size === 1 ? "" : "s"} with suggestions`}
             </span>
           </div>
           <DocumentText
@@ -335,6 +458,7 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
             selection={sel}
             activeKey={activeKey}
             readOnly={readOnly}
+            suggested={suggestedSentences}
             containerRef={docRef}
             onSentence={(i, shift) => {
               setSel((s) => (shift ? S.extendTo(s, i, count) : S.select(i, count)));
@@ -393,8 +517,28 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
               readOnly={readOnly}
               spansHere={spansHere}
               noSpans={spans.length === 0}
+              withSuggestions={suggestionList.length > 0}
               onLabel={openPicker}
               onOpen={(key) => activate(key)}
+            />
+          )}
+
+          {suggestionList.length > 0 && (
+            <SuggestionsPanel
+              suggestions={suggestionList}
+              focusedId={focusedSugg?.id ?? null}
+              busy={deciding}
+              readOnly={readOnly}
+              labelOrder={labelOrder}
+              options={optionByName}
+              onFocus={(s) => {
+                focusSuggestion(s);
+                focusDoc();
+              }}
+              onDecide={(s, decision) => {
+                void decideOn(s, decision);
+                focusDoc();
+              }}
             />
           )}
 

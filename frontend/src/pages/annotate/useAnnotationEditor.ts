@@ -5,9 +5,10 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, get, http, post } from "../../api";
 import { applyOps, documentStorageKey, newKey, type Op, SaveQueue, type SaveStatus, type SpanFields } from "../../lib/autosave";
-import type { Annotation } from "../../types";
+import type { Annotation, ServerSpan } from "../../types";
 import type { DocumentAnnotation } from "../../types/documents";
 import { fieldsOf, keyOf, type LocalSpan, makeLocal, sortSpans, storage, toLocal, type UndoEntry } from "./spans";
+import { mergeServerSpan } from "./suggestions";
 import type { ShowToast } from "./Toasts";
 
 export interface EditorInput {
@@ -140,6 +141,30 @@ export function useAnnotationEditor({ docId, userId, annotation, own, labelOrder
     if (undoable) toast("Span deleted. Ctrl+Z undoes.");
   };
 
+  /**
+   * Spans the server made for me (accepted suggestions): they join the page's spans with
+   * the queue knowing their id and revision, so later edits PATCH them and nothing creates
+   * them again. Already known ones are left as they are. Returns their keys. Undo deletes
+   * an adopted span like one made here.
+   */
+  const adoptSpans = (made: ServerSpan[]): string[] => {
+    const q = queueRef.current;
+    let next = spansRef.current;
+    const keys: string[] = [];
+    for (const span of made) {
+      const merged = mergeServerSpan(next, span, labelOrder);
+      if (merged.added) {
+        q?.setRef(merged.key, { id: span.id, revision: span.revision });
+        pushUndo({ kind: "create", key: merged.key });
+      }
+      next = merged.spans;
+      keys.push(merged.key);
+    }
+    setSpans(next);
+    if (made.length) setInfo((i) => ({ ...i, status: i.status ?? "in_progress" }));
+    return keys;
+  };
+
   /** Undo the last change; returns the span to show, if any. */
   const undo = (): string | null => {
     if (readOnly) return null;
@@ -207,6 +232,8 @@ export function useAnnotationEditor({ docId, userId, annotation, own, labelOrder
     retry: () => queueRef.current?.retryNow(),
     pushUndo,
     createSpan,
+    adoptSpans,
+    resync,
     updateSpan,
     deleteSpan,
     undo,
