@@ -10,6 +10,7 @@ from django.utils.html import format_html
 
 from evaluation.models import (
     AgreementResult,
+    DocumentDisagreement,
     GenerationCache,
     ModelRun,
     PromptVariant,
@@ -19,6 +20,7 @@ from evaluation.models import (
     Suggestion,
     SuggestionDecision,
     SuggestionSettings,
+    SuggestionShown,
 )
 
 
@@ -128,10 +130,40 @@ class AgreementResultAdmin(admin.ModelAdmin):
 
 @admin.register(SuggestionSettings)
 class SuggestionSettingsAdmin(admin.ModelAdmin):
-    list_display = ["project", "assisted", "updated_at"]
-    list_filter = ["assisted"]
+    list_display = ["project", "assisted", "ordering", "updated_at"]
+    list_filter = ["assisted", "ordering"]
     search_fields = ["project__name"]
-    raw_id_fields = ["project"]
+    raw_id_fields = ["project", "runs"]
+
+
+@admin.register(DocumentDisagreement)
+class DocumentDisagreementAdmin(admin.ModelAdmin):
+    """Per-document disagreement of the suggesting runs (computed, read only)."""
+
+    list_display = ["document", "score", "runs", "computed_at"]
+    search_fields = ["document__external_id", "document__name"]
+    readonly_fields = [f.name for f in DocumentDisagreement._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(SuggestionShown)
+class SuggestionShownAdmin(admin.ModelAdmin):
+    """When suggestions of a document were first served to an annotator (read only)."""
+
+    list_display = ["document", "annotator", "shown_at"]
+    search_fields = ["annotator__username", "document__external_id"]
+    readonly_fields = [f.name for f in SuggestionShown._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
 
 
 @admin.register(Suggestion)

@@ -1,11 +1,13 @@
 """REST API of suggestions (a finished run's labels offered to annotators), and its routes.
 
 - ``GET|PUT /api/evaluation/projects/<id>/suggestions/settings/``: whether the project is
-  assisted (members read; admins change).
+  assisted, and the annotators' queue ordering (``position``, or ``disagreement``: documents
+  where the suggesting runs disagree first) (members read; admins change).
 - ``POST /api/evaluation/projects/<id>/suggestions/``: a project admin turns finished runs
   into suggestions (idempotent); every refused run named, nothing created.
 - ``GET /api/evaluation/projects/<id>/suggestions/report/``: reviewers and admins: per run
-  and label, suggestions, acceptances, rejections and the acceptance rate.
+  and label, suggestions, acceptances, rejections and the acceptance rate; and the time per
+  document of annotations with and without suggestions shown.
 - ``GET /api/evaluation/documents/<id>/suggestions/``: the suggestions of a document with
   my decisions. Annotators: only on a document of their queue, and none when the project
   is unassisted; reviewers and admins see them either way.
@@ -46,6 +48,18 @@ TAGS = ["suggestions"]
 
 class AssistedSerializer(serializers.Serializer):
     assisted = serializers.BooleanField()
+    ordering = serializers.ChoiceField(
+        choices=list(services.ORDERINGS),
+        help_text="Annotators' queue: position (project order) or disagreement (documents "
+        "where the suggesting runs disagree first).",
+    )
+
+
+class SettingsChangeSerializer(serializers.Serializer):
+    """What to change (a field left out stays as it is)."""
+
+    assisted = serializers.BooleanField(required=False)
+    ordering = serializers.ChoiceField(choices=list(services.ORDERINGS), required=False)
 
 
 class CreateSuggestionsSerializer(serializers.Serializer):
@@ -129,8 +143,27 @@ class ReportRowSerializer(serializers.Serializer):
     acceptance_rate = serializers.FloatField(allow_null=True)
 
 
+class TimingSerializer(serializers.Serializer):
+    annotations = serializers.IntegerField(help_text="Submitted annotations measured.")
+    mean_seconds = serializers.FloatField(allow_null=True)
+    median_seconds = serializers.FloatField(allow_null=True)
+
+
+class RunTimingSerializer(TimingSerializer):
+    run = serializers.IntegerField()
+    run_name = serializers.CharField()
+
+
+class TimingReportSerializer(serializers.Serializer):
+    measure = serializers.CharField(help_text="What exactly is measured.")
+    with_suggestions = TimingSerializer()
+    without_suggestions = TimingSerializer()
+    runs = RunTimingSerializer(many=True)
+
+
 class ReportSerializer(serializers.Serializer):
     rows = ReportRowSerializer(many=True)
+    timing = TimingReportSerializer()
 
 
 NOT_FOUND = {404: OpenApiResponse(DetailSerializer, description="Not visible to the user.")}
@@ -160,25 +193,37 @@ class AssistedView(SuggestionErrorsMixin, APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         project = _member_project(request, pk)
-        return Response({"assisted": services.is_assisted(project)})
+        return Response(_settings(project))
 
     @extend_schema(
         tags=TAGS,
-        summary="Make the project assisted (annotators see suggestions) or unassisted",
-        description="Project admins only. Unassisted (the default) suits agreement studies "
-        "and human baselines: annotators are served no suggestion.",
-        request=AssistedSerializer,
+        summary="Make the project assisted or unassisted; order its annotators' queue",
+        description="Project admins only; a field left out is kept. Unassisted (the "
+        "default) suits agreement studies and human baselines: annotators are served no "
+        "suggestion. ordering=disagreement puts the documents where the suggesting runs "
+        "disagree first in the annotators' queue (next document; their document list's "
+        "default order); it reads a score stored when suggestions are created.",
+        request=SettingsChangeSerializer,
         responses={200: AssistedSerializer, **INVALID, **FORBIDDEN, **NOT_FOUND},
     )
     def put(self, request: Request, pk: int) -> Response:
         project = _member_project(request, pk)
         require_admin(request, project)
-        body = AssistedSerializer(data=request.data)
+        body = SettingsChangeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        assisted = services.set_assisted(
-            project=project, assisted=body.validated_data["assisted"], by=request.user
-        )
-        return Response({"assisted": assisted})
+        change = body.validated_data
+        if "assisted" in change:
+            services.set_assisted(project=project, assisted=change["assisted"], by=request.user)
+        if "ordering" in change:
+            services.set_ordering(project=project, ordering=change["ordering"], by=request.user)
+        return Response(_settings(project))
+
+
+def _settings(project: Project) -> dict[str, Any]:
+    return {
+        "assisted": services.is_assisted(project),
+        "ordering": services.queue_ordering(project),
+    }
 
 
 class CreateSuggestionsView(SuggestionErrorsMixin, APIView):
@@ -226,15 +271,21 @@ class CreateSuggestionsView(SuggestionErrorsMixin, APIView):
 class SuggestionReportView(APIView):
     @extend_schema(
         tags=TAGS,
-        summary="Per run and label: suggestions, acceptances, rejections, acceptance rate",
+        summary="Per run and label: suggestions, acceptances, rejections, acceptance rate; "
+        "time per document with and without suggestions",
         description="Reviewers and admins of the project. The acceptance rate is accepted / "
         "decided (null when nothing was decided); a suggestion with several labels counts "
-        "under each.",
+        "under each. timing.measure says exactly what the times are: " + services.TIMING_MEASURE,
         responses={200: ReportSerializer, **NOT_FOUND},
     )
     def get(self, request: Request, pk: int) -> Response:
         project = staff_project(request, pk)
-        return Response({"rows": services.suggestion_report(project)})
+        return Response(
+            {
+                "rows": services.suggestion_report(project),
+                "timing": services.suggestion_timing(project),
+            }
+        )
 
 
 def _rows(suggestions: list[Suggestion], mine: dict[int, SuggestionDecision]) -> list[Any]:
@@ -266,7 +317,9 @@ class DocumentSuggestionsView(APIView):
         summary="The suggestions of a document, with my decisions",
         description="Annotators: a document of their queue, and no suggestion when the "
         "project is unassisted. Reviewers and admins see them either way. Suggestions are "
-        "not annotations: they appear in no annotation, agreement, gold or export.",
+        "not annotations: they appear in no annotation, agreement, gold or export. The "
+        "first time an assisted project's suggestions are served to an annotator the "
+        "document is assigned to is recorded (the report's time with suggestions).",
         responses={200: DocumentSuggestionsSerializer, **NOT_FOUND},
     )
     def get(self, request: Request, pk: int) -> Response:
@@ -280,6 +333,9 @@ class DocumentSuggestionsView(APIView):
                 .select_related("run")
                 .order_by("start", "run_id", "pk")
             )
+        if assisted and suggestions:
+            # the report's "with suggestions": served to an annotator assigned the document
+            services.record_shown(document=document, annotator=request.user)
         mine = {
             d.suggestion_id: d
             for d in SuggestionDecision.objects.filter(

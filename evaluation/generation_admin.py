@@ -5,7 +5,7 @@ service, which checks it with swipl)."""
 from django.contrib import admin
 from django.http import HttpRequest
 
-from evaluation.models import GeneratedItem, GenerationJob, PrologRule
+from evaluation.models import GeneratedItem, GenerationJob, GenerationRelease, PrologRule
 
 
 class _ReadOnly(admin.ModelAdmin):
@@ -32,5 +32,12 @@ class GenerationJobAdmin(_ReadOnly):
 
 @admin.register(GeneratedItem)
 class GeneratedItemAdmin(_ReadOnly):
-    list_display = ["job", "position", "document"]
-    raw_id_fields = ["job", "document"]
+    list_display = ["job", "position", "document", "review"]
+    list_filter = ["review"]
+    raw_id_fields = ["job", "document", "reviewed_by"]
+
+
+@admin.register(GenerationRelease)
+class GenerationReleaseAdmin(_ReadOnly):
+    list_display = ["project", "version", "gold_project", "items", "created_by", "created_at"]
+    raw_id_fields = ["project", "gold_project", "created_by"]

@@ -107,6 +107,17 @@ class GeneratedItem(models.Model):
     bindings = models.JSONField(default=dict, blank=True, help_text="{query variable: value}")
     facts = models.JSONField(default=list, blank=True, help_text="The facts it rests on.")
     scores = models.JSONField(default=list, blank=True, help_text="Judge scores (None: unread).")
+    # the human review (issue 15): accept (optionally with an edited sentence) or reject
+    review = models.CharField(
+        max_length=8,
+        choices=[("pending", "pending"), ("accepted", "accepted"), ("rejected", "rejected")],
+        default="pending",
+    )
+    edited_text = models.TextField(blank=True, help_text="The reviewer's sentence, if edited.")
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["job", "position"]
@@ -116,3 +127,35 @@ class GeneratedItem(models.Model):
 
     def __str__(self) -> str:
         return f"job {self.job_id} item {self.position}"
+
+
+class GenerationRelease(models.Model):
+    """A published gold version of a project's reviewed generated items.
+
+    Item projects keep their answer key in ``Document.metadata["gold"]`` (what item runs,
+    the item leaderboard and the exports read); they have no gold versions of their own. A
+    release is therefore a new item project (``gold_project``, same form and taxonomy)
+    holding every item accepted so far (the reviewer's sentence when edited) with the
+    intended type as gold: a frozen snapshot that runs and exports read like any item
+    project. ``version`` counts the source project's releases."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    version = models.PositiveIntegerField()
+    gold_project = models.ForeignKey(
+        Project, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    items = models.PositiveIntegerField(default=0)
+    note = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["project", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "version"], name="generation_release_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project} generated gold v{self.version}"

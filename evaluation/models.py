@@ -349,10 +349,28 @@ class SuggestionSettings(models.Model):
     No row means unassisted (the default, for agreement studies and human baselines): the
     API then serves no suggestion to annotators."""
 
+    class Ordering(models.TextChoices):
+        POSITION = "position", "project order"
+        DISAGREEMENT = "disagreement", "documents where runs disagree first"
+
     project = models.OneToOneField(
         Project, on_delete=models.CASCADE, primary_key=True, related_name="suggestion_settings"
     )
     assisted = models.BooleanField(default=False)
+    ordering = models.CharField(
+        max_length=16,
+        choices=Ordering.choices,
+        default=Ordering.POSITION,
+        help_text="Annotators' queue (next document, default document list order): project "
+        "order, or documents where the suggesting runs disagree first.",
+    )
+    runs = models.ManyToManyField(
+        ModelRun,
+        blank=True,
+        related_name="+",
+        help_text="Runs turned into suggestions for the project (their disagreement orders "
+        "the queue).",
+    )
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
@@ -426,4 +444,58 @@ class SuggestionDecision(models.Model):
         return f"{self.decision} of suggestion {self.suggestion_id} by {self.annotator_id}"
 
 
-from evaluation.generation_models import GeneratedItem, GenerationJob, PrologRule  # noqa: E402,F401
+class DocumentDisagreement(models.Model):
+    """How much the runs turned into suggestions disagree on a document, stored when
+    suggestions are created (``evaluation.services.suggestions``) so that ordering the queue
+    reads one row per document instead of every suggestion.
+
+    ``score`` counts the document's sentences where the suggesting runs that answered the
+    sentence do not all give the same set of fallacy types (a run that answered with no
+    fallacy, ⊥ or an unparseable answer gives the empty set: one run suggesting and another
+    not is a disagreement). No row: score 0."""
+
+    document = models.OneToOneField(
+        Document,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="suggestion_disagreement",
+    )
+    score = models.PositiveIntegerField(help_text="Sentences where the suggesting runs differ.")
+    runs = models.PositiveIntegerField(help_text="Suggesting runs that answered the document.")
+    computed_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-score", "document"]
+
+    def __str__(self) -> str:
+        return f"document {self.document_id}: {self.score} disagreeing sentences"
+
+
+class SuggestionShown(models.Model):
+    """The first time the API served suggestions of a document to an annotator it is
+    assigned to, in an assisted project (the report's "with suggestions" annotations)."""
+
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    shown_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["document", "annotator"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "annotator"], name="suggestion_shown_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"document {self.document_id} shown to {self.annotator_id}"
+
+
+from evaluation.generation_models import (  # noqa: E402,F401
+    GeneratedItem,
+    GenerationJob,
+    GenerationRelease,
+    PrologRule,
+)

@@ -39,4 +39,5 @@ urlpatterns = [
     path("", include("evaluation.api_item_results")),  # item projects' results
     path("", include("evaluation.api_suggestions")),  # model suggestions to annotators
     path("", include("evaluation.api_prolog")),  # Prolog rule files (generation)
+    path("", include("evaluation.api_generation")),  # generation jobs, review, report
 ]

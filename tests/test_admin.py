@@ -12,9 +12,11 @@ from django.utils import timezone
 from annotations.models import GoldDocument, GoldSpan, GoldStandard, ImportJob, Span
 from evaluation.models import (
     AgreementResult,
+    DocumentDisagreement,
     GeneratedItem,
     GenerationCache,
     GenerationJob,
+    GenerationRelease,
     ModelRun,
     PrologRule,
     RunOutput,
@@ -23,6 +25,7 @@ from evaluation.models import (
     Suggestion,
     SuggestionDecision,
     SuggestionSettings,
+    SuggestionShown,
 )
 from tests.test_access import BOUNDS, PASSWORD, World, make_world
 
@@ -67,9 +70,12 @@ def world(db: None) -> World:
     SuggestionDecision.objects.create(
         suggestion=suggestion, annotator=world.ann1, decision="reject"
     )
+    DocumentDisagreement.objects.create(document=world.d1, score=1, runs=2)
+    SuggestionShown.objects.create(document=world.d1, annotator=world.ann1)
     rule = PrologRule.objects.create(type="admin test type", version=1, source="% a rule file")
     job = GenerationJob.objects.create(project=world.p1, rule=rule, backend="random")
     GeneratedItem.objects.create(job=job, document=world.d1, position=0)
+    GenerationRelease.objects.create(project=world.p1, version=1, gold_project=world.p1)
     return world
 
 

@@ -228,9 +228,13 @@ def test_an_unassisted_project_serves_no_suggestion_to_annotators(world: World) 
     # the admin turns assistance on; the annotator sees them, named by their run
     settings_url = f"{BASE}/projects/{world.project.pk}/suggestions/settings/"
     assert client_for(world.reviewer).put(settings_url, {"assisted": True}).status_code == 403
-    assert client_for(world.ann1).get(settings_url).json() == {"assisted": False}
+    assert client_for(world.ann1).get(settings_url).json() == {
+        "assisted": False,
+        "ordering": "position",
+    }
     turned = client_for(world.admin).put(settings_url, {"assisted": True}, format="json")
-    assert turned.status_code == 200 and turned.json() == {"assisted": True}
+    assert turned.status_code == 200
+    assert turned.json() == {"assisted": True, "ordering": "position"}
     shown = client_for(world.ann1).get(url).json()
     assert shown["assisted"] is True
     assert {s["run"]["name"] for s in shown["suggestions"]} == {"run-one", "run-two"}

@@ -55,15 +55,18 @@ class DocumentFiltersSerializer(QuerySerializer):
         return value
 
 
-def document_query(validated: dict[str, Any], *, staff: bool) -> DocumentQuery:
+def document_query(
+    validated: dict[str, Any], *, staff: bool, default_ordering: str = "position"
+) -> DocumentQuery:
     """The ``DocumentQuery`` of validated filters (the staff-only filters dropped for
-    annotators); ``ordering`` defaults to the project order."""
+    annotators); ``ordering`` defaults to ``default_ordering`` (the project order, or the
+    annotators' queue order: ``selectors.documents.default_ordering``)."""
     return DocumentQuery(
         q=validated.get("q", "").strip(),
         status=validated.get("status"),
         annotator=validated.get("annotator") if staff else None,
         fewer_than=validated.get("fewer_than") if staff else None,
-        ordering=validated.get("ordering", "position"),
+        ordering=validated.get("ordering") or default_ordering,
     )
 
 
@@ -160,7 +163,13 @@ class WorkInProgressSerializer(serializers.Serializer):
 
 
 class DocumentListQuerySerializer(DocumentFiltersSerializer):
-    ordering = serializers.ChoiceField(choices=list(ORDERINGS), required=False, default="position")
+    ordering = serializers.ChoiceField(
+        choices=list(ORDERINGS),
+        required=False,
+        help_text="Default: project order (position); annotators of a project whose queue "
+        "puts disagreement first: disagreement (documents where the suggesting runs disagree "
+        "most first).",
+    )
 
 
 _DATETIME = serializers.DateTimeField()  # one instance renders every row's datetime

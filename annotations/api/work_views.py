@@ -13,7 +13,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import OuterRef, Subquery
+from django.db.models import F, OuterRef, Subquery
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from fallacy_platform.pagination import StrictLimitOffsetPagination
@@ -50,6 +50,7 @@ from annotations.selectors.access import (
 from annotations.selectors.annotations import annotation_with_spans, document_opened
 from annotations.selectors.documents import (
     DocumentQuery,
+    default_ordering,
     document_list,
     document_rows,
     project_progress,
@@ -84,6 +85,8 @@ def _project_and_role(request: Request, pk: int) -> tuple[Project, str | None]:
         .annotate(
             my_role=Subquery(mine.values("role")[:1]),
             my_assigned=Subquery(mine.values("assigned_count")[:1]),
+            # the annotators' queue order (evaluation's SuggestionSettings; null: position)
+            queue_ordering=F("suggestion_settings__ordering"),
         )
         .first()
     )
@@ -243,7 +246,8 @@ class ProjectDocumentListView(ServiceErrorsMixin, generics.ListAPIView):
         params = DocumentListQuerySerializer(data=request.query_params, context={"staff": staff})
         params.is_valid(raise_exception=True)
         p = params.validated_data
-        query = document_query(p, staff=staff)
+        default = default_ordering(project, staff=staff)
+        query = document_query(p, staff=staff, default_ordering=default)
         documents = document_list(request.user, project, query, staff=staff)
         self.paginator.counted = documents.order_by()
         self.paginator.known_count = _unfiltered_count(project, query, staff=staff)

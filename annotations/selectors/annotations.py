@@ -27,7 +27,7 @@ from annotations.models import (
     Span,
 )
 from annotations.selectors.access import STAFF_ROLES, annotations_for, documents_for
-from annotations.selectors.documents import project_totals
+from annotations.selectors.documents import DISAGREEMENT, project_totals
 
 SUBMITTED = Annotation.Status.SUBMITTED
 _DATETIME = DateTimeField()  # DRF's rendering of datetimes, as the serializers give them
@@ -77,16 +77,19 @@ def progress_for(user: Any, projects: list[Project]) -> dict[int, tuple[str | No
 
 
 def next_document(user: Any, project: Project) -> Document | None:
-    """The first document assigned to the user, in project order, not yet submitted by them."""
+    """The first document assigned to the user, in project order, not yet submitted by them;
+    when the project orders its queue by disagreement (its suggestion settings), the
+    documents where the suggesting runs disagree most come first (then project order)."""
+    from evaluation.services.suggestions import disagreement_first  # evaluation builds on us
+
     submitted = Annotation.objects.filter(document=OuterRef("pk"), annotator=user, status=SUBMITTED)
     assigned = Assignment.objects.filter(document=OuterRef("pk"), annotator=user)
-    return (
-        documents_for(user, project)
-        .filter(Exists(assigned))
-        .exclude(Exists(submitted))
-        .order_by("position", "id")
-        .first()
-    )
+    queue = documents_for(user, project).filter(Exists(assigned)).exclude(Exists(submitted))
+    if disagreement_first(project):
+        queue = queue.alias(disagreement=DISAGREEMENT).order_by("-disagreement", "position", "id")
+    else:
+        queue = queue.order_by("position", "id")
+    return queue.first()
 
 
 def annotation_with_spans(queryset: QuerySet[Annotation]) -> QuerySet[Annotation]:

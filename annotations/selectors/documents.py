@@ -44,7 +44,7 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Length
+from django.db.models.functions import Coalesce, Length
 
 from annotations.models import Annotation, Assignment, Document, Membership, Project
 from annotations.selectors.access import STAFF_ROLES, role_in
@@ -53,7 +53,18 @@ SUBMITTED = Annotation.Status.SUBMITTED
 IN_PROGRESS = Annotation.Status.IN_PROGRESS
 PROJECT_STATUSES = ("unassigned", "todo", "in_progress", "done")
 MY_STATUSES = ("todo", "in_progress", "submitted")
-ORDERINGS = ("position", "-position", "length", "-length", "updated", "-updated")
+# "disagreement": documents where the runs turned into suggestions disagree most first (a
+# score stored per document by evaluation.services.suggestions; none counts as 0)
+ORDERINGS = (
+    "position",
+    "-position",
+    "length",
+    "-length",
+    "updated",
+    "-updated",
+    "disagreement",
+    "-disagreement",
+)
 
 
 # --- the one definition of a document's status -------------------------------------------
@@ -141,6 +152,26 @@ def my_status_expression(user: Any) -> Case:
 # --- the document list ----------------------------------------------------------------------
 
 
+# a document's disagreement score (evaluation.models.DocumentDisagreement; no row: 0)
+DISAGREEMENT = Coalesce(F("suggestion_disagreement__score"), 0, output_field=IntegerField())
+
+
+def default_ordering(project: Project, *, staff: bool) -> str:
+    """The document list's order when none is asked: annotators get the project's queue
+    order (documents where the suggesting runs disagree first, when the project's
+    suggestion settings say so), everyone else the project order. Reads the project's
+    ``queue_ordering`` annotation when it has one (no query)."""
+    if staff:
+        return "position"
+    if hasattr(project, "queue_ordering"):
+        disagreement = project.queue_ordering == "disagreement"
+    else:
+        from evaluation.services.suggestions import disagreement_first  # evaluation builds on us
+
+        disagreement = disagreement_first(project)
+    return "disagreement" if disagreement else "position"
+
+
 @dataclass(frozen=True)
 class DocumentQuery:
     """Search, filters and order of the document list (validated by the API)."""
@@ -185,6 +216,10 @@ def document_list(
     descending = query.ordering.startswith("-")
     if key == "position":
         return qs.order_by(*(["-position", "-id"] if descending else ["position", "id"]))
+    if key == "disagreement":  # most disagreement first; "-disagreement": least first
+        qs = qs.alias(disagreement=DISAGREEMENT)
+        column = F("disagreement").asc() if descending else F("disagreement").desc()
+        return qs.order_by(column, "position", "id")
     if key == "length":
         # SQLite before 3.43 has no octet_length; length() reads its header-less text anyway
         size = (

@@ -376,10 +376,17 @@ def run_job(job_id: int) -> GenerationJob:
     return job
 
 
+def _stage(job: GenerationJob, stage: str) -> None:
+    """Where a running job is (``report["stage"]``, shown while it runs)."""
+    job.report = {**(job.report or {}), "stage": stage}
+    job.save(update_fields=["report"])
+
+
 def _run(job: GenerationJob, client: _Client) -> None:
     from evaluation.prolog import parse_facts, satisfying
 
     rule = parse_rule_file(job.rule.source)
+    _stage(job, "facts" if job.method == GenerationJob.Method.PROLOG else "sentences")
     candidates: list[tuple[str, dict[str, str], list[str]]] = []  # (sentence, bindings, facts)
     facts_report: dict[str, Any] = {}
     if job.method == GenerationJob.Method.PROLOG:
@@ -402,6 +409,7 @@ def _run(job: GenerationJob, client: _Client) -> None:
         solutions = satisfying(rule, parsed.facts) if parsed.facts else []
         job.satisfying = len(solutions)
         job.save(update_fields=["proposed", "valid", "rejected", "rejections", "satisfying"])
+        _stage(job, "sentences")
         prompts, details = [], []
         for bindings in solutions:
             support = _supporting(parsed.facts, bindings)
@@ -415,11 +423,21 @@ def _run(job: GenerationJob, client: _Client) -> None:
         (answer,) = client.ask([direct_prompt(rule, job.n)], SENTENCE_PARAMS_DIRECT(job.n))
         candidates = [(line, {}, []) for line in _lines(answer, job.n)]
     candidates = [c for c in candidates if c[0]]
+    _stage(job, "judge")
     scores = _judge(job, client, rule, candidates)
+    _stage(job, "items")
     _store_items(job, rule, candidates, scores)
     flat = [s for item in scores for s in item if s is not None]
     shares = Counter(int(s) for s in flat if float(s).is_integer())
+    note = ""
+    if job.method == GenerationJob.Method.PROLOG and not job.valid:
+        note = "the model gave no valid fact: nothing to check, no item"
+    elif job.method == GenerationJob.Method.PROLOG and not job.satisfying:
+        note = "no combination of the valid facts satisfies the rule: no item"
+    elif not job.items_kept:
+        note = "the model gave no usable sentence: no item"
     job.report = {
+        "note": note,
         "type": rule.type,
         "method": job.method,
         "rule_version": job.rule.version,

@@ -11,6 +11,13 @@ who accept them (each becomes a span of their own) or reject them.
   ``annotations.services.annotations.create_or_get_span`` (so the annotation's revision,
   the span's history, the counters and the span lock are those of a hand-made span).
 - ``accept_sentence``: accept every undecided suggestion of one sentence.
+- ``set_ordering`` / ``disagreement_first``: the annotators' queue in project order, or
+  documents where the suggesting runs disagree first. The disagreement is stored per
+  document (``DocumentDisagreement``) by ``create_suggestions`` (``update_disagreement``),
+  so ordering the queue reads one row per document, never the suggestions.
+- ``record_shown``: the first time suggestions of a document were served to an annotator
+  it is assigned to (assisted project); ``suggestion_timing`` compares the time per
+  document of annotations with and without suggestions shown (``TIMING_MEASURE``).
 
 A suggestion is never an annotation: agreement, adjudication, gold and the leaderboard
 read spans only.
@@ -40,15 +47,17 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from annotations.labels import NO_FALLACY, normalise_label
-from annotations.models import Assignment, Document, Membership, Project, Sentence
+from annotations.models import Annotation, Assignment, Document, Membership, Project, Sentence
 from annotations.selectors.access import role_in
 from annotations.services.annotations import create_or_get_span, label_index, start_annotation
 from evaluation.models import (
+    DocumentDisagreement,
     ModelRun,
     RunOutput,
     Suggestion,
     SuggestionDecision,
     SuggestionSettings,
+    SuggestionShown,
 )
 from evaluation.prompts import parse_answer, run_parser
 from evaluation.stored import taxonomy_mapping
@@ -93,6 +102,75 @@ def set_assisted(*, project: Project, assisted: bool, by: Any | None = None) -> 
         raise PermissionDenied(f"only admins of project '{project.name}' change assistance")
     SuggestionSettings.objects.update_or_create(project=project, defaults={"assisted": assisted})
     return assisted
+
+
+ORDERINGS = tuple(SuggestionSettings.Ordering.values)
+DISAGREEMENT = SuggestionSettings.Ordering.DISAGREEMENT
+
+
+def queue_ordering(project: Project | int) -> str:
+    """The project's queue ordering: ``position`` (the default) or ``disagreement``."""
+    project_id = project if isinstance(project, int) else project.pk
+    found = SuggestionSettings.objects.filter(project_id=project_id).values_list(
+        "ordering", flat=True
+    )
+    return next(iter(found), SuggestionSettings.Ordering.POSITION)
+
+
+def disagreement_first(project: Project | int) -> bool:
+    return queue_ordering(project) == DISAGREEMENT
+
+
+@transaction.atomic
+def set_ordering(*, project: Project, ordering: str, by: Any | None = None) -> str:
+    """Order the annotators' queue in project order (``position``) or documents where the
+    suggesting runs disagree first (``disagreement``); project admins only when ``by``
+    is given."""
+    if ordering not in ORDERINGS:
+        raise ValidationError({"ordering": [f"{ordering!r} is not one of {', '.join(ORDERINGS)}"]})
+    if by is not None and role_in(by, project) != Membership.Role.ADMIN:
+        raise PermissionDenied(f"only admins of project '{project.name}' change the queue order")
+    SuggestionSettings.objects.update_or_create(project=project, defaults={"ordering": ordering})
+    return ordering
+
+
+def update_disagreement(project: Project) -> dict[int, int]:
+    """Store each document's disagreement among the project's suggesting runs (the runs
+    ever turned into suggestions): the number of its sentences where the runs that
+    answered the sentence do not all give the same set of fallacy types (no suggestion =
+    the empty set, so one run suggesting and another not disagree). Documents scoring 0
+    keep no row. Returns {document id: score > 0}. Called by ``create_suggestions`` under
+    the project's settings row lock; reads the runs' outputs once."""
+    run_ids = list(
+        SuggestionSettings.runs.through.objects.filter(
+            suggestionsettings_id=project.pk
+        ).values_list("modelrun_id", flat=True)
+    )
+    answered: dict[tuple[int, int], set[int]] = defaultdict(set)
+    for run_id, document_id, unit_index in (
+        RunOutput.objects.filter(run_id__in=run_ids, document__project=project)
+        .values_list("run_id", "document_id", "unit_index")
+        .iterator(chunk_size=5000)
+    ):
+        answered[(document_id, unit_index)].add(run_id)
+    given: dict[tuple[int, int], dict[int, frozenset[str]]] = defaultdict(dict)
+    for run_id, document_id, unit_index, labels in Suggestion.objects.filter(
+        run_id__in=run_ids, document__project=project
+    ).values_list("run_id", "document_id", "unit_index", "labels"):
+        given[(document_id, unit_index)][run_id] = frozenset(labels)
+    scores: dict[int, int] = defaultdict(int)
+    runs_of: dict[int, set[int]] = defaultdict(set)
+    for (document_id, unit_index), runs in answered.items():
+        runs_of[document_id] |= runs
+        labels_of = given.get((document_id, unit_index), {})
+        if len({labels_of.get(run, frozenset()) for run in runs}) > 1:
+            scores[document_id] += 1
+    DocumentDisagreement.objects.filter(document__project=project).delete()
+    DocumentDisagreement.objects.bulk_create(
+        DocumentDisagreement(document_id=doc, score=score, runs=len(runs_of[doc]))
+        for doc, score in scores.items()
+    )
+    return dict(scores)
 
 
 def _check_runs(project: Project, runs: Sequence[ModelRun]) -> None:
@@ -155,6 +233,11 @@ def create_suggestions(
     if project.archived_at is not None:
         raise ValidationError({"project": [f"project '{project.name}' is archived: read-only"]})
     _check_runs(project, runs)
+    # one creation per project at a time: the disagreement scores are computed from all
+    # the project's suggesting runs, under this lock
+    SuggestionSettings.objects.get_or_create(project=project)
+    settings_row = SuggestionSettings.objects.select_for_update().get(project=project)
+    settings_row.runs.add(*runs)
     index = label_index(project.taxonomy)
     report = SuggestionReport()
     for run in runs:
@@ -196,6 +279,7 @@ def create_suggestions(
         report.existing[run.pk] = len(existing)
         report.no_fallacy[run.pk] = no_fallacy
         report.skipped[run.pk] = skipped
+    update_disagreement(project)
     return report
 
 
@@ -293,6 +377,84 @@ def accept_sentence(
     return made
 
 
+def record_shown(*, document: Document, annotator: Any) -> None:
+    """Remember the first time suggestions of the document were served to an annotator it
+    is assigned to (the caller serves them: an assisted project, at least one)."""
+    if not Assignment.objects.filter(document=document, annotator=annotator).exists():
+        return
+    SuggestionShown.objects.get_or_create(document=document, annotator=annotator)
+
+
+TIMING_MEASURE = (
+    "Seconds from an annotation's start (its first saved change or accepted suggestion: "
+    "opening a document creates nothing) to its submission, per submitted annotation of "
+    "the project (a reopened one: to its latest submission). With suggestions: the API had "
+    "served that annotator suggestions of the document before the submission (assisted "
+    "project); without: every other submitted annotation. Per run: the annotations with "
+    "suggestions of a document where the run has at least one."
+)
+
+
+def _timing(seconds: list[float]) -> dict[str, Any]:
+    ordered = sorted(seconds)
+    n = len(ordered)
+    if not n:
+        return {"annotations": 0, "mean_seconds": None, "median_seconds": None}
+    middle = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    return {
+        "annotations": n,
+        "mean_seconds": round(sum(ordered) / n, 3),
+        "median_seconds": round(middle, 3),
+    }
+
+
+def suggestion_timing(project: Project) -> dict[str, Any]:
+    """Time per document with and without suggestions shown (``TIMING_MEASURE``):
+    {measure, with_suggestions, without_suggestions, runs: [{run, run_name, ...}]}, each
+    {annotations, mean_seconds, median_seconds} (null seconds when there is none)."""
+    shown = {
+        (doc, annotator): at
+        for doc, annotator, at in SuggestionShown.objects.filter(
+            document__project=project
+        ).values_list("document_id", "annotator_id", "shown_at")
+    }
+    runs_of: dict[int, set[int]] = defaultdict(set)
+    for doc, run_id in (
+        Suggestion.objects.filter(document__project=project)
+        .values_list("document_id", "run_id")
+        .distinct()
+    ):
+        runs_of[doc].add(run_id)
+    with_shown: list[float] = []
+    without: list[float] = []
+    per_run: dict[int, list[float]] = defaultdict(list)
+    submitted = Annotation.objects.filter(
+        document__project=project,
+        status=Annotation.Status.SUBMITTED,
+        submitted_at__isnull=False,
+    ).values_list("document_id", "annotator_id", "created_at", "submitted_at")
+    for doc, annotator, started, finished in submitted:
+        seconds = max(0.0, (finished - started).total_seconds())
+        at = shown.get((doc, annotator))
+        if at is not None and at <= finished:
+            with_shown.append(seconds)
+            for run_id in runs_of[doc]:
+                per_run[run_id].append(seconds)
+        else:
+            without.append(seconds)
+    names = dict(ModelRun.objects.filter(pk__in=per_run).values_list("pk", "name"))
+    runs = [
+        {"run": run_id, "run_name": names.get(run_id, ""), **_timing(values)}
+        for run_id, values in sorted(per_run.items(), key=lambda kv: (names.get(kv[0], ""), kv[0]))
+    ]
+    return {
+        "measure": TIMING_MEASURE,
+        "with_suggestions": _timing(with_shown),
+        "without_suggestions": _timing(without),
+        "runs": runs,
+    }
+
+
 def suggestion_report(project: Project) -> list[dict[str, Any]]:
     """Per run and label: suggestions, decisions, acceptances, rejections and the
     acceptance rate (accepted / decided; null when nothing was decided). A suggestion with
@@ -340,9 +502,16 @@ __all__ = [
     "DecisionConflict",
     "SuggestionReport",
     "accept_sentence",
+    "TIMING_MEASURE",
     "create_suggestions",
     "decide_suggestion",
+    "disagreement_first",
     "is_assisted",
+    "queue_ordering",
+    "record_shown",
     "set_assisted",
+    "set_ordering",
     "suggestion_report",
+    "suggestion_timing",
+    "update_disagreement",
 ]

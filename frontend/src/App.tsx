@@ -26,6 +26,7 @@ const ProjectSettingsPage = lazyComponent(() => projectAdmin().then((m) => m.Pro
 const ImportPage = lazyComponent(() => projectAdmin().then((m) => m.ImportPage));
 const MembersPage = lazyComponent(() => projectAdmin().then((m) => m.MembersPage));
 const AssignPage = lazyComponent(() => projectAdmin().then((m) => m.AssignPage));
+const SuggestionsAdminPage = lazyComponent(() => projectAdmin().then((m) => m.SuggestionsAdminPage));
 // The review pages (agreement dashboard, adjudication, gold versions, history): staff only.
 const review = () => import("./pages/review");
 const ReviewPage = lazyComponent(() => review().then((m) => m.ReviewPage));
@@ -36,6 +37,12 @@ const GoldVersionPage = lazyComponent(() => review().then((m) => m.GoldVersionPa
 const DocumentHistoryPage = lazyComponent(() => review().then((m) => m.DocumentHistoryPage));
 // The results of item projects (leaderboard, comparisons, label bias): staff only.
 const ResultsPage = lazyComponent(() => import("./pages/results").then((m) => m.ResultsPage));
+// Prolog-checked generation (report, launch, job review, rule files): staff of any project.
+const generation = () => import("./pages/generation");
+const GenerationPage = lazyComponent(() => generation().then((m) => m.GenerationPage));
+const LaunchGenerationPage = lazyComponent(() => generation().then((m) => m.LaunchGenerationPage));
+const GenerationJobPage = lazyComponent(() => generation().then((m) => m.GenerationJobPage));
+const RulesPage = lazyComponent(() => generation().then((m) => m.RulesPage));
 
 export function App() {
   const path = usePath();
@@ -142,6 +149,21 @@ export function App() {
           </MessagePage>
         );
       return <ResultsPage me={me} projectId={route.projectId} key={`results/${route.projectId}`} />;
+    case "generation":
+    case "generationNew":
+    case "generationJob":
+    case "generationRules":
+      // Reviewers and admins of some project (the API refuses everyone else too).
+      if (!me.is_superuser && !me.projects.some((p) => isProjectStaff(me, p.id)))
+        return (
+          <MessagePage me={me}>
+            <NotFoundMessage />
+          </MessagePage>
+        );
+      if (route.name === "generation") return <GenerationPage me={me} />;
+      if (route.name === "generationNew") return <LaunchGenerationPage me={me} />;
+      if (route.name === "generationRules") return <RulesPage me={me} />;
+      return <GenerationJobPage me={me} id={route.id} key={`generation/${route.id}`} />;
     case "documentHistory":
       // The API answers 404 to anyone but the document's reviewers and admins.
       return <DocumentHistoryPage me={me} id={route.id} key={`history/${route.id}`} />;
@@ -157,7 +179,8 @@ export function App() {
     case "projectSettings":
     case "projectImport":
     case "projectMembers":
-    case "projectAssign": {
+    case "projectAssign":
+    case "projectSuggestions": {
       // Project admins and superusers only; for everyone else these pages do not exist.
       if (!isProjectAdmin(me, route.projectId))
         return (
@@ -169,6 +192,7 @@ export function App() {
       if (route.name === "projectSettings") return <ProjectSettingsPage {...props} />;
       if (route.name === "projectImport") return <ImportPage {...props} />;
       if (route.name === "projectMembers") return <MembersPage {...props} />;
+      if (route.name === "projectSuggestions") return <SuggestionsAdminPage {...props} />;
       return <AssignPage {...props} />;
     }
     default:

@@ -22,5 +22,14 @@ describe("routes", () => {
     expect(match(paths.launch(4))).toEqual({ name: "launch", projectId: 4 });
     expect(match(paths.run(9))).toEqual({ name: "run", id: 9 });
     expect(match(paths.leaderboard(4, 2))).toEqual({ name: "leaderboard", projectId: 4, goldId: 2 });
+    expect(match(paths.projectSuggestions(4))).toEqual({ name: "projectSuggestions", projectId: 4 });
+  });
+
+  it("matches the generation pages", () => {
+    expect(match(paths.generation())).toEqual({ name: "generation" });
+    expect(match(paths.generationNew())).toEqual({ name: "generationNew" });
+    expect(match(paths.generationRules())).toEqual({ name: "generationRules" });
+    expect(match(paths.generationJob(5))).toEqual({ name: "generationJob", id: 5 });
+    expect(match("/generation/jobs/x/")).toEqual({ name: "notfound" });
   });
 });

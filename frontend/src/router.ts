@@ -59,6 +59,7 @@ export type Route =
   | { name: "projectImport"; projectId: number }
   | { name: "projectMembers"; projectId: number }
   | { name: "projectAssign"; projectId: number }
+  | { name: "projectSuggestions"; projectId: number }
   | { name: "document"; id: number }
   | { name: "runs"; projectId: number }
   | { name: "launch"; projectId: number }
@@ -71,6 +72,10 @@ export type Route =
   | { name: "goldVersion"; projectId: number; version: number }
   | { name: "documentHistory"; id: number }
   | { name: "results"; projectId: number }
+  | { name: "generation" }
+  | { name: "generationNew" }
+  | { name: "generationJob"; id: number }
+  | { name: "generationRules" }
   | { name: "notfound" };
 
 export function match(path: string): Route {
@@ -79,10 +84,10 @@ export function match(path: string): Route {
   if (/^\/projects\/new\/?$/.test(path)) return { name: "projectNew" };
   let m = /^\/projects\/(\d+)\/?$/.exec(path);
   if (m) return { name: "project", id: Number(m[1]) };
-  m = /^\/projects\/(\d+)\/(settings|import|members|assign)\/?$/.exec(path);
+  m = /^\/projects\/(\d+)\/(settings|import|members|assign|suggestions)\/?$/.exec(path);
   if (m) {
     const projectId = Number(m[1]);
-    const page = { settings: "projectSettings", import: "projectImport", members: "projectMembers", assign: "projectAssign" } as const;
+    const page = { settings: "projectSettings", import: "projectImport", members: "projectMembers", assign: "projectAssign", suggestions: "projectSuggestions" } as const;
     return { name: page[m[2] as keyof typeof page], projectId };
   }
   m = /^\/projects\/(\d+)\/(review|adjudication|gold)\/?$/.exec(path);
@@ -108,6 +113,11 @@ export function match(path: string): Route {
   if (m) return { name: "leaderboard", projectId: Number(m[1]), goldId: Number(m[2]) };
   m = /^\/projects\/(\d+)\/results\/?$/.exec(path);
   if (m) return { name: "results", projectId: Number(m[1]) };
+  if (/^\/generation\/?$/.test(path)) return { name: "generation" };
+  if (/^\/generation\/new\/?$/.test(path)) return { name: "generationNew" };
+  if (/^\/generation\/rules\/?$/.test(path)) return { name: "generationRules" };
+  m = /^\/generation\/jobs\/(\d+)\/?$/.exec(path);
+  if (m) return { name: "generationJob", id: Number(m[1]) };
   return { name: "notfound" };
 }
 
@@ -119,6 +129,7 @@ export const paths = {
   projectImport: (projectId: number) => `/projects/${projectId}/import/`,
   projectMembers: (projectId: number) => `/projects/${projectId}/members/`,
   projectAssign: (projectId: number) => `/projects/${projectId}/assign/`,
+  projectSuggestions: (projectId: number) => `/projects/${projectId}/suggestions/`,
   document: (id: number, annotator?: number) => `/documents/${id}/${annotator ? `?annotator=${annotator}` : ""}`,
   runs: (projectId: number) => `/projects/${projectId}/runs/`,
   launch: (projectId: number) => `/projects/${projectId}/runs/new/`,
@@ -131,4 +142,8 @@ export const paths = {
   goldVersion: (projectId: number, version: number) => `/projects/${projectId}/gold/${version}/`,
   documentHistory: (id: number) => `/documents/${id}/history/`,
   results: (projectId: number) => `/projects/${projectId}/results/`,
+  generation: () => "/generation/",
+  generationNew: () => "/generation/new/",
+  generationJob: (id: number) => `/generation/jobs/${id}/`,
+  generationRules: () => "/generation/rules/",
 };

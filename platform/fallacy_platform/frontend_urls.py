@@ -16,6 +16,7 @@ urlpatterns = [
     path("projects/<int:project_id>/import/", app, name="app-project-import"),
     path("projects/<int:project_id>/members/", app, name="app-project-members"),
     path("projects/<int:project_id>/assign/", app, name="app-project-assign"),
+    path("projects/<int:project_id>/suggestions/", app, name="app-project-suggestions"),
     path("documents/<int:document_id>/", app, name="app-document"),
     path("projects/<int:project_id>/runs/", app, name="app-runs"),
     path("projects/<int:project_id>/runs/new/", app, name="app-launch"),
@@ -32,4 +33,8 @@ urlpatterns = [
     path("projects/<int:project_id>/gold/<int:version>/", app, name="app-gold-version"),
     path("documents/<int:document_id>/history/", app, name="app-document-history"),
     path("projects/<int:project_id>/results/", app, name="app-results"),
+    path("generation/", app, name="app-generation"),
+    path("generation/new/", app, name="app-generation-new"),
+    path("generation/rules/", app, name="app-generation-rules"),
+    path("generation/jobs/<int:job_id>/", app, name="app-generation-job"),
 ]

@@ -3,6 +3,7 @@
     python manage.py generate_fallacies --project P --type TYPE --backend B --model M
         [--n 20] [--method prolog|direct] [--backend-settings JSON]
         [--wait] [--inline] [--format json|table]
+    python manage.py generate_fallacies --project P --report [--format json|table]
 
 The same service as the API would use (``services.prolog_generation.launch_generation``):
 an unknown type, a missing model, a bad option or a stored rule file that does not load
@@ -11,6 +12,9 @@ project is created with the SmartyPat form preset when it does not exist. The jo
 the ``gpu`` queue; ``--wait`` follows it, ``--inline`` runs it in this process (no worker).
 Both print the report: facts proposed / valid / rejected (by reason), solutions, items
 kept, the judge's mean score and the share of scores 0/1/2/3, requests sent and cached.
+``--report`` launches nothing: it prints the project's report per type and method across
+its finished jobs (``services.generation_review.generation_report``, the API's
+``generation-report/``), the reviewers' acceptance rate included.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation.backends import ModelSpec
 from evaluation.models import GenerationJob
+from evaluation.services.generation_review import generation_report, report_table
 from evaluation.services.prolog_generation import METHODS, launch_generation, run_job, wait_for
 from evaluation.services.runs import LaunchError
 
@@ -67,6 +72,8 @@ def table(report: dict[str, Any]) -> str:
             else "-",
         ),
     ]
+    if report.get("note"):
+        rows.append(("note", report["note"]))
     width = max(len(name) for name, _ in rows)
     return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
 
@@ -76,8 +83,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--project", required=True, help="item project (created if new)")
-        parser.add_argument("--type", required=True, help="fallacy type (a rule file's type)")
-        parser.add_argument("--backend", required=True)
+        parser.add_argument("--type", default="", help="fallacy type (a rule file's type)")
+        parser.add_argument("--backend", default="")
         parser.add_argument("--model", default="", help="model name or path")
         parser.add_argument("--n", type=int, default=20, help="facts (or texts) asked for")
         parser.add_argument("--method", default="prolog", help=" or ".join(METHODS))
@@ -85,8 +92,14 @@ class Command(BaseCommand):
         parser.add_argument("--wait", action="store_true", help="wait and print the report")
         parser.add_argument("--inline", action="store_true", help="run here (no worker)")
         parser.add_argument("--format", choices=("json", "table"), default="json")
+        parser.add_argument(
+            "--report", action="store_true", help="print the project's report; launch nothing"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        if options["report"]:
+            self.report(options)
+            return
         try:
             settings = json.loads(options["backend_settings"])
         except ValueError as error:
@@ -122,3 +135,20 @@ class Command(BaseCommand):
             self.stdout.write(table(report))
         else:
             self.stdout.write(json.dumps(report, ensure_ascii=False))
+
+    def report(self, options: dict[str, Any]) -> None:
+        from annotations.models import Project
+
+        project = Project.objects.filter(name=options["project"]).first()
+        if project is None:
+            raise CommandError(f"--project: no project named {options['project']!r}")
+        jobs = GenerationJob.objects.filter(project=project).select_related("rule")
+        if options["type"]:
+            jobs = jobs.filter(rule__type__iexact=options["type"])
+        rows = generation_report(jobs)
+        if options["format"] == "table":
+            self.stdout.write(report_table(rows))
+        else:
+            self.stdout.write(
+                json.dumps({"project": project.name, "rows": rows}, ensure_ascii=False)
+            )

@@ -3,7 +3,7 @@ import { isProjectAdmin, isProjectStaff } from "../lib/roles";
 import { linkHandler, paths } from "../router";
 import type { Me } from "../types";
 
-export type ProjectTab = "documents" | "settings" | "import" | "members" | "assign" | "runs" | "review" | "adjudication" | "gold" | "results";
+export type ProjectTab = "documents" | "settings" | "import" | "members" | "assign" | "suggestions" | "runs" | "review" | "adjudication" | "gold" | "results";
 
 /** The project's tabs: documents for everyone; set-up pages for admins; model runs for staff. */
 export function ProjectNav({ me, projectId, role, active }: { me: Me; projectId: number; role?: string | null; active: ProjectTab }) {
@@ -17,6 +17,8 @@ export function ProjectNav({ me, projectId, role, active }: { me: Me; projectId:
       { key: "assign", label: "Assignment", href: paths.projectAssign(projectId) },
       { key: "settings", label: "Settings", href: paths.projectSettings(projectId) },
     );
+    // model suggestions for annotators: span projects (item projects have no sentences)
+    if (kind !== "items") tabs.push({ key: "suggestions", label: "Suggestions", href: paths.projectSuggestions(projectId) });
   }
   if (isProjectStaff(me, projectId, role))
     tabs.push(

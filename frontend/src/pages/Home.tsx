@@ -90,6 +90,11 @@ export function HomePage({ me }: { me: Me }) {
       <main class="page">
         <div class="page-head">
           <h1>Your projects</h1>
+          {(me.is_superuser || me.projects.some((p) => p.role === "admin" || p.role === "reviewer")) && (
+            <a class="btn" href={paths.generation()} onClick={linkHandler(paths.generation())} data-testid="generation-link">
+              Generated items
+            </a>
+          )}
           {canCreateProjects(me) && (
             <a class="btn primary" href={paths.projectNew()} onClick={linkHandler(paths.projectNew())} data-testid="new-project">
               New project

@@ -165,10 +165,13 @@ NOT_ARCHIVED = {
     "SuggestionSettings": "not in archive format 1: a restored project is unassisted",
     "Suggestion": "not in archive format 1: made again from the archived runs",
     "SuggestionDecision": "not in archive format 1: accepted ones are archived as spans",
+    "DocumentDisagreement": "not in archive format 1: computed when suggestions are made",
+    "SuggestionShown": "not in archive format 1: a restored project is unassisted",
     # Prolog-checked generation: the items it made are archived as documents
     "PrologRule": "not in archive format 1: the shipped versions are seeded again",
     "GenerationJob": "not in archive format 1: its items are archived as documents",
     "GeneratedItem": "not in archive format 1: the item's metadata keeps its generation",
+    "GenerationRelease": "not in archive format 1: its gold project is archived as a project",
 }
 MEMBERS = (*(table.member for table in TABLES), f"{USERS}.jsonl", MANIFEST)
 

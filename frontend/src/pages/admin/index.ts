@@ -4,3 +4,4 @@ export { ProjectSettingsPage } from "./settings/ProjectSettingsPage";
 export { ImportPage } from "./import/ImportPage";
 export { MembersPage } from "./members/MembersPage";
 export { AssignPage } from "./assign/AssignPage";
+export { SuggestionsAdminPage } from "./suggestions/SuggestionsAdminPage";

@@ -14,7 +14,7 @@ import { DocumentList } from "./DocumentList";
 import { EmptyState } from "./EmptyState";
 import { MyQueue } from "./MyQueue";
 import { ProgressPanel } from "./ProgressPanel";
-import { update } from "./query";
+import { DEFAULT_QUERY, update } from "./query";
 import { useListQuery } from "./useListQuery";
 import "./project.css";
 
@@ -31,7 +31,9 @@ function ProjectView({ me, id }: { me: Me; id: number }) {
   const admin = isProjectAdmin(me, id, p?.role);
   const failed = project.error && !p;
   const progress = useResource<ProjectProgress>(staff && !failed ? `/api/projects/${id}/progress/` : null);
-  const [query, setQuery] = useListQuery();
+  // Annotators' default order: the project's queue order (documents where runs disagree first)
+  const queue = useResource<{ ordering: string }>(!staff && !failed ? `/api/evaluation/projects/${id}/suggestions/settings/` : null);
+  const [query, setQuery] = useListQuery(queue.data?.ordering === "disagreement" ? "disagreement" : DEFAULT_QUERY.ordering);
   const perDocument = progress.data?.annotators_per_document ?? p?.annotators_per_document ?? 1;
   const totals = progress.data?.totals;
 

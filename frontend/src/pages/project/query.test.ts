@@ -39,6 +39,18 @@ describe("document list query <-> URL", () => {
     expect(countUrl(9, DEFAULT_QUERY)).toBe("/api/projects/9/documents/?limit=1");
   });
 
+  it("a project that orders its queue by disagreement: that is the annotators' default", () => {
+    const bare = parseQuery("", "disagreement");
+    expect(bare.ordering).toBe("disagreement");
+    expect(toSearch(bare, "disagreement")).toBe("");
+    expect(apiUrl(9, bare, false)).toBe("/api/projects/9/documents/?limit=25&offset=0&ordering=disagreement");
+    // the project order chosen explicitly stays in the URL, and comes back from it
+    const byPosition = { ...bare, ordering: "position" };
+    expect(toSearch(byPosition, "disagreement")).toBe("?sort=position");
+    expect(parseQuery("?sort=position", "disagreement").ordering).toBe("position");
+    expect(parseQuery("?sort=-disagreement").ordering).toBe("-disagreement");
+  });
+
   it("a new search, filter, size or sort goes back to page 1; paging keeps the rest", () => {
     const q = { ...DEFAULT_QUERY, page: 4, status: "done" };
     expect(update(q, { q: "abc" })).toEqual({ ...q, q: "abc", page: 1 });

@@ -5,7 +5,9 @@
 import { PAGE_SIZES, type PageSize } from "../../components/table";
 import { queryString } from "../../lib/paging";
 
-export const ORDERINGS = ["position", "-position", "length", "-length", "updated", "-updated"] as const;
+// "disagreement": documents where the model runs made into suggestions disagree most first
+// (the annotators' default when the project's queue is ordered so)
+export const ORDERINGS = ["position", "-position", "length", "-length", "updated", "-updated", "disagreement", "-disagreement"] as const;
 export const STAFF_STATUSES = ["unassigned", "todo", "in_progress", "done"] as const;
 export const MY_STATUSES = ["todo", "in_progress", "submitted"] as const;
 
@@ -30,8 +32,10 @@ const positiveInt = (raw: string | null): number | null => {
   return n > 0 ? n : null;
 };
 
-/** The list state in a URL query; anything unknown or malformed falls back to the default. */
-export function parseQuery(search: string): ListQuery {
+/** The list state in a URL query; anything unknown or malformed falls back to the default
+ * (`fallback`: the list's default order, the project order unless the project orders its
+ * annotators' queue by disagreement). */
+export function parseQuery(search: string, fallback: string = DEFAULT_QUERY.ordering): ListQuery {
   const p = new URLSearchParams(search);
   const size = positiveInt(p.get("size"));
   const status = p.get("status") ?? "";
@@ -43,12 +47,12 @@ export function parseQuery(search: string): ListQuery {
     status: ([...STAFF_STATUSES, ...MY_STATUSES] as readonly string[]).includes(status) ? status : "",
     annotator: positiveInt(p.get("annotator")),
     fewer: positiveInt(p.get("fewer")),
-    ordering: (ORDERINGS as readonly string[]).includes(sort) ? sort : DEFAULT_QUERY.ordering,
+    ordering: (ORDERINGS as readonly string[]).includes(sort) ? sort : fallback,
   };
 }
 
 /** The URL query of a list state: only what differs from the default ("" when nothing). */
-export function toSearch(q: ListQuery): string {
+export function toSearch(q: ListQuery, fallback: string = DEFAULT_QUERY.ordering): string {
   return queryString({
     page: q.page > 1 ? q.page : null,
     size: q.size !== DEFAULT_QUERY.size ? q.size : null,
@@ -56,7 +60,7 @@ export function toSearch(q: ListQuery): string {
     status: q.status,
     annotator: q.annotator,
     fewer: q.fewer,
-    sort: q.ordering !== DEFAULT_QUERY.ordering ? q.ordering : null,
+    sort: q.ordering !== fallback ? q.ordering : null,
   });
 }
 

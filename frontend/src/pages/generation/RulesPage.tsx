@@ -1,0 +1,154 @@
+import { useMemo, useState } from "preact/hooks";
+import { ApiError, post } from "../../api";
+import { Crumbs } from "../../components/Crumbs";
+import { LoadErrorMessage } from "../../components/PageMessage";
+import { TopBar } from "../../components/TopBar";
+import { useResource } from "../../hooks/useResource";
+import { paths } from "../../router";
+import type { Me } from "../../types";
+import { fieldMessages, refusalLine } from "./logic";
+import type { PrologRule } from "./types";
+
+/**
+ * The Prolog rule files, every version: view one, copy it into the editor, save the edit as
+ * the type's next version. swipl checks it on the server: a refusal shows swipl's message and
+ * the line it names.
+ */
+export function RulesPage({ me }: { me: Me }) {
+  const rules = useResource<PrologRule[]>("/api/evaluation/prolog-rules/");
+  const [selected, setSelected] = useState<number | null>(null);
+  const [draft, setDraft] = useState<string | null>(null);
+  const [errors, setErrors] = useState<string[]>([]);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const canEdit = me.is_superuser || me.projects.some((p) => p.role === "admin");
+
+  const byType = useMemo(() => {
+    const map = new Map<string, PrologRule[]>();
+    for (const r of rules.data ?? []) map.set(r.type, [...(map.get(r.type) ?? []), r]);
+    return [...map.entries()].sort(([a], [b]) => a.localeCompare(b));
+  }, [rules.data]);
+  const rule = (rules.data ?? []).find((r) => r.id === selected) ?? null;
+  const line = errors.map(refusalLine).find((l) => l != null) ?? null;
+
+  const open = (id: number) => {
+    setSelected(id);
+    setDraft(null);
+    setErrors([]);
+    setSaved(null);
+  };
+
+  const save = async () => {
+    if (!rule || draft == null) return;
+    setBusy(true);
+    setErrors([]);
+    setSaved(null);
+    try {
+      const created = await post<PrologRule>("/api/evaluation/prolog-rules/", { type: rule.type, source: draft });
+      await rules.reload();
+      setSelected(created.id);
+      setDraft(null);
+      setSaved(`Saved as ${created.type} v${created.version}.`);
+    } catch (e) {
+      const messages = e instanceof ApiError ? fieldMessages(e.data) : [];
+      setErrors(messages.length ? messages : [String((e as Error).message ?? e)]);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <>
+      <TopBar me={me}>
+        <Crumbs items={[{ label: "Generation", href: paths.generation() }, { label: "Rule files" }]} />
+      </TopBar>
+      <main class="page wide" data-testid="rules-page">
+        <h1>Prolog rule files</h1>
+        {rules.error && !rules.data && <LoadErrorMessage error={rules.error} onRetry={() => void rules.reload()} />}
+        <div class="rules-layout" style={{ display: "grid", gridTemplateColumns: "minmax(14rem, 1fr) 3fr", gap: "1rem" }}>
+          <nav class="panel" aria-label="Rule files">
+            <ul>
+              {byType.map(([type, versions]) => (
+                <li key={type}>
+                  <strong>{type}</strong>
+                  <ul>
+                    {versions.map((r) => (
+                      <li key={r.id}>
+                        <button class={`btn small ${r.id === selected ? "primary" : "ghost"}`} onClick={() => open(r.id)} data-testid="rule-version">
+                          v{r.version}
+                          {r.builtin ? " (shipped)" : r.created_by ? ` by ${r.created_by}` : ""}
+                        </button>
+                      </li>
+                    ))}
+                  </ul>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <section class="panel" data-testid="rule-view">
+            {!rule && <p class="muted">Pick a version to view it.</p>}
+            {rule && (
+              <>
+                <div class="panel-head">
+                  <h2>
+                    {rule.type} v{rule.version}
+                  </h2>
+                  {canEdit && draft == null && (
+                    <button class="btn" onClick={() => setDraft(rule.source)} data-testid="rule-copy">
+                      Copy and edit
+                    </button>
+                  )}
+                </div>
+                {saved && (
+                  <p class="muted" role="status" data-testid="rule-saved">
+                    {saved}
+                  </p>
+                )}
+                {draft == null ? (
+                  <pre class="rule-source" data-testid="rule-source">
+                    {rule.source}
+                  </pre>
+                ) : (
+                  <>
+                    <textarea
+                      rows={28}
+                      spellcheck={false}
+                      style={{ width: "100%", fontFamily: "monospace" }}
+                      value={draft}
+                      onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
+                      data-testid="rule-editor"
+                      aria-label="Rule file"
+                    />
+                    {errors.length > 0 && (
+                      <div class="form-error" role="alert" data-testid="rule-errors">
+                        <p>swipl refused the file:</p>
+                        <ul>
+                          {errors.map((m) => (
+                            <li key={m}>{m}</li>
+                          ))}
+                        </ul>
+                        {line != null && line > 0 && (
+                          <p data-testid="rule-error-line">
+                            Line {line}: <code>{draft.split("\n")[line - 1] ?? ""}</code>
+                          </p>
+                        )}
+                      </div>
+                    )}
+                    <div class="form-actions">
+                      <button class="btn primary" disabled={busy} onClick={() => void save()} data-testid="rule-save">
+                        {busy ? "Checking with swipl…" : `Save as ${rule.type} v${Math.max(...(rules.data ?? []).filter((r) => r.type === rule.type).map((r) => r.version)) + 1}`}
+                      </button>
+                      <button class="btn ghost" onClick={() => setDraft(null)}>
+                        Cancel
+                      </button>
+                    </div>
+                  </>
+                )}
+              </>
+            )}
+          </section>
+        </div>
+      </main>
+    </>
+  );
+}
