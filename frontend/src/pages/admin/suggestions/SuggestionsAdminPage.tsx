@@ -52,6 +52,10 @@ function SettingsSection({ projectId }: { projectId: number }) {
   const [error, setError] = useState<string | null>(null);
 
   const change = async (patch: Partial<SuggestionSettings>, done: string) => {
+    // Shown at once (a controlled checkbox would otherwise spring back until the answer
+    // comes), put back if the server refuses.
+    const before = settings.data;
+    if (before) settings.setData({ ...before, ...patch });
     setBusy(true);
     setMessage(null);
     try {
@@ -60,8 +64,12 @@ function SettingsSection({ projectId }: { projectId: number }) {
         settings.setData(res.data as SuggestionSettings);
         setError(null);
         setMessage(done);
-      } else setError(refusals(res.status, res.data).join(" "));
+      } else {
+        if (before) settings.setData(before);
+        setError(refusals(res.status, res.data).join(" "));
+      }
     } catch {
+      if (before) settings.setData(before);
       setError("The server cannot be reached; nothing changed.");
     } finally {
       setBusy(false);
