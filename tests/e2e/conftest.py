@@ -60,6 +60,20 @@ def ensure_frontend_build() -> None:
     subprocess.run([npm, "run", "build"], cwd=frontend, check=True)
 
 
+def run_seed(server: LiveServer, script: str) -> dict:
+    """Run a seed script of tests/e2e against the live server's database; its last line
+    of output is the JSON the test needs (ids, names)."""
+    out = subprocess.run(
+        [sys.executable, f"tests/e2e/{script}"],
+        cwd=ROOT,
+        env=server.env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def _pg_admin(url: str):
     import psycopg
 

@@ -5,16 +5,13 @@ is ``tests/e2e/seed_item_results.py``)."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e import seed_item_results as seed
-from tests.e2e.conftest import ROOT
+from tests.e2e.conftest import run_seed
 from tests.e2e.test_annotation_ui import login
 
 pytestmark = pytest.mark.e2e
@@ -27,15 +24,7 @@ BEST = re.compile(r"(^|\s)best(\s|$)")
 
 @pytest.fixture(scope="module")
 def flub(web_server) -> dict:
-    out = subprocess.run(
-        [sys.executable, "tests/e2e/seed_item_results.py"],
-        cwd=ROOT,
-        env=web_server.env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_seed(web_server, "seed_item_results.py")
 
 
 def cell(page: Page, row: str, column: str):

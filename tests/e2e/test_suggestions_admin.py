@@ -6,16 +6,13 @@ has decided and submitted. Data: ``tests/e2e/seed_suggestions_admin.py``."""
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e import seed_suggestions_admin as seed
-from tests.e2e.conftest import ROOT
+from tests.e2e.conftest import run_seed
 from tests.e2e.test_annotation_ui import api, login
 
 pytestmark = pytest.mark.e2e
@@ -23,15 +20,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def seeded(web_server) -> dict:
-    out = subprocess.run(
-        [sys.executable, "tests/e2e/seed_suggestions_admin.py"],
-        cwd=ROOT,
-        env=web_server.env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_seed(web_server, "seed_suggestions_admin.py")
 
 
 def report_row(page: Page, run: str, label: str):

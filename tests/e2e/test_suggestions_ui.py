@@ -10,14 +10,12 @@ Data: ``tests/e2e/seed_suggestions.py`` (see its table), on the servers of conft
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e import seed_suggestions as seed
-from tests.e2e.conftest import ROOT
+from tests.e2e.conftest import run_seed
 from tests.e2e.test_annotation_ui import api, login, wait_saved
 
 pytestmark = pytest.mark.e2e
@@ -25,15 +23,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(scope="module")
 def projects(web_server) -> dict:
-    out = subprocess.run(
-        [sys.executable, "tests/e2e/seed_suggestions.py"],
-        cwd=ROOT,
-        env=web_server.env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_seed(web_server, "seed_suggestions.py")
 
 
 def open_document(page: Page, base: str, doc: int, suggestions: str) -> None:
