@@ -33,6 +33,7 @@ from annotations.items import FormError, parse_form
 from annotations.models import GoldStandard, Project
 from evaluation.backends import ModelSpec
 from evaluation.item_runs import PROFILE as ITEMS_PROFILE
+from evaluation.management.commands._launch import launch_refused
 from evaluation.models import ModelRun, PromptVariant
 from evaluation.scoring import PROFILES
 from evaluation.selectors import score_run
@@ -179,10 +180,7 @@ class Command(BaseCommand):
                     enqueue=not inline,
                 )
         except LaunchError as error:
-            raise CommandError(
-                "launch refused:\n"
-                + "\n".join(f"  --{p.field}: {p.message}" for p in error.problems)
-            ) from None
+            raise launch_refused(error, lambda field: f"--{field}") from None
         for run in runs:
             self.stderr.write(f"queued run {run.pk}: {run.name} ({run.total} requests)")
         if inline:

@@ -25,6 +25,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from evaluation.backends import ModelSpec
+from evaluation.management.commands._launch import launch_refused
 from evaluation.models import GenerationJob
 from evaluation.services.generation_review import generation_report, report_table
 from evaluation.services.prolog_generation import METHODS, launch_generation, run_job, wait_for
@@ -117,10 +118,7 @@ class Command(BaseCommand):
                 enqueue=not inline,
             )
         except LaunchError as error:
-            raise CommandError(
-                "launch refused:\n"
-                + "\n".join(f"  {_option(p.field)}: {p.message}" for p in error.problems)
-            ) from None
+            raise launch_refused(error, _option) from None
         self.stderr.write(f"queued generation job {job.pk}: {job.rule} · {job.method}")
         if inline:
             job = run_job(job.pk)

@@ -23,6 +23,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.models import Project
 from evaluation.backends import ModelSpec
+from evaluation.management.commands._launch import launch_refused
 from evaluation.models import ModelRun, PromptVariant
 from evaluation.services.judge_launch import launch_judge_run
 from evaluation.services.runs import LaunchError, complete_scoring
@@ -98,10 +99,7 @@ class Command(BaseCommand):
                 enqueue=not inline,
             )
         except LaunchError as error:
-            raise CommandError(
-                "launch refused:\n"
-                + "\n".join(f"  {option(p.field)}: {p.message}" for p in error.problems)
-            ) from None
+            raise launch_refused(error, option) from None
         self.stderr.write(f"queued judge run {run.pk}: {run.name} ({run.total} requests)")
         if inline:
             supervise_shard(run_id=run.pk, shard=0, worker="inline")
