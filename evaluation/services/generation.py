@@ -78,16 +78,14 @@ def record_cached(*, run: ModelRun, rows: Iterable[RunOutput]) -> int:
     return len(created)
 
 
-@transaction.atomic
-def record_generated(
+def cache_results(
     *,
-    run: ModelRun,
     results: Sequence[GenerationResult],
-    rows: Iterable[RunOutput],
     backend: str,
     model_name: str,
+    run: ModelRun | None = None,
 ) -> None:
-    """One batch of fresh generations: the cache rows, the run's outputs, the counters."""
+    """Fresh generations into the cache (the first writer of a key wins)."""
     GenerationCache.objects.bulk_create(
         [
             GenerationCache(
@@ -103,6 +101,19 @@ def record_generated(
         ignore_conflicts=True,
         batch_size=500,
     )
+
+
+@transaction.atomic
+def record_generated(
+    *,
+    run: ModelRun,
+    results: Sequence[GenerationResult],
+    rows: Iterable[RunOutput],
+    backend: str,
+    model_name: str,
+) -> None:
+    """One batch of fresh generations: the cache rows, the run's outputs, the counters."""
+    cache_results(results=results, backend=backend, model_name=model_name, run=run)
     RunOutput.objects.bulk_create(list(rows), ignore_conflicts=True, batch_size=500)
     ModelRun.objects.filter(pk=run.pk).update(
         generated=F("generated") + len(results),

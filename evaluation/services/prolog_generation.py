@@ -59,6 +59,7 @@ from evaluation.prolog import (
     check_rule_file,
     parse_rule_file,
 )
+from evaluation.services.generation import cache_results
 from evaluation.services.runs import LaunchError, spec_problems
 
 METHODS = ("prolog", "direct")
@@ -332,19 +333,7 @@ class _Client:
                 backend = self._backends[params] = self.cls(self.spec, params)
             requests = [GenerationRequest(key=k, prompt=p) for k, p in missing.items()]
             for batch in backend.generate(requests):
-                GenerationCache.objects.bulk_create(
-                    [
-                        GenerationCache(
-                            key=r.key,
-                            output=r.output,
-                            backend=self.spec.backend,
-                            model_name=self.spec.model[:255],
-                            seconds=r.seconds,
-                        )
-                        for r in batch
-                    ],
-                    ignore_conflicts=True,
-                )
+                cache_results(results=batch, backend=self.spec.backend, model_name=self.spec.model)
                 self.sent += len(batch)
                 found.update({r.key: r.output for r in batch})
         return [found[key] for key in keys]
