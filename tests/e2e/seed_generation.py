@@ -14,7 +14,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PASSWORD = "fallacy-demo"
+sys.path[:0] = [] if str(ROOT) in sys.path else [str(ROOT)]  # run as a script
+from tests.e2e.seed import setup_django  # noqa: E402
+from tests.e2e.seed import user as _user  # noqa: E402
+
 ADMIN = "gen-admin"
 REVIEWER = "gen-reviewer"
 PROJECT = "Generated: false dilemma"
@@ -24,26 +27,6 @@ SENTENCES = [
     ("We either build roads or ban cars, nothing else works.", [3, 2, 2]),
     ("Soup or salad, said the chef.", [1, 0, 1]),
 ]
-
-
-def setup_django() -> None:
-    sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
-    import os
-
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fallacy_platform.settings")
-    import django
-
-    django.setup()
-
-
-def _user(username: str):
-    from django.contrib.auth import get_user_model
-
-    user, created = get_user_model().objects.get_or_create(username=username)
-    if created:
-        user.set_password(PASSWORD)
-        user.save()
-    return user
 
 
 def build() -> dict:

@@ -38,7 +38,10 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PASSWORD = "fallacy-demo"
+sys.path[:0] = [] if str(ROOT) in sys.path else [str(ROOT)]  # run as a script
+from tests.e2e.seed import setup_django  # noqa: E402
+from tests.e2e.seed import user as _user  # noqa: E402
+
 PROJECT = "FLUB results"
 MODEL = "Qwen/Qwen2.5-7B-Instruct"
 BACKEND = "vllm"
@@ -101,26 +104,6 @@ EXPLANATIONS = [
 BERTSCORE_F1 = 0.8
 JUDGE_MEANS = (3.5, 4.5)
 HUMAN = [("A", "歧义"), ("B", "歧义"), ("D", "悖论")]
-
-
-def setup_django() -> None:
-    sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
-    import os
-
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fallacy_platform.settings")
-    import django
-
-    django.setup()
-
-
-def _user(username: str):
-    from django.contrib.auth import get_user_model
-
-    user, created = get_user_model().objects.get_or_create(username=username)
-    if created:
-        user.set_password(PASSWORD)
-        user.save()
-    return user
 
 
 def _variant(task: str, name: str, kind: str, shots: int):

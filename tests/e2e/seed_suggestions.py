@@ -27,7 +27,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PASSWORD = "fallacy-demo"
+sys.path[:0] = [] if str(ROOT) in sys.path else [str(ROOT)]  # run as a script
+from tests.e2e.seed import setup_django  # noqa: E402
+from tests.e2e.seed import user as _user  # noqa: E402
+
 ANNOTATOR = "sugg-ann"
 ASSISTED = "Suggestions: assisted"
 UNASSISTED = "Suggestions: unassisted"
@@ -41,24 +44,8 @@ RUNS = [
 ]
 
 
-def setup_django() -> None:
-    sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
-    import os
-
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fallacy_platform.settings")
-    import django
-
-    django.setup()
-
-
 def _annotator():
-    from django.contrib.auth import get_user_model
-
-    user, created = get_user_model().objects.get_or_create(username=ANNOTATOR)
-    if created:
-        user.set_password(PASSWORD)
-        user.save()
-    return user
+    return _user(ANNOTATOR)
 
 
 def _write(path: Path, records: list[dict]) -> Path:

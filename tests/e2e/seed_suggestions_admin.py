@@ -24,7 +24,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PASSWORD = "fallacy-demo"
+sys.path[:0] = [] if str(ROOT) in sys.path else [str(ROOT)]  # run as a script
+from tests.e2e.seed import setup_django  # noqa: E402
+from tests.e2e.seed import user as _user  # noqa: E402
+
 ADMIN = "sadm-admin"
 ANNOTATOR = "sadm-ann"
 PROJECT = "Suggestions: admin page"
@@ -38,26 +41,6 @@ RUNS = [
     ("run-coarse", "model-three", {S1: "ad hominem", S2: "none", S3: "none"}),
     ("run-busy", "model-four", {S1: "ad hominem", S2: "none", S3: "none"}),
 ]
-
-
-def setup_django() -> None:
-    sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
-    import os
-
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fallacy_platform.settings")
-    import django
-
-    django.setup()
-
-
-def _user(username: str):
-    from django.contrib.auth import get_user_model
-
-    user, created = get_user_model().objects.get_or_create(username=username)
-    if created:
-        user.set_password(PASSWORD)
-        user.save()
-    return user
 
 
 def _write(path: Path, records: list[dict]) -> Path:
