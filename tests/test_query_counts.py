@@ -6,12 +6,14 @@ writes nothing and keeps role visibility."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotations.models import (
@@ -69,9 +71,23 @@ def build(documents: int, spans: int) -> dict[str, Any]:
     )
     opened = docs[0]
     mine = Annotation.objects.get(document=opened, annotator=users["a"])
-    theirs = Annotation.objects.create(document=opened, annotator=users["b"])
+    # b's is submitted; some of a's spans carry a client id and a filled template: every
+    # kind of column value the open call converts by hand (tests compare it with the ORM's)
+    theirs = Annotation.objects.create(
+        document=opened, annotator=users["b"], status="submitted", submitted_at=timezone.now()
+    )
     Span.objects.bulk_create(
-        Span(annotation=mine, start=0, end=4 + (i % 2), labels=[label]) for i in range(spans)
+        Span(
+            annotation=mine,
+            start=0,
+            end=4 + (i % 2),
+            labels=[label],
+            client_id=uuid.uuid4() if i % 2 else None,
+            details={label: {"slots": {"E": f"claim {i}"}, "explanation": "why"}}
+            if i % 3 == 0
+            else {},
+        )
+        for i in range(spans)
     )
     Span.objects.bulk_create(
         Span(annotation=theirs, start=5, end=9, labels=[label]) for _ in range(3)

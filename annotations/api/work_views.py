@@ -47,7 +47,7 @@ from annotations.selectors.access import (
     projects_for,
     role_in,
 )
-from annotations.selectors.annotations import annotation_with_spans, document_opened
+from annotations.selectors.annotations import annotation_with_spans
 from annotations.selectors.documents import (
     DocumentQuery,
     default_ordering,
@@ -55,6 +55,7 @@ from annotations.selectors.documents import (
     document_rows,
     project_progress,
 )
+from annotations.selectors.opening import document_opened
 from annotations.services import assignments as services
 
 
