@@ -242,7 +242,10 @@ class Document(CountersNotSaved):
 class Sentence(models.Model):
     """A sentence unit; a document's sentences tile the non-blank content of its text."""
 
-    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="sentences")
+    # no index of its own: the unique (document, index) constraint leads with it
+    document = models.ForeignKey(
+        Document, on_delete=models.CASCADE, related_name="sentences", db_index=False
+    )
     index = models.PositiveIntegerField()
     start = models.PositiveIntegerField()
     end = models.PositiveIntegerField()

@@ -18,7 +18,9 @@ alternating their order, so that a busy machine slows all of them alike; compare
 A configuration is ``CLASS:WORKERS:THREADS`` plus optional ``:nosync`` (PostgreSQL's
 ``synchronous_commit=off`` for the server's connections: a commit does not wait for the WAL
 flush; a database crash may lose the last fraction of a second of acknowledged writes) and
-``:nohc`` (no connection health checks). ``default`` is gunicorn.conf.py as it is.
+``:nohc`` (no connection health checks) and ``:noprep`` (no prepared statements: Django's
+client-side binding). ``default`` is gunicorn.conf.py as it is (``default:-:-:noprep`` with
+flags).
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ class ServerConfig:
     threads: int | None = None
     synchronous_commit: bool = True
     health_checks: bool = True
+    prepared: bool = True
 
     @classmethod
     def parse(cls, text: str) -> ServerConfig:
@@ -126,12 +129,13 @@ class ServerConfig:
             return cls()
         parts = text.split(":")
         flags = set(parts[3:])
-        unknown = flags - {"nosync", "nohc"}
+        unknown = flags - {"nosync", "nohc", "noprep"}
         if len(parts) < 3 or unknown:
-            raise ValueError(f"{text!r}: expected CLASS:WORKERS:THREADS[:nosync][:nohc]")
-        return cls(
-            parts[0], int(parts[1]), int(parts[2]), "nosync" not in flags, "nohc" not in flags
-        )
+            raise ValueError(f"{text!r}: expected CLASS:WORKERS:THREADS[:nosync][:nohc][:noprep]")
+        switches = tuple(f not in flags for f in ("nosync", "nohc", "noprep"))
+        if parts[0] == "default":
+            return cls(None, None, None, *switches)
+        return cls(parts[0], int(parts[1]), int(parts[2]), *switches)
 
     def label(self) -> str:
         if self.worker_class is None:
@@ -142,6 +146,7 @@ class ServerConfig:
             base
             + ("" if self.synchronous_commit else ":nosync")
             + ("" if self.health_checks else ":nohc")
+            + ("" if self.prepared else ":noprep")
         )
 
 
@@ -163,6 +168,10 @@ def start_server(db_url: str, port: int, config: ServerConfig) -> subprocess.Pop
         **os.environ,
         "DATABASE_URL": db_url,
         "DB_CONN_HEALTH_CHECKS": "1" if config.health_checks else "0",
+        # empty: Django's client-side binding, no prepared statements (settings.py)
+        "DB_PREPARE_THRESHOLD": os.environ.get("DB_PREPARE_THRESHOLD", "5")
+        if config.prepared
+        else "",
         "ALLOWED_HOSTS": HOST,
         "LOG_LEVEL": "ERROR",
     }

@@ -19,7 +19,8 @@ Prints p50/p95 per request, the number of calls and the machine.
 
 Then a throughput figure: ``--clients`` concurrent clients cycling over all those requests.
 
-    .venv/bin/python bench/read_api.py [--documents 100000] [--runs 50] [--backend both]
+    .venv/bin/python bench/read_api.py [--documents 100000] [--runs 50]
+        [--backend sqlite|postgresql|postgresql-noprep|both|all]
         [--gunicorn "--workers 1 --threads 4"] [--clients 4] [--seconds 10]
 """
 
@@ -49,6 +50,7 @@ WORDS = (
 OPEN_LENGTH = 4996
 OPEN_SPANS = 50
 ANNOTATORS = 5
+BACKENDS = ["sqlite", "postgresql", "postgresql-noprep"]
 
 
 # --- the fixture (child process, Django set up for one backend) ----------------------------------
@@ -366,8 +368,10 @@ def run_backend(backend: str, args: argparse.Namespace) -> dict[str, Any]:
     db_name = f"fallacy_bench_read_{os.getpid()}"
     with tempfile.TemporaryDirectory(prefix="fallacy-bench-read-") as data_dir:
         env["FALLACY_DATA_DIR"] = data_dir
-        if backend == "postgresql":
+        if backend.startswith("postgresql"):
             env["DATABASE_URL"] = create_database(args.db_url, db_name)
+            if backend == "postgresql-noprep":
+                env["DB_PREPARE_THRESHOLD"] = ""
         else:
             env.pop("DATABASE_URL", None)
         try:
@@ -382,7 +386,7 @@ def run_backend(backend: str, args: argparse.Namespace) -> dict[str, Any]:
                 text=True,
             ).stdout
         finally:
-            if backend == "postgresql":
+            if backend.startswith("postgresql"):
                 drop_database(args.db_url, db_name)
     return json.loads(out.strip().splitlines()[-1])
 
@@ -392,7 +396,13 @@ def main() -> None:
     add_db_url_argument(parser)
     parser.add_argument("--documents", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=50, help="timed repetitions per case")
-    parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument(
+        "--backend",
+        choices=[*BACKENDS, "both", "all"],
+        default="both",
+        help="both: sqlite and postgresql; all: the three (postgresql-noprep: Django's "
+        "client-side binding, no prepared statements, as before DB_PREPARE_THRESHOLD)",
+    )
     parser.add_argument(
         "--gunicorn",
         default="--workers 1 --threads 4",
@@ -407,14 +417,15 @@ def main() -> None:
     if args.child:
         child(args)
         return
-    backends = ["sqlite", "postgresql"] if args.backend == "both" else [args.backend]
+    backends = {"both": BACKENDS[:2], "all": BACKENDS}.get(args.backend, [args.backend])
     print(f"machine:  {describe_machine()}")
     print(f"server:   gunicorn {args.gunicorn}; client on the same host, Connection: close")
     for backend in backends:
         result = run_backend(backend, args)
         fx = result["fixture"]
         print(
-            f"\n{fx['version']}: {fx['documents']} documents, {fx['assignments']} assignments, "
+            f"\n{fx['version']}{' (no prepared statements)' if 'noprep' in backend else ''}: "
+            f"{fx['documents']} documents, {fx['assignments']} assignments, "
             f"{fx['annotations']} annotations (fixture filled in {fx['fill_s']:.1f} s); "
             f"opened: {fx['length']} characters, {fx['spans']} spans; {args.runs} runs each"
         )
