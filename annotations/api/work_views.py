@@ -13,7 +13,6 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import F, OuterRef, Subquery
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from fallacy_platform.pagination import StrictLimitOffsetPagination
@@ -55,7 +54,7 @@ from annotations.selectors.documents import (
     document_rows,
     project_progress,
 )
-from annotations.selectors.opening import document_opened
+from annotations.selectors.opening import document_opened, project_with_role
 from annotations.services import assignments as services
 
 
@@ -80,17 +79,7 @@ def _project_and_role(request: Request, pk: int) -> tuple[Project, str | None]:
     user = request.user
     if not user.is_authenticated:
         raise NotFound()
-    mine = Membership.objects.filter(project=OuterRef("pk"), user=user)
-    project = (
-        Project.objects.filter(pk=pk)
-        .annotate(
-            my_role=Subquery(mine.values("role")[:1]),
-            my_assigned=Subquery(mine.values("assigned_count")[:1]),
-            # the annotators' queue order (evaluation's SuggestionSettings; null: position)
-            queue_ordering=F("suggestion_settings__ordering"),
-        )
-        .first()
-    )
+    project = project_with_role(user, pk)
     superuser = getattr(user, "is_superuser", False)
     # the visibility of ``projects_for``: members, and superusers everywhere
     if project is None or (project.my_role is None and not superuser):

@@ -1,13 +1,17 @@
-"""Opening a document: what the annotation page needs, in one call and four plain queries.
+"""The hottest reads of the annotation server, their queries written out as SQL.
 
-The hottest read of the annotation server (``GET /api/documents/ID/open/``). Its four
-queries are written out as SQL, built once per process: building the equivalent ORM
-querysets cost ~80% of the request's Python time (``bench/read_api.py``; pyinstrument put
-3 of the view's 3.6 ms in queryset construction and compilation, 0.2 ms per query even
-for the sentences). The answer is the JSON of ``DocumentSerializer`` plus
-``/documents/ID/annotations/`` (``tests/test_query_counts.py`` compares them); column
-values are converted here as the model fields would (JSON text, UUIDs, SQLite's naive
-datetimes).
+- ``document_opened``: what the annotation page needs (``GET /api/documents/ID/open/``),
+  in four queries;
+- ``project_with_role``: the project of a document-list page and the user's role in it,
+  in one.
+
+Each statement is built once per process: building the equivalent ORM querysets cost ~80%
+of the requests' Python time (pyinstrument under ``bench/read_api.py``'s requests: 3 of the
+open view's 3.6 ms went to queryset construction and compilation, 0.2 ms per query even for
+the sentences; the list's project-and-role queryset 0.8 ms, its SQL 0.1). The open answer is
+the JSON of ``DocumentSerializer`` plus ``/documents/ID/annotations/``
+(``tests/test_query_counts.py`` compares them); column values are converted here as the
+model fields would (JSON text, UUIDs, SQLite's naive datetimes).
 
 Reads only (opening a document creates nothing), in autocommit: each query sees committed
 rows; a span saved between two of them is either in the answer or in the next one, as
@@ -166,3 +170,25 @@ def document_opened(user: Any, pk: int) -> dict[str, Any] | None:
             for aid, uid, username, status, revision, updated_at, submitted_at in rows
         ],
     }
+
+
+@cache
+def _project_sql(vendor: str) -> str:
+    q = connection.ops.quote_name
+    columns = ", ".join(f"p.{q(f.column)}" for f in Project._meta.concrete_fields)
+    # the annotators' queue order lives in evaluation's SuggestionSettings (no import of
+    # evaluation here: the reverse relation names its table)
+    settings = q(Project._meta.get_field("suggestion_settings").related_model._meta.db_table)
+    return (
+        f"SELECT {columns}, m.role AS my_role, m.assigned_count AS my_assigned,"
+        f" s.ordering AS queue_ordering FROM {q(Project._meta.db_table)} p"
+        f" LEFT JOIN {q(Membership._meta.db_table)} m ON m.project_id = p.id AND m.user_id = %s"
+        f" LEFT JOIN {settings} s ON s.project_id = p.id WHERE p.id = %s"
+    )
+
+
+def project_with_role(user: Any, pk: int) -> Project | None:
+    """The project with ``my_role`` and ``my_assigned`` (the user's membership, or None) and
+    ``queue_ordering`` (its suggestion settings' order, or None); None when there is no
+    such project. Visibility is the caller's (members, and superusers everywhere)."""
+    return next(iter(Project.objects.raw(_project_sql(connection.vendor), [user.pk, pk])), None)
