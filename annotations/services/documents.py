@@ -16,7 +16,7 @@ transaction (an annotation started concurrently waits for it, then sees the new 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -65,12 +65,18 @@ def next_position(project: Project) -> int:
 
 
 def create_documents(
-    *, project: Project, texts: Sequence[NewDocument], first_position: int
+    *,
+    project: Project,
+    texts: Sequence[NewDocument],
+    first_position: int,
+    split: Mapping[str, list[Range]] | None = None,
 ) -> tuple[list[Document], int]:
     """Bulk-create documents and their sentences (no transaction of its own: importers call
     it batch by batch inside theirs); returns the documents and how many sentences.
     Sentence ranges given are checked to tile the text; split ones tile it by construction
-    (``annotations.sentences``). A text without sentences (blank) is refused."""
+    (``annotations.sentences``; ``split`` maps a text to its ``split_sentences`` ranges
+    when the caller split it already, see ``annotations.split_ahead``). A text without
+    sentences (blank) is refused."""
     documents = [
         Document(
             project=project,
@@ -87,7 +93,7 @@ def create_documents(
     rows: list[tuple[int, int, int, int]] = []
     for offset, (document, new) in enumerate(zip(documents, texts, strict=True)):
         if new.sentences is None:
-            ranges = split_sentences(new.text)
+            ranges = split[new.text] if split and new.text in split else split_sentences(new.text)
         else:
             ranges = list(new.sentences)
             check_tiling(new.text, ranges)

@@ -57,6 +57,7 @@ from annotations.services.documents import (
     create_documents,
     next_position,
 )
+from annotations.split_ahead import split_ahead
 
 TO_CLEAN_KEY = normalise_label(TO_CLEAN)
 
@@ -503,7 +504,9 @@ def import_texts(
 
     if records is None:
         records = read_texts(path, name=name)
-    for batch in batched(checked(record) for record in records):
+    batches = batched(checked(record) for record in records)
+    for batch, ranges in split_ahead(batches, lambda record: record.text):
+        split = {record.text: r for record, r in zip(batch, ranges, strict=True)}
         existing = matcher.existing(record.text for record in batch)
         new_records = [record for record in batch if record.text not in existing]
         if matcher.had_documents:
@@ -520,6 +523,7 @@ def import_texts(
                 for record in new_records
             ],
             first_position=position,
+            split=split,
         )
         position += len(created)
         report.texts += len(batch)
