@@ -50,6 +50,10 @@ def split_ahead(
     batches: Iterable[list[T]], text: Callable[[T], str]
 ) -> Iterator[tuple[list[T], list[list[Range]]]]:
     """``(batch, ranges of each item's text)`` for every batch, in order."""
+
+    def texts(batch: list[T]) -> list[str]:
+        return [text(item) for item in batch]
+
     items = iter(batches)
     first = next(items, None)
     if first is None:
@@ -58,26 +62,29 @@ def split_ahead(
     pool = None if second is None else _pool()
     if pool is None:
         for batch in chain([first], [] if second is None else [second], items):
-            yield batch, split_texts([text(item) for item in batch])
+            yield batch, split_texts(texts(batch))
         return
 
-    def done(future: Future, batch: list[T]) -> list[list[Range]]:
+    def submit(batch: list[T]) -> Future | None:
         try:
-            return future.result()
+            return pool.submit(split_texts, texts(batch))
+        except BrokenProcessPool:
+            return None
+
+    def done(future: Future | None, batch: list[T]) -> list[list[Range]]:
+        try:
+            if future is not None:
+                return future.result()
         except BrokenProcessPool:  # the worker died (killed, out of memory): split here
             log.warning("sentence splitting worker lost; splitting in process")
-            return split_texts([text(item) for item in batch])
+        return split_texts(texts(batch))
 
     with pool:
-        pending = pool.submit(split_texts, [text(item) for item in second])
-        yield first, split_texts([text(item) for item in first])
+        pending = submit(second)
+        yield first, split_texts(texts(first))
         current = second
         for batch in items:
-            try:
-                following = pool.submit(split_texts, [text(item) for item in batch])
-            except BrokenProcessPool:
-                following = Future()
-                following.set_result(split_texts([text(item) for item in batch]))
+            following = submit(batch)
             yield current, done(pending, current)
             current, pending = batch, following
         yield current, done(pending, current)
