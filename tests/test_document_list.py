@@ -240,6 +240,47 @@ def test_staff_rows_have_counts_and_annotators(site: Site) -> None:
     assert rows["alpha"]["updated_at"] is not None and rows["delta"]["updated_at"] is None
 
 
+def test_rows_are_the_same_in_the_project_order_and_through_a_search(site: Site) -> None:
+    """The unsearched list reads its page in one statement, a search picks the ids first:
+    both give the same rows, with the latest change (staff: anyone's; annotators: their
+    own) and the user's own status."""
+    alpha = site.docs[0]
+    Annotation.objects.create(document=alpha, annotator=site.admin, status="in_progress")
+    Annotation.objects.filter(document=alpha, annotator=site.admin).update(
+        updated_at=timezone.now() - dt.timedelta(minutes=25)
+    )
+    latest = {  # by the ORM: the latest change per document, anyone's and b's own
+        who: {
+            doc.name: max(
+                (a.updated_at for a in doc.annotations.all() if who is None or a.annotator == who),
+                default=None,
+            )
+            for doc in site.docs
+        }
+        for who in (None, site.b)
+    }
+    for user, mine in [(site.admin, None), (site.reviewer, None), (site.b, site.b)]:
+        client = client_for(user)
+        for ordering in ("position", "-position"):
+            plain = client.get(site.url(f"?ordering={ordering}")).json()["results"]
+            searched = client.get(site.url(f"?ordering={ordering}&q=.")).json()["results"]
+            assert plain == searched, (user.username, ordering)
+            assert [r["position"] for r in plain] == sorted(
+                (r["position"] for r in plain), reverse=ordering == "-position"
+            )
+        for row in plain:
+            expected = latest[mine][row["name"]]
+            assert row["updated_at"] == (expected and expected.isoformat().replace("+00:00", "Z"))
+    rows = {r["name"]: r for r in client_for(site.admin).get(site.url()).json()["results"]}
+    assert rows["alpha"]["my_status"] == "in_progress" and rows["alpha"]["in_progress"] == 1
+    assert [a["username"] for a in rows["alpha"]["annotators"]] == ["a", "adm", "b"]
+    pages = [
+        client_for(site.a).get(site.url(f"?limit=1&offset={n}")).json()["results"]
+        for n in range(3)
+    ]
+    assert [p[0]["name"] for p in pages] == ["alpha", "beta", "gamma"]
+
+
 def test_document_annotations_by_role(site: Site) -> None:
     d0 = site.docs[0]
     mine = Annotation.objects.get(document=d0, annotator=site.a)

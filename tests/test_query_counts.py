@@ -31,8 +31,10 @@ pytestmark = pytest.mark.django_db
 
 # session + user are 2 of each (the session middleware and authentication)
 OPEN_QUERIES = 6  # + document (role, assigned, kind), sentences, annotations, spans
-LIST_STAFF_QUERIES = 7  # + project & role & my count, page ids, rows, assignments, annotations
-LIST_ANNOTATOR_QUERIES = 6  # + project & role & my count, page ids, rows, my annotations
+# + project & role & my count, the page (rows, assignments, annotations; annotators: rows
+# with their annotation) in one statement
+LIST_STAFF_QUERIES = LIST_ANNOTATOR_QUERIES = 4
+LIST_SEARCH_QUERIES = 6  # + the count and the page's ids of a search, before the rows
 PROJECTS_QUERIES = 5  # + count, page, my memberships with their counters
 PROJECTS_ANNOTATOR_QUERIES = 5  # the same: progress from the counters
 
@@ -121,6 +123,9 @@ def test_query_counts_do_not_grow(documents: int, spans: int) -> None:
         LIST_ANNOTATOR_QUERIES,
         Assignment.objects.filter(annotator=fx["a"]).count(),
     )
+    for who in ("rev", "a"):
+        n, body = count(fx[who], f"/api/projects/{project.pk}/documents/?q=e&ordering=-length")
+        assert n == LIST_SEARCH_QUERIES and body["results"], who
     n, _ = count(fx["rev"], "/api/projects/")
     assert n == PROJECTS_QUERIES
     n, _ = count(fx["a"], "/api/projects/")

@@ -8,6 +8,7 @@ Nothing here creates an annotation: opening a document reads only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -47,11 +48,11 @@ from annotations.selectors.access import (
     role_in,
 )
 from annotations.selectors.annotations import annotation_with_spans
+from annotations.selectors.document_page import document_page
 from annotations.selectors.documents import (
     DocumentQuery,
     default_ordering,
     document_list,
-    document_rows,
     project_progress,
 )
 from annotations.selectors.opening import document_opened, project_with_role
@@ -198,13 +199,23 @@ class ReassignView(WorkErrorsMixin, APIView):
 class DocumentPagination(StrictLimitOffsetPagination):  # ?limit=abc: 400
     default_limit = 25
     max_limit = 100
-    counted: Any = None  # the filtered queryset to count (without the ordering's joins)
-    known_count: int | None = None  # the unfiltered list's size, from the counters
 
-    def get_count(self, queryset: Any) -> int:
-        if self.known_count is not None:
-            return self.known_count
-        return (queryset if self.counted is None else self.counted).count()
+    def paginate_rows(
+        self,
+        request: Request,
+        *,
+        count: Callable[[], int],
+        fetch: Callable[[int, int], list[Any]],
+    ) -> list[Any]:
+        """``paginate_queryset`` for rows that are not a queryset: ``count()`` the list's
+        size, ``fetch(offset, limit)`` the page's rows."""
+        self.request = request
+        self.limit = self.get_limit(request)
+        self.count = count()
+        self.offset = self.get_offset(request)
+        if self.count == 0 or self.offset > self.count:
+            return []
+        return fetch(self.offset, self.limit)
 
 
 def _unfiltered_count(project: Project, query: DocumentQuery, *, staff: bool) -> int | None:
@@ -238,11 +249,18 @@ class ProjectDocumentListView(ServiceErrorsMixin, generics.ListAPIView):
         p = params.validated_data
         default = default_ordering(project, staff=staff)
         query = document_query(p, staff=staff, default_ordering=default)
-        documents = document_list(request.user, project, query, staff=staff)
-        self.paginator.counted = documents.order_by()
-        self.paginator.known_count = _unfiltered_count(project, query, staff=staff)
-        ids = list(self.paginate_queryset(documents.values_list("id", flat=True)))
-        rows = document_rows(request.user, project, ids, staff=staff)
+        known = _unfiltered_count(project, query, staff=staff)
+        rows = self.paginator.paginate_rows(
+            request,
+            count=lambda: (
+                known
+                if known is not None
+                else document_list(request.user, project, query, staff=staff).order_by().count()
+            ),
+            fetch=lambda offset, limit: document_page(
+                request.user, project, query, staff=staff, offset=offset, limit=limit
+            ),
+        )
         return self.get_paginated_response(DocumentRowSerializer(rows, many=True).data)
 
 

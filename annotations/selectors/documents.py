@@ -16,8 +16,8 @@ The status is computed from counters the database keeps on each document (assign
 annotations, submitted: ``annotations.models``, migration 0007) and the totals from the
 project's counters, so nothing scans the project's documents: the list is paginated first
 (the ``(project, position)`` index gives the default order; the unfiltered count is the
-project's ``document_count`` or the member's ``assigned_count``), and the per-annotator
-detail of a page is two small queries on the page's document ids.
+project's ``document_count`` or the member's ``assigned_count``), and the page's rows with
+their per-annotator detail are read by ``document_page`` (one statement).
 """
 
 from __future__ import annotations
@@ -234,129 +234,6 @@ def document_list(
         qs = qs.alias(last=Max("annotations__updated_at", filter=mine))
         column = F("last").desc(nulls_last=True) if descending else F("last").asc(nulls_last=True)
     return qs.order_by(column, "position", "id")
-
-
-@dataclass
-class AnnotatorStatus:
-    id: int
-    username: str
-    status: str  # todo | in_progress | submitted
-
-
-@dataclass
-class DocumentWork:
-    """Who works on a document (staff rows): per annotator, and the counts."""
-
-    assigned: int
-    in_progress: int
-    submitted: int
-    annotators: list[AnnotatorStatus]
-    updated_at: datetime | None  # the latest annotation change
-
-
-@dataclass
-class DocumentRow:
-    id: int
-    name: str
-    external_id: str
-    position: int
-    length: int  # characters
-    updated_at: datetime | None
-    status: str  # staff: the project-level status; annotators: my_status
-    my_status: str | None
-    work: DocumentWork | None = None  # staff only
-
-
-def document_rows(user: Any, project: Project, ids: list[int], *, staff: bool) -> list[DocumentRow]:
-    """The page's rows, in the order of ``ids`` (a few small queries on those ids only).
-
-    ``updated_at`` is the latest annotation change (anyone's for staff, the user's own for
-    annotators); ``my_status`` the user's own status (their annotation's, else ``todo``
-    when assigned to them, else null); staff rows carry the project-level ``status`` (the
-    one definition) and who works on the document.
-    """
-    documents = Document.objects.filter(pk__in=ids).order_by().annotate(length=Length("text"))
-    fields = ["id", "name", "external_id", "position", "length"]
-    if staff:
-        fields += ["assignment_count", "annotation_count", "submitted_count"]
-    by_id = {row["id"]: row for row in documents.values(*fields)}
-    work = work_on(ids) if staff else {}
-    mine = {
-        doc_id: (status, updated_at)
-        for doc_id, status, updated_at in (
-            []
-            if staff
-            else Annotation.objects.filter(document_id__in=ids, annotator=user).values_list(
-                "document_id", "status", "updated_at"
-            )
-        )
-    }
-    rows = []
-    for pk in ids:
-        if pk not in by_id:
-            continue
-        row = by_id[pk]
-        if staff:
-            me = [a.status for a in work[pk].annotators if a.id == user.pk]
-            my_status = me[0] if me else None
-            updated_at = work[pk].updated_at
-        else:  # an annotator's list holds their assigned documents only
-            my_status, updated_at = mine.get(pk, ("todo", None))
-        rows.append(
-            DocumentRow(
-                id=pk,
-                name=row["name"],
-                external_id=row["external_id"],
-                position=row["position"],
-                length=row["length"],
-                updated_at=updated_at,
-                status=(
-                    status_of(
-                        row["assignment_count"],
-                        row["annotation_count"],
-                        row["submitted_count"],
-                        project.annotators_per_document,
-                    )
-                    if staff
-                    else my_status
-                ),
-                my_status=my_status,
-                work=work.get(pk),
-            )
-        )
-    return rows
-
-
-def work_on(document_ids: list[int]) -> dict[int, DocumentWork]:
-    """{document id: DocumentWork} for a page of documents (two queries).
-
-    ``annotators`` lists everyone assigned to or with an annotation on the document, by
-    username; ``assigned`` counts assignments, ``in_progress``/``submitted`` annotations.
-    """
-    people: dict[int, dict[int, AnnotatorStatus]] = defaultdict(dict)
-    assigned: dict[int, int] = defaultdict(int)
-    latest: dict[int, datetime] = {}
-    for doc_id, user_id, username in Assignment.objects.filter(
-        document_id__in=document_ids
-    ).values_list("document_id", "annotator_id", "annotator__username"):
-        assigned[doc_id] += 1
-        people[doc_id][user_id] = AnnotatorStatus(user_id, username, "todo")
-    for doc_id, user_id, username, status, updated_at in Annotation.objects.filter(
-        document_id__in=document_ids
-    ).values_list("document_id", "annotator_id", "annotator__username", "status", "updated_at"):
-        people[doc_id][user_id] = AnnotatorStatus(user_id, username, status)
-        latest[doc_id] = max(latest.get(doc_id, updated_at), updated_at)
-    out = {}
-    for doc_id in document_ids:
-        rows = sorted(people[doc_id].values(), key=lambda a: a.username)
-        out[doc_id] = DocumentWork(
-            assigned=assigned[doc_id],
-            in_progress=sum(a.status == IN_PROGRESS for a in rows),
-            submitted=sum(a.status == SUBMITTED for a in rows),
-            annotators=rows,
-            updated_at=latest.get(doc_id),
-        )
-    return out
 
 
 # --- progress -------------------------------------------------------------------------------
