@@ -79,6 +79,7 @@ def build(documents: int) -> dict[str, Any]:
     import django
 
     django.setup()
+    from django.conf import settings
     from django.contrib.auth.models import User
     from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
@@ -186,7 +187,7 @@ def build(documents: int) -> dict[str, Any]:
     def session(user: Any) -> str:
         store = SessionStore()
         store["_auth_user_id"] = str(user.pk)
-        store["_auth_user_backend"] = "django.contrib.auth.backends.ModelBackend"
+        store["_auth_user_backend"] = settings.AUTHENTICATION_BACKENDS[0]
         store["_auth_user_hash"] = user.get_session_auth_hash()
         store.create()
         return store.session_key

@@ -135,6 +135,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
+# Django's database sessions and ModelBackend, their per-request reads written out as SQL
+SESSION_ENGINE = "fallacy_platform.sessions"
+AUTHENTICATION_BACKENDS = ["fallacy_platform.sessions.UserBackend"]
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

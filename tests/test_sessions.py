@@ -1,0 +1,93 @@
+"""The browser's session and its user (``fallacy_platform.sessions``): Django's rules for
+database sessions and ModelBackend, read with hand-written queries."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.contrib.sessions.models import Session
+from django.utils import timezone
+from fallacy_platform.sessions import LEGACY_BACKEND, SessionStore
+from rest_framework.test import APIClient
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "correct horse battery"
+
+
+@pytest.fixture
+def alice(db: None) -> User:
+    return User.objects.create_user("alice", password=PASSWORD)
+
+
+def logged_in(user: User) -> APIClient:
+    """A client logged in through the login endpoint, as the browser is."""
+    client = APIClient(enforce_csrf_checks=True)
+    client.get("/api/auth/csrf/")
+    response = client.post(
+        "/api/auth/login/",
+        {"username": user.username, "password": PASSWORD},
+        format="json",
+        HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value,
+    )
+    assert response.status_code == 200, response.content
+    return client
+
+
+def me(client: APIClient) -> Any:
+    response = client.get("/api/auth/me/")
+    return response.json()["username"] if response.status_code == 200 else response.status_code
+
+
+def test_a_login_holds_until_logout(alice: User) -> None:
+    client = logged_in(alice)
+    assert me(client) == "alice"
+    session = Session.objects.get()
+    assert session.get_decoded()["_auth_user_backend"] == settings.AUTHENTICATION_BACKENDS[0]
+    client.post("/api/auth/logout/", HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value)
+    assert me(client) == 403 and not Session.objects.exists()
+
+
+def test_expired_unknown_and_tampered_sessions_are_none(alice: User) -> None:
+    client = logged_in(alice)
+    Session.objects.update(expire_date=timezone.now() - dt.timedelta(seconds=1))
+    assert me(client) == 403
+    client = logged_in(alice)
+    key = client.cookies[settings.SESSION_COOKIE_NAME].value
+    client.cookies[settings.SESSION_COOKIE_NAME] = key[:-1] + ("a" if key[-1] != "a" else "b")
+    assert me(client) == 403
+    Session.objects.filter(session_key=key).update(session_data="not signed data")
+    client.cookies[settings.SESSION_COOKIE_NAME] = key
+    assert me(client) == 403
+
+
+def test_inactive_deleted_or_repassworded_users_are_logged_out(alice: User) -> None:
+    client = logged_in(alice)
+    User.objects.filter(pk=alice.pk).update(is_active=False)
+    assert me(client) == 403
+    User.objects.filter(pk=alice.pk).update(is_active=True)
+    client = logged_in(alice)
+    alice.set_password("another password entirely")
+    alice.save()
+    assert me(client) == 403  # the session's hash is of the old password
+    bob = User.objects.create_user("bob", password=PASSWORD)
+    client = logged_in(bob)
+    bob.delete()
+    assert me(client) == 403
+
+
+def test_sessions_from_before_name_django_s_backend_and_still_log_in(alice: User) -> None:
+    store = SessionStore()
+    store["_auth_user_id"] = str(alice.pk)
+    store["_auth_user_backend"] = LEGACY_BACKEND
+    store["_auth_user_hash"] = alice.get_session_auth_hash()
+    store.create()
+    client = APIClient()
+    client.cookies[settings.SESSION_COOKIE_NAME] = store.session_key
+    assert me(client) == "alice"
+    stored = Session.objects.get(session_key=store.session_key).get_decoded()
+    assert stored["_auth_user_backend"] == LEGACY_BACKEND  # read as the new one, not rewritten
