@@ -275,8 +275,7 @@ def test_rows_are_the_same_in_the_project_order_and_through_a_search(site: Site)
     assert rows["alpha"]["my_status"] == "in_progress" and rows["alpha"]["in_progress"] == 1
     assert [a["username"] for a in rows["alpha"]["annotators"]] == ["a", "adm", "b"]
     pages = [
-        client_for(site.a).get(site.url(f"?limit=1&offset={n}")).json()["results"]
-        for n in range(3)
+        client_for(site.a).get(site.url(f"?limit=1&offset={n}")).json()["results"] for n in range(3)
     ]
     assert [p[0]["name"] for p in pages] == ["alpha", "beta", "gamma"]
 

@@ -2,10 +2,12 @@
 list each take a fixed number of queries, whatever the number of documents, sentences,
 spans or annotators (a request that grows a query fails here; change the figure only
 with a reason). Also: opening a document is one call that equals the two it replaces,
-writes nothing and keeps role visibility."""
+writes nothing and keeps role visibility; the project list, read with hand-written SQL,
+is what the ORM and its serializer give."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -16,6 +18,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from annotations.api.serializers import ProjectListSerializer
 from annotations.models import (
     Annotation,
     Assignment,
@@ -25,6 +28,9 @@ from annotations.models import (
     Sentence,
     Span,
 )
+from annotations.selectors.access import projects_for
+from annotations.selectors.annotations import progress_for
+from annotations.selectors.opening import project_with_role
 from tests.test_access import make_taxonomy
 
 pytestmark = pytest.mark.django_db
@@ -35,8 +41,8 @@ OPEN_QUERIES = 6  # + document (role, assigned, kind), sentences, annotations, s
 # with their annotation) in one statement
 LIST_STAFF_QUERIES = LIST_ANNOTATOR_QUERIES = 4
 LIST_SEARCH_QUERIES = 6  # + the count and the page's ids of a search, before the rows
-PROJECTS_QUERIES = 5  # + count, page, my memberships with their counters
-PROJECTS_ANNOTATOR_QUERIES = 5  # the same: progress from the counters
+# + the page with my role and progress (the counters) and the list's size, in one statement
+PROJECTS_QUERIES = PROJECTS_ANNOTATOR_QUERIES = 3
 
 
 def build(documents: int, spans: int) -> dict[str, Any]:
@@ -192,3 +198,54 @@ def test_open_for_superusers_matches_the_two_calls() -> None:
         annotations = client.get(f"/api/documents/{doc.pk}/annotations/").json()
         assert opened == {**detail, "annotations": annotations}
         assert [a["annotator"]["username"] for a in opened["annotations"]] == expected
+
+
+def test_project_list_is_what_the_serializer_gives() -> None:
+    """The project list, one statement, against ProjectListSerializer over the ORM's
+    ``projects_for`` (active or archived, by name) with ``progress_for``: for staff,
+    annotators, superusers with and without membership, and outsiders; pages past the
+    end keep the count."""
+    fx = build(6, 1)
+    project = fx["project"]
+    taxonomy = project.taxonomy
+    archived = Project.objects.create(
+        name="Archived", taxonomy=taxonomy, archived_at=timezone.now(), description="old"
+    )
+    Project.objects.create(name="Another", taxonomy=taxonomy, annotators_per_document=3)
+    Membership.objects.create(project=archived, user=fx["a"], role="admin")
+    root = User.objects.create_superuser("root")
+    member = User.objects.create_superuser("root-annotator")
+    Membership.objects.create(project=project, user=member, role="annotator")
+    outsider = User.objects.create_user("outsider")
+    for user in (fx["a"], fx["c"], fx["rev"], root, member, outsider):
+        client = APIClient()
+        client.force_login(user)
+        for flag in (False, True):
+            listed = projects_for(user).filter(archived_at__isnull=not flag).order_by("name")
+            expected = ProjectListSerializer(
+                listed, many=True, context={"progress": progress_for(user, list(listed))}
+            ).data
+            body = client.get(f"/api/projects/?archived={int(flag)}").json()
+            assert body["results"] == json.loads(json.dumps(expected)), (user.username, flag)
+            assert body["count"] == len(expected)
+        active = client.get("/api/projects/").json()
+        past = client.get("/api/projects/?limit=1&offset=5").json()
+        assert (past["results"], past["count"]) == ([], active["count"])
+        second = client.get("/api/projects/?limit=1&offset=1").json()
+        assert second["results"] == active["results"][1:2]
+
+
+def test_project_with_role_reads_five_columns_and_defers_the_rest() -> None:
+    fx = build(2, 1)
+    project = fx["project"]
+    Project.objects.filter(pk=project.pk).update(form={"fields": []}, archived_at=timezone.now())
+    for who, role in (("rev", "reviewer"), ("a", "annotator")):
+        found = project_with_role(fx[who], project.pk)
+        assert (found.my_role, found.name, found.annotators_per_document) == (role, "Counted", 2)
+        with CaptureQueriesContext(connection) as ctx:
+            # deferred: read on access, with the model field's conversions
+            assert found.form == {"fields": []} and found.archived_at is not None
+        assert len(ctx.captured_queries) == 2
+    assert project_with_role(fx["a"], 999999) is None
+    stranger = User.objects.create_user("stranger")
+    assert project_with_role(stranger, project.pk).my_role is None

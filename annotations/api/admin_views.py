@@ -47,12 +47,12 @@ from annotations.formats.jsonl import iter_json_objects
 from annotations.models import ImportJob, Membership, Project, Taxonomy
 from annotations.selectors.access import STAFF_ROLES, projects_for, role_in
 from annotations.selectors.annotations import progress_for
+from annotations.selectors.project_page import project_page
 from annotations.selectors.projects import (
     can_create_projects,
     may_manage_taxonomies,
     members_with_counts,
     preset_rows,
-    projects_listed,
     recent_import_jobs,
     taxonomy_rows,
 )
@@ -124,10 +124,6 @@ def _form_preset_rows() -> list[dict[str, Any]]:
 class ProjectListView(ServiceErrorsMixin, generics.ListAPIView):
     serializer_class = ProjectListSerializer
 
-    def get_queryset(self) -> Any:
-        archived = query_flag(self.request, "archived")  # 400 unless true/false/1/0
-        return projects_listed(self.request.user, archived=archived)
-
     @extend_schema(
         summary="My projects, with my role and progress",
         description="Active projects by default; ?archived=1 lists only the archived ones.",
@@ -141,10 +137,15 @@ class ProjectListView(ServiceErrorsMixin, generics.ListAPIView):
         return self.list(request, *args, **kwargs)
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
-        context = {"progress": progress_for(request.user, page), "request": request}
-        data = ProjectListSerializer(page, many=True, context=context).data
-        return self.get_paginated_response(data)
+        # the rows as ProjectListSerializer gives them, in one statement (selectors.project_page)
+        archived = query_flag(request, "archived")  # 400 unless true/false/1/0
+        rows = self.paginator.paginate_rows(
+            request,
+            lambda offset, limit: project_page(
+                request.user, archived=archived, offset=offset, limit=limit
+            ),
+        )
+        return self.get_paginated_response(rows)
 
     @extend_schema(
         summary="Create a project (I become its admin)",

@@ -8,7 +8,6 @@ Nothing here creates an annotation: opening a document reads only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -48,7 +47,7 @@ from annotations.selectors.access import (
     role_in,
 )
 from annotations.selectors.annotations import annotation_with_spans
-from annotations.selectors.document_page import document_page
+from annotations.selectors.document_page import DocumentRow, document_page
 from annotations.selectors.documents import (
     DocumentQuery,
     default_ordering,
@@ -200,23 +199,6 @@ class DocumentPagination(StrictLimitOffsetPagination):  # ?limit=abc: 400
     default_limit = 25
     max_limit = 100
 
-    def paginate_rows(
-        self,
-        request: Request,
-        *,
-        count: Callable[[], int],
-        fetch: Callable[[int, int], list[Any]],
-    ) -> list[Any]:
-        """``paginate_queryset`` for rows that are not a queryset: ``count()`` the list's
-        size, ``fetch(offset, limit)`` the page's rows."""
-        self.request = request
-        self.limit = self.get_limit(request)
-        self.count = count()
-        self.offset = self.get_offset(request)
-        if self.count == 0 or self.offset > self.count:
-            return []
-        return fetch(self.offset, self.limit)
-
 
 def _unfiltered_count(project: Project, query: DocumentQuery, *, staff: bool) -> int | None:
     """The list's size without a search or filter, from the counters the database keeps
@@ -250,17 +232,20 @@ class ProjectDocumentListView(ServiceErrorsMixin, generics.ListAPIView):
         default = default_ordering(project, staff=staff)
         query = document_query(p, staff=staff, default_ordering=default)
         known = _unfiltered_count(project, query, staff=staff)
-        rows = self.paginator.paginate_rows(
-            request,
-            count=lambda: (
-                known
-                if known is not None
-                else document_list(request.user, project, query, staff=staff).order_by().count()
-            ),
-            fetch=lambda offset, limit: document_page(
+
+        def fetch(offset: int, limit: int) -> tuple[list[DocumentRow], int]:
+            if known is not None:
+                count = known
+            else:
+                count = document_list(request.user, project, query, staff=staff).order_by().count()
+            if count == 0 or offset > count:
+                return [], count
+            rows = document_page(
                 request.user, project, query, staff=staff, offset=offset, limit=limit
-            ),
-        )
+            )
+            return rows, count
+
+        rows = self.paginator.paginate_rows(request, fetch)
         return self.get_paginated_response(DocumentRowSerializer(rows, many=True).data)
 
 

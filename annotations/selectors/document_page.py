@@ -189,9 +189,10 @@ def _staff_rows(user: Any, project: Project, fetched: list[tuple]) -> list[Docum
             updated_at = _when(rest[4])
             latest[pk] = max(latest.get(pk, updated_at), updated_at)
     rows = []
+    me = user.pk  # once: request.user is a lazy object, each attribute read goes through it
     for pk, position, name, external_id, length, *counters in documents:
         annotators = sorted(people[pk].values(), key=lambda a: a.username)
-        my_status = next((a.status for a in annotators if a.id == user.pk), None)
+        my_status = next((a.status for a in annotators if a.id == me), None)
         rows.append(
             DocumentRow(
                 id=pk,

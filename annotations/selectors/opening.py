@@ -172,23 +172,42 @@ def document_opened(user: Any, pk: int) -> dict[str, Any] | None:
     }
 
 
+# the project's columns the document list reads: numbers and text, which every database
+# returns as the model's fields hold them (no converter); the other fields are left deferred
+# (loaded on first access, as ``QuerySet.only`` leaves them)
+# (in the model's order: ``Model.from_db`` matches values to fields so)
+PROJECT_FIELDS = tuple(
+    f.attname
+    for f in Project._meta.concrete_fields
+    if f.attname in {"id", "name", "kind", "annotators_per_document", "document_count"}
+)
+
+
 @cache
 def _project_sql(vendor: str) -> str:
     q = connection.ops.quote_name
-    columns = ", ".join(f"p.{q(f.column)}" for f in Project._meta.concrete_fields)
+    columns = ", ".join(f"p.{q(Project._meta.get_field(f).column)}" for f in PROJECT_FIELDS)
     # the annotators' queue order lives in evaluation's SuggestionSettings (no import of
     # evaluation here: the reverse relation names its table)
     settings = q(Project._meta.get_field("suggestion_settings").related_model._meta.db_table)
     return (
-        f"SELECT {columns}, m.role AS my_role, m.assigned_count AS my_assigned,"
-        f" s.ordering AS queue_ordering FROM {q(Project._meta.db_table)} p"
+        f"SELECT {columns}, m.role, m.assigned_count, s.ordering FROM {q(Project._meta.db_table)} p"
         f" LEFT JOIN {q(Membership._meta.db_table)} m ON m.project_id = p.id AND m.user_id = %s"
         f" LEFT JOIN {settings} s ON s.project_id = p.id WHERE p.id = %s"
     )
 
 
 def project_with_role(user: Any, pk: int) -> Project | None:
-    """The project with ``my_role`` and ``my_assigned`` (the user's membership, or None) and
-    ``queue_ordering`` (its suggestion settings' order, or None); None when there is no
-    such project. Visibility is the caller's (members, and superusers everywhere)."""
-    return next(iter(Project.objects.raw(_project_sql(connection.vendor), [user.pk, pk])), None)
+    """The project (``PROJECT_FIELDS`` loaded) with ``my_role`` and ``my_assigned`` (the
+    user's membership, or None) and ``queue_ordering`` (its suggestion settings' order, or
+    None); None when there is no such project. Visibility is the caller's (members, and
+    superusers everywhere)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_project_sql(connection.vendor), [user.pk, pk])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    n = len(PROJECT_FIELDS)
+    project = Project.from_db(connection.alias, PROJECT_FIELDS, row[:n])
+    project.my_role, project.my_assigned, project.queue_ordering = row[n:]
+    return project

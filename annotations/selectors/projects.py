@@ -17,7 +17,7 @@ from annotations.models import (
     Taxonomy,
     TaxonomyNode,
 )
-from annotations.selectors.access import User, projects_for
+from annotations.selectors.access import User
 from annotations.services.taxonomy import available_presets, preset_path
 from annotations.taxonomy_files import TaxonomyFileError, read_taxonomy_file
 
@@ -40,11 +40,6 @@ def may_manage_taxonomies(user: User | None) -> bool:
         and user.is_authenticated
         and Membership.objects.filter(user=user, role=Membership.Role.ADMIN).exists()
     )
-
-
-def projects_listed(user: User | None, *, archived: bool = False) -> QuerySet[Project]:
-    """The user's projects: active ones, or only the archived ones."""
-    return projects_for(user).filter(archived_at__isnull=not archived).order_by("name")
 
 
 def taxonomy_rows() -> list[dict[str, Any]]:

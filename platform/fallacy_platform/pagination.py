@@ -11,6 +11,7 @@ empty page.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from rest_framework.exceptions import ValidationError
@@ -50,6 +51,17 @@ class StrictLimitOffsetPagination(LimitOffsetPagination):
     def get_offset(self, request: Request) -> int:
         value = _integer(request, self.offset_query_param, minimum=0, maximum=MAX_OFFSET)
         return value or 0
+
+    def paginate_rows(
+        self, request: Request, fetch: Callable[[int, int], tuple[list[Any], int]]
+    ) -> list[Any]:
+        """``paginate_queryset`` for a page read otherwise than by slicing a queryset:
+        ``fetch(offset, limit)`` gives (the page's rows, the list's size)."""
+        self.request = request
+        self.limit = self.get_limit(request)
+        self.offset = self.get_offset(request)
+        rows, self.count = fetch(self.offset, self.limit)
+        return rows
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         parameters = super().get_schema_operation_parameters(view)
