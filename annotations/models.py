@@ -12,8 +12,8 @@ project's taxonomy, ranges inside the text, sentence snapping) is checked by the
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
-from simple_history.models import HistoricalRecords
 
+from annotations.history import HistoricalRecords
 from annotations.items import PROJECT_KINDS
 from annotations.labels import NO_FALLACY  # ⊥: "no fallacy" is an acceptable alternative
 from annotations.naming import NAME_LENGTH

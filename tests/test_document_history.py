@@ -145,3 +145,27 @@ def test_only_the_projects_staff_see_the_history(world: World) -> None:
     other = User.objects.create_user("other-reviewer", password=PASSWORD)
     world.p2.memberships.create(user=other, role="reviewer")
     assert client_for(other).get(url).status_code == 404
+
+
+def test_history_managers_share_one_class_and_stay_bound(world: World) -> None:
+    """``annotations.history``: the manager class of ``instance.history`` is built once;
+    each manager still reads the history of its own instance."""
+    client = client_for(world.ann1)
+    made = [
+        client.post(
+            f"/api/annotations/{world.a1.pk}/spans/",
+            {"start": start, "end": end, "labels": ["ad hominem"]},
+            format="json",
+        ).json()
+        for start, end in (S0, S1)
+    ]
+    first, second = (Span.objects.get(pk=span["id"]) for span in made)
+    assert type(first.history) is type(second.history) is type(Span.history)
+    changed = client.patch(
+        f"/api/spans/{first.pk}/",
+        {"revision": 1, "labels": ["ad hominem", NO_FALLACY]},
+        format="json",
+    )
+    assert changed.status_code == 200, changed.content
+    assert [h.history_type for h in first.history.order_by("history_id")] == ["+", "~"]
+    assert [h.history_type for h in second.history.all()] == ["+"]
