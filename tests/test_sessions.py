@@ -11,7 +11,9 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
 from django.utils import timezone
-from fallacy_platform.sessions import LEGACY_BACKEND, SessionStore
+from fallacy_platform.authentication import TokenAuthentication
+from fallacy_platform.sessions import LEGACY_BACKEND, SessionStore, UserBackend
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 pytestmark = pytest.mark.django_db
@@ -91,3 +93,21 @@ def test_sessions_from_before_name_django_s_backend_and_still_log_in(alice: User
     assert me(client) == "alice"
     stored = Session.objects.get(session_key=store.session_key).get_decoded()
     assert stored["_auth_user_backend"] == LEGACY_BACKEND  # read as the new one, not rewritten
+
+
+def test_users_read_by_hand_equal_the_orm_s(alice: User) -> None:
+    """The session's user and the token's user (hand-written SQL) have the field values
+    the ORM gives, datetimes aware on every database."""
+    logged_in(alice)  # sets last_login
+    expected = User.objects.get(pk=alice.pk)
+    token = Token.objects.create(user=alice)
+    for found in (
+        UserBackend().get_user(str(alice.pk)),
+        TokenAuthentication().authenticate_credentials(token.key)[0],
+    ):
+        assert found is not None and found.last_login is not None
+        for field in User._meta.concrete_fields:
+            assert getattr(found, field.attname) == getattr(expected, field.attname), field.name
+        assert timezone.is_aware(found.last_login) and timezone.is_aware(found.date_joined)
+    assert UserBackend().get_user("not a number") is None
+    assert UserBackend().get_user(str(alice.pk + 1000)) is None

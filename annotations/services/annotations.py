@@ -32,6 +32,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import connection, transaction
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
+from fallacy_platform.rows import instance
 
 from annotations.labels import NO_FALLACY_ALIASES, normalise_label
 from annotations.models import (
@@ -48,7 +49,6 @@ from annotations.selectors.access import STAFF_ROLES, role_in
 from annotations.services.span_lock import (
     ANNOTATION_TABLE,
     SPAN_SQL,
-    instance,
     is_offset,
     lock_for_span_write,
 )

@@ -3,8 +3,8 @@
 
 Span writes are the API's hot path; the ORM took longer to build and compile this query
 (visibility, four tables, four subqueries) than PostgreSQL took to run it. Rows come back
-through the backend's converters (``instance``), as from a queryset, so both PostgreSQL and
-the embedded SQLite get the same Python values.
+through the backend's converters (``fallacy_platform.rows.instance``), as from a queryset,
+so both PostgreSQL and the embedded SQLite get the same Python values.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import connection
+from fallacy_platform.rows import instance
 
 from annotations.models import Annotation, Document, Membership, Project, Sentence, Span, Taxonomy
 from annotations.selectors.access import STAFF_ROLES
@@ -46,26 +47,6 @@ SPAN_SQL = f"""SELECT s.*,
     EXISTS (SELECT 1 FROM {_SN} sn WHERE sn.document_id = %s AND sn.start = COALESCE(%s, s.start)),
     EXISTS (SELECT 1 FROM {_SN} sn WHERE sn.document_id = %s AND sn."end" = COALESCE(%s, s."end"))
 FROM {_S} s WHERE s.id = %s AND s.annotation_id = %s"""
-
-_converters: dict[tuple[type, str], list[Any]] = {}
-
-
-def instance(model: type, values: dict[str, Any]) -> Any:
-    """``model`` from raw column values (by attname) through the backend's converters; the
-    fields not given stay deferred (``save()`` writes only the loaded ones)."""
-    for name, value in values.items():
-        key = (model, name)
-        if key not in _converters:
-            field = model._meta.get_field(name)
-            col = field.get_col(model._meta.db_table)
-            found = connection.ops.get_db_converters(col) + field.get_db_converters(connection)
-            _converters[key] = [(c, col) for c in found]
-        for convert, col in _converters[key]:
-            value = convert(value, col, connection)
-        values[name] = value
-    fields = [f.attname for f in model._meta.concrete_fields if f.attname in values]
-    return model.from_db(connection.alias, fields, [values[f] for f in fields])
-
 
 def lock_for_span_write(
     *,

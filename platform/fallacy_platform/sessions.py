@@ -26,6 +26,8 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
+from fallacy_platform.rows import instance
+
 LEGACY_BACKEND = "django.contrib.auth.backends.ModelBackend"
 BACKEND = f"{__name__}.UserBackend"
 
@@ -44,7 +46,7 @@ def _sql(vendor: str) -> dict[str, Any]:
             f"SELECT {', '.join(q(f.column) for f in fields)} FROM"
             f" {q(user_model._meta.db_table)} WHERE {q(user_model._meta.pk.column)} = %s"
         ),
-        "user_fields": [f.attname for f in fields],
+        "user_fields": [f.attname for f in fields],  # in the statement's order
     }
 
 
@@ -79,5 +81,5 @@ class UserBackend(ModelBackend):
             row = cursor.fetchone()
         if row is None:
             return None
-        user = user_model.from_db(connection.alias, sql["user_fields"], row)
+        user = instance(user_model, dict(zip(sql["user_fields"], row, strict=True)))
         return user if self.user_can_authenticate(user) else None

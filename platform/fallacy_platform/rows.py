@@ -1,0 +1,33 @@
+"""Model instances from rows read with hand-written SQL, as a queryset would give them.
+
+The hot reads and writes (sessions, token authentication, the span-write lock) run SQL built
+once instead of ORM querysets; ``instance`` turns their column values into the model's
+Python values through the same converters a queryset applies (SQLite's text datetimes made
+aware, JSON decoded...), so every database gives the same objects.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import connection
+
+_converters: dict[tuple[type, str], list[Any]] = {}
+
+
+def instance(model: type, values: dict[str, Any]) -> Any:
+    """``model`` from raw column values (by attname) through the backend's converters; the
+    fields not given stay deferred (loaded on access; ``save()`` writes only the loaded
+    ones)."""
+    for name, value in values.items():
+        key = (model, name)
+        if key not in _converters:
+            field = model._meta.get_field(name)
+            col = field.get_col(model._meta.db_table)
+            found = connection.ops.get_db_converters(col) + field.get_db_converters(connection)
+            _converters[key] = [(c, col) for c in found]
+        for convert, col in _converters[key]:
+            value = convert(value, col, connection)
+        values[name] = value
+    fields = [f.attname for f in model._meta.concrete_fields if f.attname in values]
+    return model.from_db(connection.alias, fields, [values[f] for f in fields])
