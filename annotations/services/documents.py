@@ -16,8 +16,11 @@ transaction (an annotation started concurrently waits for it, then sees the new 
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
+from itertools import chain
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -167,13 +170,23 @@ def insert_sentences(rows: Sequence[tuple[int, int, int, int]]) -> None:
                 for row in rows:
                     copy.write_row(row)
         else:
-            # multi-row VALUES: 2.4x faster than one executemany row at a time on SQLite
-            insert = f"INSERT INTO {table} ({columns}) VALUES "
+            # multi-row VALUES: 2.4x faster than one executemany row at a time on SQLite;
+            # written with SQLite's own placeholders on its cursor (Django's wrapper
+            # rewrites every "%s" of each 2,000-parameter statement with a regex: 9% of
+            # a plain-text import's time)
             for batch in batched(rows, SENTENCE_ROWS):
-                cursor.execute(
-                    insert + ", ".join(["(%s, %s, %s, %s)"] * len(batch)),
-                    [value for row in batch for value in row],
+                sqlite3.Cursor.execute(
+                    cursor.cursor,
+                    _sqlite_rows_insert(table, columns, 4, len(batch)),
+                    list(chain.from_iterable(batch)),
                 )
+
+
+@cache
+def _sqlite_rows_insert(table: str, columns: str, width: int, rows: int) -> str:
+    """``INSERT`` of ``rows`` rows with SQLite's ``?`` placeholders."""
+    row = "(" + ", ".join(["?"] * width) + ")"
+    return f"INSERT INTO {table} ({columns}) VALUES " + ", ".join([row] * rows)
 
 
 @transaction.atomic

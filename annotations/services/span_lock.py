@@ -48,6 +48,7 @@ SPAN_SQL = f"""SELECT s.*,
     EXISTS (SELECT 1 FROM {_SN} sn WHERE sn.document_id = %s AND sn."end" = COALESCE(%s, s."end"))
 FROM {_S} s WHERE s.id = %s AND s.annotation_id = %s"""
 
+
 def lock_for_span_write(
     *,
     annotation: Annotation | int | None = None,
