@@ -427,7 +427,7 @@ def test_openapi_schema_lists_span_paths(world: World) -> None:
 
 
 @pytest.mark.skipif(
-    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+    settings.DATABASE_VENDOR != "postgresql",
     reason="needs PostgreSQL row locks",
 )
 @pytest.mark.django_db(transaction=True)

@@ -431,7 +431,7 @@ def _race(world: World, target: Suggestion, decisions: list[str]) -> list[tuple[
 
 
 POSTGRES_ONLY = pytest.mark.skipif(
-    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+    settings.DATABASE_VENDOR != "postgresql",
     reason="needs PostgreSQL row locks",
 )
 

@@ -191,7 +191,7 @@ def test_outsiders_and_reviewers_still_get_404(world: World) -> None:
 
 
 @pytest.mark.skipif(
-    settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql",
+    settings.DATABASE_VENDOR != "postgresql",
     reason="needs PostgreSQL row locks",
 )
 @pytest.mark.django_db(transaction=True)

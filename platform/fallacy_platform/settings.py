@@ -97,8 +97,9 @@ SQLITE_PATH = DATA_DIR / "db.sqlite3"
 # Connections are kept (DB_CONN_MAX_AGE seconds), one per server thread: a new one per
 # request costs PostgreSQL a server process and a login, and SQLite ~2.5 ms of connection
 # set-up (Django registers its SQL functions, the PRAGMAs run) on every request, half of a
-# small read (bench/read_api.py). Health checks (one round trip when a request reuses one)
-# make a restarted server cost no failed request.
+# small read (bench/read_api.py). Health checks make a restarted server cost no failed
+# request (on PostgreSQL a round trip only when the kept connection's socket is not quiet:
+# fallacy_platform.postgresql).
 DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{SQLITE_PATH}",
@@ -116,6 +117,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         }
     )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend with a health check that needs no round trip when the socket is quiet
+    DATABASES["default"]["ENGINE"] = "fallacy_platform.postgresql"
     # Server-side binding lets psycopg prepare a statement once it ran DB_PREPARE_THRESHOLD
     # times on a connection: PostgreSQL then skips parsing and planning, half the SQL time of
     # a read (bench/read_api.py). Set it empty behind a pooler that cannot keep prepared
