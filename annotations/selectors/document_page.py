@@ -57,7 +57,7 @@ class DocumentWork:
 
 
 @dataclass
-class DocumentRow:
+class DocumentRow:  # the first five: the statements' first columns, in their order
     id: int
     name: str
     external_id: str
@@ -153,17 +153,8 @@ def document_page(
         else:
             cursor.execute(sql["mine"].format(page=page), [user.pk, user.pk, *params])
             rows = [
-                DocumentRow(
-                    id=pk,
-                    name=name,
-                    external_id=external_id,
-                    position=position,
-                    length=length,
-                    updated_at=_when(updated_at),
-                    status=status or "todo",
-                    my_status=status or "todo",
-                )
-                for pk, name, external_id, position, length, status, updated_at in cursor
+                DocumentRow(*identity, _when(updated_at), status or "todo", status or "todo")
+                for *identity, status, updated_at in cursor
             ]
     if ids is None:
         rows.sort(key=lambda r: (r.position, r.id), reverse=query.ordering == "-position")
@@ -196,11 +187,11 @@ def _staff_rows(user: Any, project: Project, fetched: list[tuple]) -> list[Docum
         my_status = next((a.status for a in annotators if a.id == me), None)
         rows.append(
             DocumentRow(
-                id=pk,
-                name=name,
-                external_id=external_id,
-                position=position,
-                length=length,
+                pk,
+                name,
+                external_id,
+                position,
+                length,
                 updated_at=latest.get(pk),
                 status=status_of(*counters, project.annotators_per_document),
                 my_status=my_status,
