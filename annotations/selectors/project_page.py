@@ -1,9 +1,9 @@
 """A page of the user's project list with their role and progress, in one SQL statement.
 
 ``project_page`` gives the rows of ``GET /api/projects/`` as ``ProjectListSerializer``
-renders them (``tests/test_annotation_api.py`` and ``tests/test_query_counts.py`` compare
-the two): the projects the user may see (``access.projects_for``: members, and superusers
-everywhere), active or archived, by name, each with the user's role and the progress of
+renders them (``tests/test_query_counts.py`` compares the two for every kind of user): the
+projects the user may see (``access.projects_for``: members, and superusers everywhere),
+active or archived, by name, each with the user's role and the progress of
 ``annotations.progress_for`` (staff: the project's counters; annotators: their
 membership's), and the list's size (``COUNT(*) OVER ()``; a page past the end asks it
 again).
