@@ -27,6 +27,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
+from fallacy_platform.rows import instance
 from rest_framework.fields import DateTimeField
 
 from annotations.models import (
@@ -172,15 +173,8 @@ def document_opened(user: Any, pk: int) -> dict[str, Any] | None:
     }
 
 
-# the project's columns the document list reads: numbers and text, which every database
-# returns as the model's fields hold them (no converter); the other fields are left deferred
-# (loaded on first access, as ``QuerySet.only`` leaves them)
-# (in the model's order: ``Model.from_db`` matches values to fields so)
-PROJECT_FIELDS = tuple(
-    f.attname
-    for f in Project._meta.concrete_fields
-    if f.attname in {"id", "name", "kind", "annotators_per_document", "document_count"}
-)
+# the project's columns the document list reads (the rest stay deferred: loaded on access)
+PROJECT_FIELDS = ("id", "name", "kind", "annotators_per_document", "document_count")
 
 
 @cache
@@ -208,6 +202,6 @@ def project_with_role(user: Any, pk: int) -> Project | None:
     if row is None:
         return None
     n = len(PROJECT_FIELDS)
-    project = Project.from_db(connection.alias, PROJECT_FIELDS, row[:n])
+    project = instance(Project, dict(zip(PROJECT_FIELDS, row[:n], strict=True)))
     project.my_role, project.my_assigned, project.queue_ordering = row[n:]
     return project

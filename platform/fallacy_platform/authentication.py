@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
-from fallacy_platform.rows import instance
+from fallacy_platform.rows import all_columns, instance
 
 
 @cache
@@ -25,13 +25,12 @@ def _sql(vendor: str) -> tuple[str, list[str]]:
     """The statement and the user's fields in its column order."""
     q = connection.ops.quote_name
     user_model = get_user_model()
-    fields = user_model._meta.concrete_fields
+    columns, fields = all_columns(user_model, "u")
     sql = (
-        f"SELECT {', '.join(f'u.{q(f.column)}' for f in fields)}"
-        f" FROM {q(user_model._meta.db_table)} u JOIN {q(Token._meta.db_table)} t"
+        f"SELECT {columns} FROM {q(user_model._meta.db_table)} u JOIN {q(Token._meta.db_table)} t"
         f" ON t.user_id = u.{q(user_model._meta.pk.column)} WHERE t.key = %s"
     )
-    return sql, [f.attname for f in fields]
+    return sql, fields
 
 
 class TokenAuthentication(authentication.TokenAuthentication):

@@ -15,6 +15,14 @@ from django.db import connection
 _converters: dict[tuple[type, str], list[Any]] = {}
 
 
+def all_columns(model: type, alias: str) -> tuple[str, list[str]]:
+    """The select list of every column of ``model`` (table alias ``alias``) and the fields'
+    attnames in its order, for ``instance``."""
+    quote = connection.ops.quote_name
+    fields = model._meta.concrete_fields
+    return ", ".join(f"{alias}.{quote(f.column)}" for f in fields), [f.attname for f in fields]
+
+
 def instance(model: type, values: dict[str, Any]) -> Any:
     """``model`` from raw column values (by attname) through the backend's converters; the
     fields not given stay deferred (loaded on access; ``save()`` writes only the loaded

@@ -26,7 +26,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.utils import timezone
 
-from fallacy_platform.rows import instance
+from fallacy_platform.rows import all_columns, instance
 
 LEGACY_BACKEND = "django.contrib.auth.backends.ModelBackend"
 BACKEND = f"{__name__}.UserBackend"
@@ -36,17 +36,17 @@ BACKEND = f"{__name__}.UserBackend"
 def _sql(vendor: str) -> dict[str, Any]:
     q = connection.ops.quote_name
     user_model = get_user_model()
-    fields = user_model._meta.concrete_fields
+    columns, fields = all_columns(user_model, "u")
     return {
         "session": (
             f"SELECT session_data FROM {q(Session._meta.db_table)}"
             " WHERE session_key = %s AND expire_date > %s"
         ),
         "user": (
-            f"SELECT {', '.join(q(f.column) for f in fields)} FROM"
-            f" {q(user_model._meta.db_table)} WHERE {q(user_model._meta.pk.column)} = %s"
+            f"SELECT {columns} FROM {q(user_model._meta.db_table)} u"
+            f" WHERE u.{q(user_model._meta.pk.column)} = %s"
         ),
-        "user_fields": [f.attname for f in fields],  # in the statement's order
+        "user_fields": fields,  # in the statement's order
     }
 
 
