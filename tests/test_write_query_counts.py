@@ -1,7 +1,7 @@
 """The annotation API's write path in SQL statements: span create, update and delete with
 token auth (as scripts and bench/annotate_api.py call them) take an exact number of queries,
-so a request that grows one fails here. Counted without the test's SAVEPOINT/RELEASE (in
-production those are the transaction's BEGIN/COMMIT, two more round trips).
+so a request that grows one fails here. Counted without the test's SAVEPOINT/RELEASE; on
+PostgreSQL a span write opens no transaction of its own (its write is one statement).
 
 Also here: what makes those counts possible stays right -- the label cache follows taxonomy
 edits, the hand-written span JSON equals ``SpanSerializer``'s, a create retried while its
@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
@@ -33,16 +34,15 @@ S0, S1, S2, S3 = BOUNDS
 
 # Statements per request (token auth, label index cached):
 #   auth: the token with its user
-#   create: auth, lock (+ visibility, text length, sentence edges, client_id), UPDATE
-#           annotation, INSERT span, INSERT span history
-#   update: auth, lock, span (+ sentence edges), UPDATE span, INSERT span history, UPDATE annotation
-#   delete: auth, lock, span, DELETE span, INSERT span history, UPDATE annotation
-CREATE = 5
-CREATE_RETRY = 3  # auth, lock (finds the client_id), the span
-UPDATE = 6
-DELETE = 6
-CONFLICT = 3  # auth, lock, span: 409
-BAD_SENTENCE = 3  # auth, lock, the sentence bounds for the message: 400
+#   read: the annotation (+ visibility, text length, sentence edges, client_id; for a change or
+#         a delete the span), no lock
+#   write: one statement (PostgreSQL): bump the annotation's revision if it is the one read,
+#          write the span, record its history row (SQLite: three, in one transaction)
+WRITE = 1 if settings.DATABASE_VENDOR == "postgresql" else 3
+CREATE = UPDATE = DELETE = 2 + WRITE
+CREATE_RETRY = 3  # auth, read (finds the client_id), the span
+CONFLICT = 2  # auth, read (the span at another revision): 409
+BAD_SENTENCE = 3  # auth, read, the sentence bounds for the message: 400
 LABEL_INDEX = 1  # the taxonomy's nodes, once per process (and after an edit)
 
 
@@ -185,6 +185,115 @@ def test_outsiders_and_reviewers_still_get_404(world: World) -> None:
         assert client.patch(url, {"revision": 1, "labels": ["x"]}, format="json").status_code == 404
         assert client.delete(f"{url}?revision=1").status_code == 404
     assert Span.objects.filter(annotation=world.a1).count() == 1
+
+
+# --- a write that lost the race: another write got in between its read and its write --------
+
+
+@pytest.fixture
+def interleave(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``interleave(write)``: the next span write runs ``write`` (another writer's, on the same
+    connection) right after its first read, so its own write finds the revision moved on."""
+    real = services.read_for_span_write
+    calls: list[int] = []
+
+    def arm(write: Any) -> list[int]:
+        pending = [write]
+
+        def read(**kwargs: Any) -> Any:
+            calls.append(1)
+            seen = real(**kwargs)
+            if pending:
+                pending.pop()()
+            return seen
+
+        monkeypatch.setattr(services, "read_for_span_write", read)
+        return calls
+
+    return arm
+
+
+def test_a_create_that_lost_the_race_is_written_after_the_other(
+    world: World, interleave: Any
+) -> None:
+    before = Annotation.objects.get(pk=world.a1.pk).revision
+    other = []
+    reads = interleave(
+        lambda: other.append(
+            services.create_span(
+                annotation=world.a1.pk, start=S0[0], end=S0[1], labels=["ad hominem"]
+            )
+        )
+    )
+    mine = services.create_span(
+        annotation=world.a1.pk, start=S1[0], end=S2[1], labels=["slippery slope"]
+    )
+    assert len(reads) == 3  # mine, the other's, mine again (under the lock)
+    spans = Span.objects.filter(annotation=world.a1).order_by("pk")
+    assert [(s.pk, s.end) for s in spans] == [(other[0].pk, S0[1]), (mine.pk, S2[1])]
+    assert Annotation.objects.get(pk=world.a1.pk).revision == before + 2
+    assert [h.history_type for h in Span.history.filter(id=mine.pk)] == ["+"]
+
+
+def test_a_create_retried_meanwhile_returns_the_span_of_the_retry(
+    world: World, interleave: Any
+) -> None:
+    client_id = uuid.uuid4()
+    create_it = dict(annotation=world.a1.pk, start=S0[0], end=S0[1], labels=["ad hominem"])
+    first = []
+    interleave(lambda: first.append(services.create_span(**create_it, client_id=client_id)))
+    span, created = services.create_or_get_span(**create_it, client_id=client_id)
+    assert not created and span.pk == first[0].pk
+    assert Span.objects.filter(annotation=world.a1).count() == 1
+
+
+def test_a_change_that_lost_the_race_to_a_change_of_its_span_is_a_conflict(
+    world: World, interleave: Any
+) -> None:
+    span = services.create_span(annotation=world.a1, start=S0[0], end=S0[1], labels=["ad hominem"])
+    interleave(
+        lambda: services.update_span(span=span.pk, expected_revision=1, labels=["slippery slope"])
+    )
+    with pytest.raises(services.ConflictError) as conflict:
+        services.update_span(span=span.pk, expected_revision=1, labels=["no fallacy", "ad hominem"])
+    assert conflict.value.current.revision == 2
+    assert Span.objects.get(pk=span.pk).labels == ["slippery slope"]  # the other change stays
+
+
+def test_a_change_that_lost_the_race_to_another_span_is_written(
+    world: World, interleave: Any
+) -> None:
+    span = services.create_span(annotation=world.a1, start=S0[0], end=S0[1], labels=["ad hominem"])
+    interleave(
+        lambda: services.create_span(
+            annotation=world.a1, start=S1[0], end=S1[1], labels=["slippery slope"]
+        )
+    )
+    changed = services.update_span(span=span.pk, expected_revision=1, end=S1[1])
+    assert (changed.end, changed.revision) == (S1[1], 2)
+    assert Span.objects.filter(annotation=world.a1).count() == 2
+    assert [h.history_type for h in Span.history.filter(id=span.pk).order_by("history_id")] == [
+        "+",
+        "~",
+    ]
+
+
+def test_a_delete_that_lost_the_race_to_a_change_of_its_span_is_a_conflict(
+    world: World, interleave: Any
+) -> None:
+    span = services.create_span(annotation=world.a1, start=S0[0], end=S0[1], labels=["ad hominem"])
+    interleave(lambda: services.update_span(span=span.pk, expected_revision=1, end=S1[1]))
+    with pytest.raises(services.ConflictError):
+        services.delete_span(span=span.pk, expected_revision=1)
+    assert Span.objects.get(pk=span.pk).end == S1[1]
+
+
+def test_a_write_after_a_submit_meanwhile_is_refused(world: World, interleave: Any) -> None:
+    span = services.create_span(annotation=world.a1, start=S0[0], end=S0[1], labels=["ad hominem"])
+    interleave(lambda: services.submit_annotation(annotation=world.a1))
+    with pytest.raises(ValidationError, match="submitted annotations are read-only"):
+        services.update_span(span=span.pk, expected_revision=1, end=S1[1])
+    assert Span.objects.get(pk=span.pk).end == S0[1]
 
 
 # --- a retried create while the first attempt holds the lock (PostgreSQL) -----------------

@@ -1,19 +1,23 @@
 """Writes on annotations and spans.
 
-Every function is one transaction that first locks the annotation row
-(``select_for_update``), so concurrent edits of one annotation serialise; optimistic
-concurrency on top of that: a caller passes the revision it last saw and a stale one raises
-``ConflictError`` carrying the current object. Every write bumps ``annotation.revision``
-(and ``span.revision`` for the span it touches).
+Concurrency: concurrent edits of one annotation never lose each other's changes. Every write
+bumps ``annotation.revision`` (and ``span.revision`` for the span it touches), and a caller
+passes the revision it last saw: a stale one raises ``ConflictError`` carrying the current
+object (the API's 409).
 
-Span writes are the annotation API's hot path, so their queries are counted
-(``tests/test_write_query_counts.py``): one ``SELECT … FOR UPDATE`` (``span_lock``) locks
-the annotation and reads with it what the checks need (who may write it, its status, the
-project, the text's length, whether start and end are sentence boundaries, a span with the
-request's ``client_id``); a span update or delete then reads the span. Labels are checked
-against a per-process cache of the taxonomy (``label_index``). The revision bump is a plain
-``UPDATE``: the span's own history row records who changed what; status changes (submit,
-reopen) keep their annotation history rows.
+- Status changes (start, submit, reopen) are one transaction each that first locks the
+  annotation row (``select_for_update``); they keep their annotation history rows.
+- Span writes (create, change, delete) are the annotation API's hot path, so their
+  statements are counted (``tests/test_write_query_counts.py``): one read without a lock
+  (``span_sql``: who may write the annotation, its status and revision, the project, the
+  text's length, whether start and end are sentence boundaries, a span with the request's
+  ``client_id``, the span to change), the checks, then one write that applies only if the
+  annotation's revision is still the one read: on PostgreSQL a single statement (bump the
+  revision, write the span, record the span's history row: who changed what), elsewhere one
+  transaction. When another write got in between, the service reads and checks again
+  holding the annotation's row lock, so it always ends in one outcome: written, or refused
+  with the reason as of now (a 409 when the span moved on). Labels are checked against a
+  per-process cache of the taxonomy (``label_index``).
 
 Validation errors are ``django.core.exceptions.ValidationError`` with a ``{field: [message]}``
 dict whose messages say what is wrong and where (the API returns them as a 400 body).
@@ -24,15 +28,14 @@ from __future__ import annotations
 import bisect
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
-from fallacy_platform.rows import instance
 
 from annotations.labels import NO_FALLACY_ALIASES, normalise_label
 from annotations.models import (
@@ -46,11 +49,13 @@ from annotations.models import (
     TaxonomyNode,
 )
 from annotations.selectors.access import STAFF_ROLES, role_in
-from annotations.services.span_lock import (
-    ANNOTATION_TABLE,
-    SPAN_SQL,
+from annotations.services.span_sql import (
+    change_span,
+    insert_span,
     is_offset,
-    lock_for_span_write,
+    lock_annotation,
+    read_for_span_write,
+    remove_span,
 )
 
 
@@ -317,21 +322,6 @@ def _check_active(project: Project) -> None:
         )
 
 
-def _bump(annotation: Annotation) -> None:
-    """A new revision of the locked annotation (no history row: the span's records it)."""
-    annotation.revision += 1
-    annotation.updated_at = timezone.now()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {ANNOTATION_TABLE} SET revision = %s, updated_at = %s WHERE id = %s",
-            [
-                annotation.revision,
-                connection.ops.adapt_datetimefield_value(annotation.updated_at),
-                annotation.pk,
-            ],
-        )
-
-
 # --- services ---------------------------------------------------------------------------
 
 
@@ -353,7 +343,28 @@ def start_annotation(*, document: Document, annotator: Any) -> Annotation:
     return annotation
 
 
-@transaction.atomic
+T = TypeVar("T")
+
+
+def _optimistically(attempt: Callable[[], tuple[T | None, Annotation]]) -> T:
+    """Run a span write's ``attempt`` (read, check, write if the revision read is current);
+    when another write got in between, once more holding the annotation's row lock."""
+    outcome, seen = attempt()
+    if outcome is not None:
+        return outcome
+    with transaction.atomic():
+        lock_annotation(seen.pk)
+        outcome, _ = attempt()
+    if outcome is None:  # cannot happen: nobody else writes the locked annotation
+        raise RuntimeError(f"annotation {seen.pk} changed while locked")
+    return outcome
+
+
+def _check_annotator(seen: Annotation, by: Any | None) -> None:
+    if by is not None and by.pk != seen.annotator_id:
+        raise NotYourAnnotation("only the annotator writes this annotation")
+
+
 def create_or_get_span(
     *,
     annotation: Annotation | int,
@@ -369,37 +380,27 @@ def create_or_get_span(
     Returns ``(span, created)``. ``annotation`` may be an id; with ``by``, only one that
     ``by`` may see (``Annotation.DoesNotExist`` otherwise).
     """
-    locked = lock_for_span_write(
-        annotation=annotation, by=by, start=start, end=end, client_id=client_id
-    )
-    if by is not None and by.pk != locked.annotator_id:
-        raise NotYourAnnotation("only the annotator writes this annotation")
-    if client_id is not None:
-        existing_id = locked.client_span
-        if locked.seen_revision != locked.revision:  # waited for a writer: look again
-            existing_id = (
-                Span.objects.filter(annotation=locked, client_id=client_id)
-                .values_list("pk", flat=True)
-                .first()
-            )
-        if existing_id is not None:
-            return Span.objects.get(pk=existing_id), False
-    _check_writable(locked, by)
-    canon, canon_details = _validated_fields(
-        locked, start=start, end=end, labels=labels, details=details
-    )
-    _bump(locked)
-    span = Span.objects.create(
-        annotation=locked,
-        start=start,
-        end=end,
-        labels=canon,
-        details=canon_details,
-        client_id=client_id,
-    )
-    if isinstance(annotation, Annotation):
-        annotation.revision = locked.revision
-    return span, True
+
+    def attempt() -> tuple[tuple[Span, bool] | None, Annotation]:
+        seen = read_for_span_write(
+            annotation=annotation, by=by, start=start, end=end, client_id=client_id
+        )
+        _check_annotator(seen, by)
+        if client_id is not None and seen.client_span is not None:
+            return (Span.objects.get(pk=seen.client_span), False), seen
+        _check_writable(seen, by)
+        canon, canon_details = _validated_fields(
+            seen, start=start, end=end, labels=labels, details=details
+        )
+        fields = {"start": start, "end": end, "labels": canon, "details": canon_details}
+        span = insert_span(seen, fields, client_id, timezone.now())
+        if span is None:
+            return None, seen
+        if isinstance(annotation, Annotation):
+            annotation.revision = seen.revision + 1
+        return (span, True), seen
+
+    return _optimistically(attempt)
 
 
 def create_span(
@@ -425,47 +426,25 @@ def create_span(
     return span
 
 
-def _locked_span(
-    span: Span | int,
-    expected_revision: int,
-    by: Any | None,
-    *,
-    check_range: bool = False,
-    start: Any = None,
-    end: Any = None,
-) -> tuple[Annotation, Span]:
-    """Lock the span's annotation, then read the span (after the lock: its newest version);
-    ``check_range``: read with it whether the range it will have (``start``/``end`` when
-    given) is on sentence boundaries."""
+def _read_span(
+    span: Span | int, expected_revision: int, by: Any | None, **edges: Any
+) -> Annotation:
+    """The span's annotation as read for a write (``read_for_span_write``), its ``span`` at
+    ``expected_revision`` (else ``ConflictError`` with the span as it is)."""
     span_id = span if isinstance(span, int) else span.pk
-    locked = lock_for_span_write(span_id=span_id, by=by)
-    if by is not None and by.pk != locked.annotator_id:
-        raise NotYourAnnotation("only the annotator writes this annotation")
-    edges = [v if is_offset(v) else None for v in (start, end)]
-    params = [locked.document_id, edges[0], locked.document_id, edges[1], span_id, locked.pk]
-    with connection.cursor() as cursor:
-        cursor.execute(SPAN_SQL, params)
-        columns = [c[0] for c in cursor.description]
-        row = cursor.fetchone()
-    current = None
-    if row is not None:
-        current = instance(Span, dict(zip(columns[:-2], row[:-2], strict=True)))
-        checkable = all(v is None or is_offset(v) for v in (start, end))
-        if check_range and checkable:
-            locked.boundaries = (bool(row[-2]), bool(row[-1]))
-    if current is None:
-        raise Span.DoesNotExist(f"span {span_id} was deleted")
+    seen = read_for_span_write(span_id=span_id, by=by, **edges)
+    _check_annotator(seen, by)
+    current = seen.span
     if current.revision != expected_revision:
         raise ConflictError(
             f"span {span_id} is at revision {current.revision}, not {expected_revision}; "
             "reload it and apply your change again",
             current=current,
         )
-    _check_writable(locked, by)
-    return locked, current
+    _check_writable(seen, by)
+    return seen
 
 
-@transaction.atomic
 def update_span(
     *,
     span: Span | int,
@@ -481,37 +460,35 @@ def update_span(
     When labels change and no details are given, details of labels that were removed are dropped.
     ``span`` may be an id; with ``by``, only one that ``by`` may see (``DoesNotExist``).
     """
-    locked, current = _locked_span(
-        span, expected_revision, by, check_range=True, start=start, end=end
-    )
-    new_labels = list(labels) if labels is not None else current.labels
-    if details is None:
-        index = label_index(locked.document.project.taxonomy)
-        keep = {index.canonical.get(normalise_label(str(label))) for label in new_labels}
-        details = {k: v for k, v in current.details.items() if k in keep}
-    canon, canon_details = _validated_fields(
-        locked,
-        start=current.start if start is None else start,
-        end=current.end if end is None else end,
-        labels=new_labels,
-        details=details,
-        where=f"span {current.pk}: ",
-    )
-    current.start = current.start if start is None else start
-    current.end = current.end if end is None else end
-    current.labels = canon
-    current.details = canon_details
-    current.revision += 1
-    current.save(update_fields=["start", "end", "labels", "details", "revision", "updated_at"])
-    _bump(locked)
-    return current
+
+    def attempt() -> tuple[Span | None, Annotation]:
+        seen = _read_span(span, expected_revision, by, start=start, end=end)
+        current = seen.span
+        new_labels = list(labels) if labels is not None else current.labels
+        kept = details
+        if kept is None:
+            index = label_index(seen.document.project.taxonomy)
+            keep = {index.canonical.get(normalise_label(str(label))) for label in new_labels}
+            kept = {k: v for k, v in current.details.items() if k in keep}
+        fields = {
+            "start": current.start if start is None else start,
+            "end": current.end if end is None else end,
+        }
+        canon, canon_details = _validated_fields(
+            seen, **fields, labels=new_labels, details=kept, where=f"span {current.pk}: "
+        )
+        fields.update(labels=canon, details=canon_details)
+        return change_span(seen, current.pk, fields, timezone.now()), seen
+
+    return _optimistically(attempt)
 
 
-@transaction.atomic
 def delete_span(*, span: Span | int, expected_revision: int, by: Any | None = None) -> None:
-    locked, current = _locked_span(span, expected_revision, by)
-    current.delete()
-    _bump(locked)
+    def attempt() -> tuple[Span | None, Annotation]:
+        seen = _read_span(span, expected_revision, by)
+        return remove_span(seen, seen.span.pk, timezone.now()), seen
+
+    _optimistically(attempt)
 
 
 @transaction.atomic
