@@ -20,6 +20,7 @@ as from a queryset, so PostgreSQL and SQLite give the same Python values.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from typing import Any
@@ -46,6 +47,7 @@ _MEMBERSHIP = Membership._meta.db_table
 _SPAN_FIELDS = [f.attname for f in Span._meta.concrete_fields]
 _SPAN_COLUMNS = [f.column for f in Span._meta.concrete_fields]
 _SET = ["start", "end", "labels", "details"]
+_INSERTED = [*_SET, "client_id", "created_at", "updated_at", "annotation_id"]
 _TRACKED = [f.column for f in Span.history.model._meta.concrete_fields if f.column in _SPAN_COLUMNS]
 _HISTORY_EXTRA = ["history_date", "history_change_reason", "history_type", "history_user_id"]
 
@@ -200,38 +202,48 @@ _BUMP = f"UPDATE {_A} SET revision = revision + 1, updated_at = %s WHERE id = %s
 _HISTORY_INSERT = f"INSERT INTO {_H} ({{tracked}}, {{extra}}) SELECT {{tracked}}, %s, NULL, %s, %s"
 
 
+@dataclass(frozen=True)
+class _WriteSQL:
+    single: str | None  # PostgreSQL: the whole write in one statement
+    bump: str  # elsewhere: the annotation's revision, if it is the one read
+    span: str  # then the span's write, returning the span
+    history: str  # and its history row, copied from the span (by id)
+    history_first: bool  # a delete records the span before it goes
+
+
 @cache
-def _write_sql(vendor: str, op: str) -> list[str]:
-    """The statements of a span write ``op`` (``+`` create, ``~`` change, ``-`` delete): one
-    on PostgreSQL, three (bump, span, history) elsewhere."""
+def _write_sql(vendor: str, op: str) -> _WriteSQL:
+    """The statements of a span write ``op``: ``+`` create, ``~`` change, ``-`` delete."""
     q = connection.ops.quote_name
     returning = _q(_SPAN_COLUMNS)
     history = _HISTORY_INSERT.format(tracked=_q(_TRACKED), extra=_q(_HISTORY_EXTRA))
-    insert_columns = _q(
-        [*_SET, "client_id", "revision", "created_at", "updated_at", "annotation_id"]
-    )
+    insert = f"INSERT INTO {_S} ({_q([*_INSERTED, 'revision'])})"
+    values = ", ".join(["%s"] * len(_INSERTED) + ["1"])
     assignments = ", ".join(f"{q(c)} = %s" for c in _SET)
     change = f"UPDATE {_S} SET {assignments}, revision = revision + 1, updated_at = %s"
+    delete = f"DELETE FROM {_S}"
+    single = None
     if vendor == "postgresql":
+        gate = "annotation_id IN (SELECT id FROM bumped)"
         span = {
-            "+": f"INSERT INTO {_S} ({insert_columns}) SELECT %s, %s, %s, %s, %s, 1, %s, %s, id"
-            " FROM bumped",
-            "~": f"{change} WHERE id = %s AND annotation_id IN (SELECT id FROM bumped)",
-            "-": f"DELETE FROM {_S} WHERE id = %s AND annotation_id IN (SELECT id FROM bumped)",
+            "+": f"{insert} SELECT {values} FROM bumped",
+            "~": f"{change} WHERE id = %s AND {gate}",
+            "-": f"{delete} WHERE id = %s AND {gate}",
         }[op]
-        return [
+        single = (
             f"WITH bumped AS ({_BUMP} RETURNING id), span AS ({span} RETURNING {returning}),"
             f" history AS ({history} FROM span) SELECT {returning} FROM span"
-        ]
-    span = {
-        "+": f"INSERT INTO {_S} ({insert_columns}) VALUES (%s, %s, %s, %s, %s, 1, %s, %s, %s)",
-        "~": f"{change} WHERE id = %s",
-        "-": f"DELETE FROM {_S} WHERE id = %s",
-    }[op]
-    recorded = f"{history} FROM {_S} WHERE id = %s"
-    if op == "-":  # the history row copies the span before it goes
-        return [_BUMP, recorded, f"{span} RETURNING {returning}"]
-    return [_BUMP, f"{span} RETURNING {returning}", recorded]
+        )
+    span = {"+": f"{insert} VALUES ({values})", "~": change, "-": delete}[op]
+    if op != "+":
+        span += " WHERE id = %s"
+    return _WriteSQL(
+        single,
+        _BUMP,
+        f"{span} RETURNING {returning}",
+        f"{history} FROM {_S} WHERE id = %s",
+        history_first=op == "-",
+    )
 
 
 def _write(
@@ -242,23 +254,22 @@ def _write(
     at = connection.ops.adapt_datetimefield_value(now)
     bump = [at, seen.pk, seen.revision]
     history = [at, op, _history_user_id()]
-    statements = _write_sql(connection.vendor, op)
+    sql = _write_sql(connection.vendor, op)
     with connection.cursor() as cursor:
-        if len(statements) == 1:
-            cursor.execute(statements[0], [*bump, *span_params, *history])
+        if sql.single is not None:
+            cursor.execute(sql.single, [*bump, *span_params, *history])
             row = cursor.fetchone()
             return None if row is None else _span(row)
         with transaction.atomic():
-            cursor.execute(statements[0], bump)
+            cursor.execute(sql.bump, bump)
             if cursor.rowcount != 1:
                 return None
-            row = None
-            for sql in statements[1:]:
-                recording = sql.startswith("INSERT INTO " + _H)
-                cursor.execute(sql, [*history, span_id] if recording else span_params)
-                if not recording:
-                    row = cursor.fetchone()
-                    span_id = row[0]
+            if sql.history_first:
+                cursor.execute(sql.history, [*history, span_id])
+            cursor.execute(sql.span, span_params)
+            row = cursor.fetchone()
+            if not sql.history_first:
+                cursor.execute(sql.history, [*history, row[0]])
         return _span(row)
 
 
@@ -267,10 +278,7 @@ def insert_span(
 ) -> Span | None:
     client = Span._meta.get_field("client_id").get_db_prep_value(client_id, connection)
     at = connection.ops.adapt_datetimefield_value(now)
-    params = [*_values(fields), client, at, at]
-    if connection.vendor != "postgresql":
-        params.append(seen.pk)
-    return _write("+", seen, now, params, None)
+    return _write("+", seen, now, [*_values(fields), client, at, at, seen.pk], None)
 
 
 def change_span(
