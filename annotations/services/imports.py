@@ -504,6 +504,7 @@ def import_texts(
 
     if records is None:
         records = read_texts(path, name=name)
+    default_source = Path(name).name
     batches = batched(checked(record) for record in records)
     for batch, ranges in split_ahead(batches, lambda record: record.text):
         split = {record.text: r for record, r in zip(batch, ranges, strict=True)}
@@ -517,7 +518,7 @@ def import_texts(
                 NewDocument(
                     text=record.text,
                     external_id=record.external_id,
-                    source=record.source or Path(name).name,
+                    source=record.source or default_source,
                     metadata=record.metadata,
                 )
                 for record in new_records
