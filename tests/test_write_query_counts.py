@@ -269,8 +269,13 @@ def test_a_change_that_lost_the_race_to_another_span_is_written(
             annotation=world.a1, start=S1[0], end=S1[1], labels=["slippery slope"]
         )
     )
-    changed = services.update_span(span=span.pk, expected_revision=1, end=S1[1])
-    assert (changed.end, changed.revision) == (S1[1], 2)
+    labels = iter(["Slippery Slope", "ad hominem"])  # an iterator, read by both attempts
+    changed = services.update_span(span=span.pk, expected_revision=1, end=S1[1], labels=labels)
+    assert (changed.end, changed.labels, changed.revision) == (
+        S1[1],
+        ["ad hominem", "slippery slope"],
+        2,
+    )
     assert Span.objects.filter(annotation=world.a1).count() == 2
     assert [h.history_type for h in Span.history.filter(id=span.pk).order_by("history_id")] == [
         "+",

@@ -460,11 +460,12 @@ def update_span(
     When labels change and no details are given, details of labels that were removed are dropped.
     ``span`` may be an id; with ``by``, only one that ``by`` may see (``DoesNotExist``).
     """
+    given_labels = None if labels is None else list(labels)  # read once: may be an iterator
 
     def attempt() -> tuple[Span | None, Annotation]:
         seen = _read_span(span, expected_revision, by, start=start, end=end)
         current = seen.span
-        new_labels = list(labels) if labels is not None else current.labels
+        new_labels = current.labels if given_labels is None else given_labels
         kept = details
         if kept is None:
             index = label_index(seen.document.project.taxonomy)
