@@ -203,6 +203,14 @@ def test_segmentation_parser_locates_passages_in_the_text() -> None:
         [0, 26, "ad hominem"],
         [start, start + len("Everyone who plays games fails"), "hasty generalization"],
     ]
+    # a passage copied with its final period keeps it (exact spans); one whose final
+    # punctuation is not in the text is found without it
+    assert task.parse("ad hominem: He lies, so his plan fails.", item=item, labels=labels) == [
+        [0, 27, "ad hominem"]
+    ]
+    assert task.parse("ad hominem: He lies, so his plan fails!", item=item, labels=labels) == [
+        [0, 26, "ad hominem"]
+    ]
     assert task.parse("none", item=item, labels=labels) == []
     assert task.parse("???", item=item, labels=labels) is None
     gold = TaskItem(id=2, text=text, gold=[[0, 26, "ad hominem"]])

@@ -8,11 +8,18 @@ The mapping names, for each *role*, the column (CSV header name or JSON key) hol
      "answer": "gold",                # gold of the multiple-choice field (an option key)
      "label": "type",                 # gold of the classification field (one label)
      "labels": "types",               # gold of the ranked field (comma-separated or a list)
+     "detection": "fallacious",       # gold of the detection field (true/false, yes/no,
+                                      #   1/0, fallacious/sound)
+     "segments": "passages",          # gold of the segmentation field: "Label: passage"
+                                      #   lines, or [[start, end, label], ...] (JSON)
      "reference": "explanation",      # gold of the free-text field (a reference text)
      "candidate": "reply"}            # the text being rated or judged
 
-Only ``text`` is required. A role's value may also be ``{"column": ..., "field": NAME}``
-to say which form field its gold belongs to (by default: the form's field of that kind).
+Only ``text`` is required. A segment given as "Label: passage" is located in the text
+(exactly; the first occurrence not taken by an earlier segment of the cell); a passage
+that is not in the text is an error naming the cell's line. A role's value may also be
+``{"column": ..., "field": NAME}`` to say which form field its gold belongs to (by default:
+the form's field of that kind).
 Whether the file is CSV or JSON Lines follows its name (``.jsonl``/``.json``/``.ndjson``:
 JSON Lines). An empty cell (or a missing key, ``null``) is "no value": no gold for it.
 """
@@ -20,6 +27,7 @@ JSON Lines). An empty cell (or a missing key, ``null``) is "no value": no gold f
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -29,13 +37,29 @@ from annotations.formats.csv import csv_rows, header_names
 from annotations.formats.errors import DatasetFormatError
 from annotations.formats.jsonl import Source, _kind, iter_json_objects, source_name
 
-ROLES = ("text", "id", "options", "answer", "label", "labels", "reference", "candidate")
+ROLES = (
+    "text",
+    "id",
+    "options",
+    "answer",
+    "label",
+    "labels",
+    "detection",
+    "segments",
+    "reference",
+    "candidate",
+)
 GOLD_ROLES = {
     "answer": "multiple-choice",
     "label": "classification",
     "labels": "ranked",
+    "detection": "detection",
+    "segments": "segmentation",
     "reference": "free-text",
 }
+TRUE_WORDS = frozenset({"true", "yes", "1", "fallacious", "fallacy"})
+FALSE_WORDS = frozenset({"false", "no", "0", "sound", "none", "no fallacy"})
+SEGMENT_LINE = re.compile(r"^\s*(.+?)\s*:\s*(.+?)\s*$", re.DOTALL)
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 
 
@@ -55,6 +79,8 @@ class ItemColumns:
     answer: str = ""
     label: str = ""
     labels: str = ""
+    detection: str = ""
+    segments: str = ""
     reference: str = ""
     candidate: str = ""
     fields: dict[str, str] = field(default_factory=dict)  # role -> form field name
@@ -100,7 +126,7 @@ def parse_columns(data: Any) -> ItemColumns:
             target = raw.get("field")
             if target is not None:
                 if role not in GOLD_ROLES:
-                    problems[place] = "only answer, label, labels and reference name a form field"
+                    problems[place] = f"only {', '.join(GOLD_ROLES)} name a form field"
                 elif not isinstance(target, str) or not target:
                     problems[f"{place}.field"] = "must be a form field name"
                 else:
@@ -137,6 +163,8 @@ class ItemRecord:
     answer: str | None = None
     label: str | None = None
     labels: list[str] | None = None
+    detection: bool | None = None
+    segments: list[tuple[int, int, str]] | None = None  # raw labels, located in the text
     reference: str | None = None
 
 
@@ -207,6 +235,8 @@ class _Reader:
             answer=answer,
             label=label.strip() if label is not None else None,
             labels=labels,
+            detection=self.detection(line, record, columns.detection),
+            segments=self.segments(line, record, columns.segments, text),
             reference=self.string(line, record, columns.reference),
         )
 
@@ -238,6 +268,88 @@ class _Reader:
         if not isinstance(value, str):
             raise self.fail(line, column, f"expected comma-separated labels, got {_kind(value)}")
         return [part.strip() for part in value.split(",") if part.strip()]
+
+    def detection(self, line: int, record: Mapping[str, Any], column: str) -> bool | None:
+        if not column or record.get(column) is None:
+            return None
+        value = record[column]
+        if isinstance(value, bool):
+            return value
+        word = str(value).strip().casefold() if isinstance(value, str | int) else None
+        if word == "":
+            return None
+        if word in TRUE_WORDS:
+            return True
+        if word in FALSE_WORDS:
+            return False
+        raise self.fail(
+            line, column, f"expected true or false (yes/no, fallacious/sound), got {value!r}"
+        )
+
+    def segments(
+        self, line: int, record: Mapping[str, Any], column: str, text: str
+    ) -> list[tuple[int, int, str]] | None:
+        if not column or record.get(column) is None:
+            return None
+        value = record[column]
+        if isinstance(value, str) and value.lstrip().startswith("["):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as error:
+                raise self.fail(line, column, f"not a JSON list of segments: {error.msg}") from None
+        if isinstance(value, list):
+            return self.segment_ranges(line, column, value, text)
+        if not isinstance(value, str):
+            raise self.fail(line, column, f"expected segments, got {_kind(value)}")
+        if value.strip().casefold() in ("", "none", "no fallacy"):
+            return []
+        segments: list[tuple[int, int, str]] = []
+        for number, row in enumerate(value.splitlines(), start=1):
+            if not row.strip():
+                continue
+            match = SEGMENT_LINE.match(row)
+            if not match:
+                raise self.fail(line, column, f"segment {number}: expected 'Label: passage'")
+            label, passage = match.groups()
+            start = _free_place(text, passage, segments)
+            if start is None:
+                raise self.fail(
+                    line, column, f"segment {number}: passage {passage[:60]!r} is not in the text"
+                )
+            segments.append((start, start + len(passage), label))
+        return sorted(segments)
+
+    def segment_ranges(
+        self, line: int, column: str, value: list[Any], text: str
+    ) -> list[tuple[int, int, str]]:
+        segments: list[tuple[int, int, str]] = []
+        for index, segment in enumerate(value):
+            place = f"{column}[{index}]"
+            if not (
+                isinstance(segment, list)
+                and len(segment) == 3
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in segment[:2])
+                and isinstance(segment[2], str)
+            ):
+                raise self.fail(line, place, "expected [start, end, label]")
+            start, end, label = segment
+            if not 0 <= start < end <= len(text):
+                raise self.fail(
+                    line, place, f"range {start}-{end} is outside the text (0-{len(text)})"
+                )
+            segments.append((start, end, label))
+        return sorted(segments)
+
+
+def _free_place(text: str, passage: str, taken: list[tuple[int, int, str]]) -> int | None:
+    """The first start of ``passage`` in ``text`` not overlapping a taken segment."""
+    start = text.find(passage)
+    while start != -1:
+        end = start + len(passage)
+        if not any(s < end and start < e for s, e, _ in taken):
+            return start
+        start = text.find(passage, start + 1)
+    return None
 
 
 def read_item_columns(

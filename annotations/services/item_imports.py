@@ -211,7 +211,7 @@ class ItemConverter:
         self._labels = {
             f.name: _Labels(f, self.taxonomy)
             for f in self.targets.values()
-            if f is not None and f.kind in ("classification", "ranked")
+            if f is not None and f.kind in ("classification", "ranked", "segmentation")
         }
 
     def _field(self, kind: str, role: str) -> FormField | None:
@@ -230,9 +230,7 @@ class ItemConverter:
         return fields[0] if fields else None
 
     def _targets(self) -> dict[str, FormField | None]:
-        targets = {role: self._field(kind, role) for role, kind in GOLD_ROLES.items()}
-        targets["detection"] = self._field("detection", "detection")
-        return targets
+        return {role: self._field(kind, role) for role, kind in GOLD_ROLES.items()}
 
     def fail(self, line: int, field_name: str | None, message: str) -> DatasetFormatError:
         return DatasetFormatError(self.name, line, field_name, message)
@@ -341,6 +339,12 @@ class ItemConverter:
             if self.targets["labels"] is not None:
                 self._gold("labels", gold, self._ranked(record.labels, record.line, columns.labels))
             self._gold("detection", gold, bool(record.labels))
+        self._gold("detection", gold, record.detection)
+        if record.segments is not None and self.targets["segments"] is not None:
+            gold[self.targets["segments"].name] = [
+                [start, end, self._label("segments", label, record.line, columns.segments)]
+                for start, end, label in record.segments
+            ]
         self._gold("reference", gold, record.reference)
         return ItemDraft(
             line=record.line,

@@ -53,9 +53,12 @@ def option_lines(options: dict[str, str]) -> str:
     return "\n".join(f"{key}. {value}" for key, value in options.items())
 
 
+QUOTES = "\"'“”‘’「」《》*`"
+
+
 def clean_answer(text: str) -> str:
     """An answer without surrounding whitespace, quotes, brackets and final punctuation."""
-    return text.strip().strip("\"'“”‘’「」《》*`").strip().rstrip(".。!！,，;；").strip()
+    return text.strip().strip(QUOTES).strip().rstrip(".。!！,，;；").strip()
 
 
 def find_labels(answer: str, labels: Sequence[str]) -> list[str]:

@@ -1,11 +1,12 @@
 """``segmentation``: the fallacious passages of the text with their labels (ArgBench-style).
 
 The model writes one line per passage, "Label: passage copied from the text"; the
-parser finds each passage in the item's text (exact, then ignoring case; the first
-occurrence not already taken) and gives ``[[start, end, label], ...]`` in text order.
-A line whose label is not in the set, or whose passage is not in the text, is skipped.
-"none" / "no fallacy" with no readable line is ``[]``; an answer with neither is
-unparseable. Primary figure: exact-span F1, macro over labels.
+parser finds each passage in the item's text (as written, quotes dropped, then without
+its final punctuation; exact, then ignoring case; the first occurrence not already taken)
+and gives ``[[start, end, label], ...]`` in text order. A line whose label is not in the
+set, or whose passage is not in the text, is skipped. "none" / "no fallacy" with no
+readable line is ``[]``; an answer with neither is unparseable. Primary figure: exact-span
+F1, macro over labels.
 """
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from evaluation.benchmarks.answering import AnswerTask, clean_answer, exact_label, says_no_fallacy
+from evaluation.benchmarks.answering import (
+    QUOTES,
+    AnswerTask,
+    clean_answer,
+    exact_label,
+    says_no_fallacy,
+)
 from evaluation.benchmarks.base import TaskLabel, VariantSpec
 from evaluation.benchmarks.items import TaskItem, register
 
@@ -96,10 +103,14 @@ def read_segments(answer: str, text: str, labels: Sequence[str]) -> list[list] |
         if not match:
             continue
         label = exact_label(match.group(1), labels)
-        passage = clean_answer(match.group(2))
-        if label is None or not passage:
+        if label is None:
             continue
-        place = _locate(text, passage, taken)
+        # the passage as written (quotes dropped), else without its final punctuation
+        written = match.group(2).strip().strip(QUOTES).strip()
+        place = None
+        for passage in dict.fromkeys((written, clean_answer(written))):
+            if passage:
+                place = place or _locate(text, passage, taken)
         if place is None:
             continue
         taken.append(place)

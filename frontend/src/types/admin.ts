@@ -53,7 +53,7 @@ export interface ProjectAdminDetail extends Project {
 export type ImportFormat = "mafalda" | "doccano" | "text" | "csv" | "flub" | "smartypat" | "items";
 
 /** The roles of an items file's columns (formats/item_columns.py). */
-export type ItemRole = "text" | "id" | "options" | "answer" | "label" | "labels" | "reference" | "candidate";
+export type ItemRole = "text" | "id" | "options" | "answer" | "label" | "labels" | "detection" | "segments" | "reference" | "candidate";
 export type ImportStatus = "queued" | "running" | "succeeded" | "failed";
 
 export interface ImportProblem {

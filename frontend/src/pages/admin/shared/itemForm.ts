@@ -53,6 +53,8 @@ export const ITEM_ROLES: { role: ItemRole; label: string; hint: string }[] = [
   { role: "answer", label: "Answer", hint: "Gold of the multiple-choice question: an option key." },
   { role: "label", label: "Label", hint: "Gold of the classification question: one label." },
   { role: "labels", label: "Labels", hint: "Gold of the ranked question: comma-separated labels (empty: sound)." },
+  { role: "detection", label: "Fallacious?", hint: "Gold of the detection question: true/false, yes/no, fallacious/sound." },
+  { role: "segments", label: "Segments", hint: 'Gold of the segmentation question: "Label: passage" lines, or JSON [[start, end, label], ...].' },
   { role: "reference", label: "Reference", hint: "Gold of the free-text question: a reference answer." },
   { role: "candidate", label: "Candidate", hint: "The text being rated or judged." },
 ];
@@ -71,6 +73,8 @@ const GUESSES: [ItemRole, RegExp][] = [
   ["answer", /^(answer|gold|correct)$/i],
   ["label", /^(label|type|class|category)$/i],
   ["labels", /^(labels|types|fallacy[ _]types|fallacies)$/i],
+  ["detection", /^(fallacious|is[ _]fallac(y|ious)|detection)$/i],
+  ["segments", /^(segments|spans|segmentation|passages)$/i],
   ["reference", /^(reference|explanation|rationale)$/i],
   ["candidate", /^(candidate|reply|response|counter)$/i],
 ];
