@@ -31,8 +31,13 @@ from annotations.services.imports import (
     import_mafalda_gold,
     import_texts,
 )
+from annotations.services.item_exports import EXPORTERS as ITEM_EXPORTERS
+from annotations.services.item_exports import export_items
 
 JSONL = "application/jsonl"
+CSV = "text/csv"
+SPAN_FORMATS = ("mafalda", "doccano")
+EXPORT_FORMATS = (*SPAN_FORMATS, *ITEM_EXPORTERS)
 
 
 class IgnoreFormatParameter(DefaultContentNegotiation):
@@ -152,26 +157,37 @@ class DatasetExportView(APIView):
     content_negotiation_class = IgnoreFormatParameter
 
     @extend_schema(
-        summary="Export a gold standard or an annotator's annotations as JSON Lines",
+        summary="Export a gold standard, an annotator's annotations or an item project's items",
         description=(
-            "Without annotator: the latest published gold standard (or version N), as MAFALDA "
-            "or doccano JSONL (project admins). With annotator (doccano only): that "
-            "annotator's annotations (project admins, or the annotator themself)."
+            "Span projects: without annotator, the latest published gold standard (or version "
+            "N) as MAFALDA or doccano JSONL (project admins); with annotator (doccano only), "
+            "that annotator's annotations (project admins, or the annotator themself). Item "
+            "projects (project admins): every item with its gold as FLUB JSONL, SmartyPat CSV "
+            "or the generic items JSONL (with `responses=true`: the submitted answers too)."
         ),
         parameters=[
             OpenApiParameter("project", int, required=True, description="project id"),
-            OpenApiParameter("format", str, required=True, enum=["mafalda", "doccano"]),
+            OpenApiParameter("format", str, required=True, enum=list(EXPORT_FORMATS)),
             OpenApiParameter("annotator", int, description="user id (doccano only)"),
             OpenApiParameter("version", int, description="gold standard version"),
+            OpenApiParameter(
+                "responses", bool, description="items format: add the submitted responses"
+            ),
         ],
-        responses={(200, JSONL): OpenApiTypes.STR, **ERRORS},
+        responses={(200, JSONL): OpenApiTypes.STR, (200, CSV): OpenApiTypes.STR, **ERRORS},
     )
     def get(self, request: Request) -> HttpResponse:
         query = request.query_params
         file_format = query.get("format")
-        if file_format not in ("mafalda", "doccano"):
-            raise BadRequest("format must be mafalda or doccano")
+        if file_format not in EXPORT_FORMATS:
+            raise BadRequest(f"format must be one of {', '.join(EXPORT_FORMATS)}")
         project, role = _project(request, _integer(query, "project", required=True))
+        if file_format in ITEM_EXPORTERS:
+            return self.items(project, role, file_format, _boolean(query, "responses"))
+        if project.kind == "items":
+            raise BadRequest(
+                f"an item project exports as {', '.join(ITEM_EXPORTERS)}, not {file_format}"
+            )
         annotator_id = _integer(query, "annotator")
         version = _integer(query, "version")
         out = io.StringIO()
@@ -192,9 +208,40 @@ class DatasetExportView(APIView):
             exporter = export_mafalda if file_format == "mafalda" else export_doccano
             exporter(project=project, gold_standard=gold, out=out)
             filename = f"{project.pk}-gold-v{gold.version}-{file_format}.jsonl"
-        response = HttpResponse(out.getvalue(), content_type=f"{JSONL}; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
-        return response
+        return _attachment(out.getvalue(), JSONL, filename)
+
+    @staticmethod
+    def items(
+        project: Project, role: str | None, file_format: str, responses: bool
+    ) -> HttpResponse:
+        if project.kind != "items":
+            raise BadRequest(f"format {file_format} is for item projects; this one has spans")
+        if role != Membership.Role.ADMIN:
+            raise PermissionDenied("only a project admin may export the items and their gold")
+        if responses and file_format != "items":
+            raise BadRequest("responses needs format=items")
+        out = io.StringIO()
+        if file_format == "items":
+            export_items(project=project, out=out, responses=responses)
+        else:
+            ITEM_EXPORTERS[file_format](project=project, out=out)
+        extension, media_type = ("csv", CSV) if file_format == "smartypat" else ("jsonl", JSONL)
+        return _attachment(out.getvalue(), media_type, f"{project.pk}-{file_format}.{extension}")
+
+
+def _attachment(body: str, media_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(body, content_type=f"{media_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def _boolean(query: QueryDict, key: str) -> bool:
+    raw = (query.get(key) or "").strip().lower()
+    if raw in ("", "0", "false", "no"):
+        return False
+    if raw in ("1", "true", "yes"):
+        return True
+    raise BadRequest(f"{key} must be true or false")
 
 
 def _integer(query: QueryDict, key: str, *, required: bool = False) -> int | None:

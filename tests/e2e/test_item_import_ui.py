@@ -1,6 +1,6 @@
 """Item projects from the browser: create one from the FLUB form preset, import FLUB items
 (a broken file lists its bad lines and imports nothing), then a CSV through the column
-mapping step."""
+mapping step, and export the items back from the Import tab."""
 
 from __future__ import annotations
 
@@ -73,3 +73,13 @@ def test_admin_creates_a_flub_project_and_imports_items(web_server, page: Page, 
     expect(page.get_by_test_id("document-count")).to_have_attribute("data-count", "13")
     documents = api(page, base, "GET", f"/api/projects/{project_id}/documents/?limit=20")
     assert documents["count"] == 13
+
+    # Export: the FLUB records come back as they were read, the CSV's items after them.
+    exports = page.get_by_test_id("item-exports")
+    expect(exports).to_be_visible()
+    with page.expect_download() as download:
+        exports.get_by_test_id("export-flub").click()
+    exported = Path(download.value.path()).read_text(encoding="utf-8").splitlines()
+    assert len(exported) == 13
+    assert [json.loads(x) for x in exported[:10]] == [json.loads(x) for x in lines]
+    assert json.loads(exported[10])["answer"] == "A"

@@ -11,6 +11,7 @@ import { isActive } from "../shared/importJob";
 import { listOf } from "../shared/list";
 import { ImportForm } from "./ImportForm";
 import { ImportJobView } from "./ImportJobView";
+import { ItemExports } from "./ItemExports";
 import { RecentImports } from "./RecentImports";
 
 const POLL_MS = 500;
@@ -48,6 +49,7 @@ export function ImportPage({ me, projectId }: { me: Me; projectId: number }) {
           </p>
           {project.data && <ImportForm key={project.data.kind ?? "spans"} projectId={projectId} disabled={isActive(job)} onJob={show} kind={project.data.kind ?? "spans"} />}
           {job && <ImportJobView job={job} onDismiss={() => setJob(null)} />}
+          {project.data?.kind === "items" && <ItemExports projectId={projectId} />}
           <section class="admin-section-plain" aria-labelledby="recent-title">
             <h2 id="recent-title" class="subhead-lg">
               Recent imports
