@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { LaunchOptions, Variant } from "../types/evaluation";
 import { toFormErrors } from "./formErrors";
 import {
+  answerableFields,
   buildLaunch,
   canSend,
   describeLaunchPath,
@@ -14,6 +15,7 @@ import {
   suggestedKey,
   customKey,
   variantPath,
+  variantsForField,
 } from "./launch";
 
 const variant = (id: number, name: string, version = 1): Variant => ({
@@ -60,6 +62,38 @@ describe("launch form defaults", () => {
     expect(f.suggested).toEqual([1]);
     expect(f.variants).toEqual([11]);
     expect([f.level, f.limit, f.shards, f.maxNewTokens, f.temperature, f.topP, f.seed]).toEqual([2, "", "1", "48", "0", "1", "0"]);
+  });
+});
+
+describe("item projects", () => {
+  const itemVariant = (id: number, task: string, name = "zero-shot"): Variant => ({ ...variant(id, name), task });
+  const items: LaunchOptions = {
+    ...options,
+    kind: "items",
+    gold_standards: [],
+    fields: [
+      { name: "quality", kind: "likert", title: "Quality" },
+      { name: "answer", kind: "multiple-choice", title: "Answer" },
+      { name: "type", kind: "classification", title: "Type" },
+    ],
+    variants: [itemVariant(21, "classification", "few-shot"), itemVariant(22, "classification"), itemVariant(23, "multiple-choice"), itemVariant(24, "judge-reference")],
+  };
+
+  it("offers the fields some task answers, first one chosen, with that task's variants", () => {
+    expect(answerableFields(items).map((f) => f.name)).toEqual(["answer", "type"]);
+    expect(variantsForField(items.variants, items.fields![2]).map((v) => v.id)).toEqual([21, 22]);
+    expect(variantsForField(items.variants, undefined)).toHaveLength(4);
+    const f = initialForm(items);
+    expect([f.field, f.goldStandard, f.variants]).toEqual(["answer", null, [23]]);
+  });
+
+  it("sends the field and no gold version", () => {
+    const f = initialForm(items);
+    const plan = buildLaunch(4, { ...f, field: "type", variants: [22] }, items.suggested_models);
+    expect(plan.body.field).toBe("type");
+    expect(plan.body.gold_standard).toBeNull();
+    expect(plan.body.prompt_variants).toEqual([22]);
+    expect(buildLaunch(4, initialForm(options), options.suggested_models).body.field).toBeUndefined();
   });
 });
 

@@ -1,7 +1,7 @@
 // The launch form: its state, the POST /api/evaluation/runs/ body built from it, and the
 // bookkeeping that puts each error of a 400 answer next to the model or variant it names.
 
-import type { DecodingParams, LaunchBody, LaunchOptions, ModelChoice, SuggestedModel } from "../types/evaluation";
+import type { DecodingParams, FormFieldOption, LaunchBody, LaunchOptions, ModelChoice, SuggestedModel, Variant } from "../types/evaluation";
 import { type FormErrors, hasErrors } from "./formErrors";
 import { parseJsonObject, toJsonText } from "./jsonInput";
 
@@ -14,6 +14,8 @@ export interface CustomModelRow {
 
 export interface LaunchForm {
   goldStandard: number | null;
+  /** Item projects: the form field answered ("" on span projects). */
+  field: string;
   /** Indexes into launch-options' suggested_models that are ticked. */
   suggested: number[];
   custom: CustomModelRow[];
@@ -58,14 +60,27 @@ export function preselectedVariants(variants: { id: number; name: string; kind: 
 
 const str = (v: number | null | undefined) => (v == null ? "" : String(v));
 
+/** The form fields a run can answer: those some prompt variant's task answers. */
+export function answerableFields(options: LaunchOptions): FormFieldOption[] {
+  const tasks = new Set(options.variants.map((v) => v.task));
+  return (options.fields ?? []).filter((f) => tasks.has(f.kind));
+}
+
+/** The variants offered for a field (its kind's task); every variant on a span project. */
+export function variantsForField(variants: Variant[], field: FormFieldOption | undefined): Variant[] {
+  return field ? variants.filter((v) => v.task === field.kind) : variants;
+}
+
 export function initialForm(options: LaunchOptions): LaunchForm {
   const d = options.defaults;
   const published = options.gold_standards.find((g) => g.status === "published");
+  const field = options.kind === "items" ? answerableFields(options)[0] : undefined;
   return {
-    goldStandard: (published ?? options.gold_standards[0])?.id ?? null,
+    goldStandard: field ? null : ((published ?? options.gold_standards[0])?.id ?? null),
+    field: field?.name ?? "",
     suggested: preselectedModels(options.suggested_models),
     custom: [],
-    variants: preselectedVariants(options.variants),
+    variants: preselectedVariants(variantsForField(options.variants, field)),
     level: d.level ?? 2,
     limit: str(d.limit),
     shards: str(d.shards ?? 1),
@@ -144,6 +159,10 @@ export function buildLaunch(projectId: number, form: LaunchForm, suggested: Sugg
   };
   const name = form.name.trim();
   if (name) body.name = name;
+  if (form.field) {
+    body.field = form.field;
+    body.gold_standard = null;
+  }
   return { body, modelKeys, variantIds: [...form.variants], errors };
 }
 

@@ -15,6 +15,8 @@ export interface Variant extends VariantRef {
   shots: number;
   seed: number;
   decoding: Record<string, unknown>;
+  /** Item tasks: an unparseable output counts as "wrong" or as a seeded "random" answer. */
+  unparseable?: string;
   description: string;
   builtin: boolean;
   template: string;
@@ -31,6 +33,7 @@ export interface VariantInput {
   shots: number;
   seed: number;
   decoding: Record<string, unknown>;
+  unparseable?: string;
   description: string;
 }
 
@@ -133,8 +136,18 @@ export interface DecodingParams {
   seed?: number;
 }
 
+/** A question of an item project's form that runs can answer. */
+export interface FormFieldOption {
+  name: string;
+  kind: string;
+  title: string;
+}
+
 export interface LaunchOptions {
   can_launch: boolean;
+  /** "spans" (score against a gold version) or "items" (runs answer a form field). */
+  kind?: string;
+  fields?: FormFieldOption[];
   gold_standards: GoldOption[];
   backends: string[];
   suggested_models: SuggestedModel[];
@@ -153,6 +166,8 @@ export interface LaunchBody {
   shards: number;
   params: DecodingParams;
   name?: string;
+  /** Item projects: the form field the runs answer (then no gold version). */
+  field?: string;
 }
 
 export interface LaunchResponse {

@@ -7,13 +7,13 @@ import { TopBar } from "../../components/TopBar";
 import { useProject } from "../../hooks/useProject";
 import { useResource } from "../../hooks/useResource";
 import { type FormErrors, NO_ERRORS, hasErrors, toFormErrors } from "../../lib/formErrors";
-import { type LaunchForm, type LaunchPlan, buildLaunch, canSend, describeLaunchPath, initialForm } from "../../lib/launch";
+import { type LaunchForm, type LaunchPlan, answerableFields, buildLaunch, canSend, describeLaunchPath, initialForm, preselectedVariants, variantsForField } from "../../lib/launch";
 import { queryString } from "../../lib/paging";
 import { linkHandler, navigate, paths } from "../../router";
 import type { Me } from "../../types";
 import type { LaunchOptions, LaunchResponse, Variant } from "../../types/evaluation";
 import { ModelPicker } from "./ModelPicker";
-import { GoldSection, RunSettings } from "./RunSettings";
+import { FieldSection, GoldSection, RunSettings } from "./RunSettings";
 import { VariantPicker } from "./VariantPicker";
 
 export function LaunchPage({ me, projectId }: { me: Me; projectId: number }) {
@@ -59,6 +59,12 @@ export function LaunchPage({ me, projectId }: { me: Me; projectId: number }) {
   else {
     const opts = options.data;
     const update = (patch: Partial<LaunchForm>) => setForm((f) => (f ? { ...f, ...patch } : f));
+    const isItems = opts.kind === "items";
+    const fields = isItems ? answerableFields(opts) : [];
+    const field = fields.find((f) => f.name === form.field);
+    const offered = variantsForField(variants, field);
+    // a new field: its task's variants, the plainest one ticked
+    const chooseField = (name: string) => update({ field: name, variants: preselectedVariants(variantsForField(variants, fields.find((f) => f.name === name))) });
     const runCount = (form.suggested.length + form.custom.length) * form.variants.length;
     const variantName = (id: number) => {
       const v = variants.find((x) => x.id === id);
@@ -96,7 +102,7 @@ export function LaunchPage({ me, projectId }: { me: Me; projectId: number }) {
         <div tabIndex={-1} ref={summaryRef} class="summary-anchor">
           <ErrorSummary errors={sent.errors} describe={describe} testId="launch-errors" />
         </div>
-        <GoldSection form={form} update={update} golds={opts.gold_standards} errors={sent.errors} />
+        {isItems ? <FieldSection field={form.field} fields={fields} onField={chooseField} errors={sent.errors} /> : <GoldSection form={form} update={update} golds={opts.gold_standards} errors={sent.errors} />}
         <ModelPicker
           suggested={opts.suggested_models}
           backends={opts.backends}
@@ -108,7 +114,7 @@ export function LaunchPage({ me, projectId }: { me: Me; projectId: number }) {
           plan={sent.plan}
         />
         <VariantPicker
-          variants={variants}
+          variants={offered}
           checked={form.variants}
           onChecked={(ids) => update({ variants: ids })}
           onCreated={(v) => {
@@ -119,7 +125,7 @@ export function LaunchPage({ me, projectId }: { me: Me; projectId: number }) {
           errors={sent.errors}
           plan={sent.plan}
         />
-        <RunSettings form={form} update={update} levels={opts.levels?.length ? opts.levels : [2, 1, 0]} errors={sent.errors} />
+        <RunSettings form={form} update={update} levels={isItems ? [] : opts.levels?.length ? opts.levels : [2, 1, 0]} errors={sent.errors} />
         <div class="launch-bar">
           <span class="muted" data-testid="launch-count" aria-live="polite">
             {runCount === 0 ? "Choose at least one model and one prompt variant." : runCount === 1 ? "Starts 1 run." : `Starts ${runCount} runs (one per model and variant).`}
@@ -143,7 +149,11 @@ export function LaunchPage({ me, projectId }: { me: Me; projectId: number }) {
           <div class="page-head">
             <div>
               <h1>Launch a run</h1>
-              <p class="muted">Each chosen model answers each chosen prompt variant over the texts of the gold version; the runs are queued on the GPU workers.</p>
+              <p class="muted">
+                {options.data?.kind === "items"
+                  ? "Each chosen model answers the chosen question of every item with each chosen prompt variant; the runs are queued on the GPU workers and scored against the items' gold."
+                  : "Each chosen model answers each chosen prompt variant over the texts of the gold version; the runs are queued on the GPU workers."}
+              </p>
             </div>
           </div>
         )}

@@ -2,7 +2,7 @@ import { Field, errorAttrs } from "../../components/Field";
 import { type FormErrors, messagesFor } from "../../lib/formErrors";
 import { LEVEL_NAMES } from "../../lib/format";
 import type { LaunchForm } from "../../lib/launch";
-import type { GoldOption } from "../../types/evaluation";
+import type { FormFieldOption, GoldOption } from "../../types/evaluation";
 
 interface Props {
   form: LaunchForm;
@@ -33,6 +33,29 @@ export function GoldSection({ form, update, golds, errors }: Pick<Props, "form" 
             {golds.map((g) => (
               <option key={g.id} value={g.id}>
                 v{g.version} — {g.status}, {g.documents} texts
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+    </fieldset>
+  );
+}
+
+/** Item projects: the question of the form the runs answer (each item's gold is its key). */
+export function FieldSection({ field, fields, onField, errors }: { field: string; fields: FormFieldOption[]; onField: (name: string) => void; errors: FormErrors }) {
+  const msgs = messagesFor(errors, "field", true);
+  return (
+    <fieldset class="panel launch-section">
+      <legend>Question</legend>
+      {fields.length === 0 ? (
+        <p class="muted">This project's form has no question a model can answer (ratings are for people and judges).</p>
+      ) : (
+        <Field id="launch-field" label="Answer the form field" hint="Each item's gold for this field is the key; the run is scored per task." path="field" messages={msgs}>
+          <select id="launch-field" value={field} onChange={(e) => onField(value(e))} data-testid="field-select" {...errorAttrs("field", msgs)}>
+            {fields.map((f) => (
+              <option key={f.name} value={f.name}>
+                {f.title || f.name} — {f.kind}
               </option>
             ))}
           </select>
@@ -83,15 +106,17 @@ export function RunSettings({ form, update, levels, errors }: Omit<Props, "golds
     <fieldset class="panel launch-section">
       <legend>Settings</legend>
       <div class="field-row">
-        <Field id="launch-level" label="Level" path="level" messages={levelMsgs}>
-          <select id="launch-level" value={form.level} onChange={(e) => update({ level: Number(value(e)) })} data-testid="level-select" {...errorAttrs("level", levelMsgs)}>
-            {levels.map((l) => (
-              <option key={l} value={l}>
-                {l} — {LEVEL_NAMES[l] ?? `level ${l}`}
-              </option>
-            ))}
-          </select>
-        </Field>
+        {levels.length > 0 && (
+          <Field id="launch-level" label="Level" path="level" messages={levelMsgs}>
+            <select id="launch-level" value={form.level} onChange={(e) => update({ level: Number(value(e)) })} data-testid="level-select" {...errorAttrs("level", levelMsgs)}>
+              {levels.map((l) => (
+                <option key={l} value={l}>
+                  {l} — {LEVEL_NAMES[l] ?? `level ${l}`}
+                </option>
+              ))}
+            </select>
+          </Field>
+        )}
         <NumberField id="launch-limit" label="Limit" path="limit" text={form.limit} onText={(t) => update({ limit: t })} errors={errors} hint="First N texts; empty = all." min={1} placeholder="all" testId="limit-input" />
         <NumberField id="launch-shards" label="Shards" path="shards" text={form.shards} onText={(t) => update({ shards: t })} errors={errors} hint="Parallel workers per run." min={1} testId="shards-input" />
         <Field id="launch-name" label="Name (optional)" class="grow" hint="Default: model · variant · level." path="name" messages={nameMsgs}>

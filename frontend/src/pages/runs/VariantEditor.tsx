@@ -31,6 +31,9 @@ export function VariantEditor({
   const [parser, setParser] = useState(base.parser);
   const [shots, setShots] = useState(String(base.shots ?? 0));
   const [seed, setSeed] = useState(String(base.seed ?? 0));
+  const [unparseable, setUnparseable] = useState(base.unparseable ?? "wrong");
+  // span prompts are read by the scorer's parsers; item tasks choose what an unreadable answer counts as
+  const isItemTask = base.task !== "mafalda";
   const [template, setTemplate] = useState(base.template);
   const [decoding, setDecoding] = useState(toJsonText(base.decoding as Record<string, unknown>));
   const [description, setDescription] = useState(base.description ?? "");
@@ -62,6 +65,7 @@ export function VariantEditor({
       decoding: dec.ok ? dec.value : {},
       description,
     };
+    if (isItemTask) body.unparseable = unparseable;
     setBusy(true);
     try {
       await ensureCsrf();
@@ -124,6 +128,14 @@ export function VariantEditor({
         <Field id={`${id}-seed`} label="Seed" class="narrow-input" path="seed" messages={m("seed")}>
           <input id={`${id}-seed`} type="number" value={seed} onInput={(e) => setSeed((e.target as HTMLInputElement).value)} {...errorAttrs("seed", m("seed"))} />
         </Field>
+        {isItemTask && (
+          <Field id={`${id}-unparseable`} label="Unparseable answer" hint="Counted and reported either way." path="unparseable" messages={m("unparseable")}>
+            <select id={`${id}-unparseable`} value={unparseable} onChange={(e) => setUnparseable((e.target as HTMLSelectElement).value)} data-testid="variant-unparseable">
+              <option value="wrong">counts as wrong</option>
+              <option value="random">a seeded random valid answer</option>
+            </select>
+          </Field>
+        )}
       </div>
       <Field id={`${id}-template`} label="Template" hint="Placeholders in braces, e.g. {text}; the server checks them." path="template" messages={m("template")}>
         <textarea

@@ -30,6 +30,12 @@ function VariantDetails({ v }: { v: Variant }) {
         <dd>
           {v.shots} (seed {v.seed})
         </dd>
+        {v.task !== "mafalda" && v.unparseable && (
+          <>
+            <dt>Unparseable</dt>
+            <dd>{v.unparseable === "random" ? "a seeded random valid answer" : "counts as wrong"}</dd>
+          </>
+        )}
         {v.decoding && Object.keys(v.decoding).length > 0 && (
           <>
             <dt>Decoding</dt>
