@@ -289,22 +289,35 @@ def test_a_generation_job_runs_in_a_real_worker(test_database_url, tmp_path) -> 
     if os.environ.get("CELERY_BROKER_URL"):
         env["CELERY_BROKER_URL"] = os.environ["CELERY_BROKER_URL"]
     with openai_server(answer=answer_for(marker)) as server:
-        out = io.StringIO()
-        call_command(
-            "generate_fallacies", "--project", "Worker", "--type", TYPE, "--backend", "openai",
-            "--model", "test-model", "--n", "20",
-            "--backend-settings", json.dumps({"base_url": server.base_url}),
-            stdout=out, stderr=io.StringIO(),
-        )  # fmt: skip
-        job = GenerationJob.objects.get()
-        assert job.status == "queued"
-        with celery_worker(env) as worker:
+
+        def launch() -> GenerationJob:
+            call_command(
+                "generate_fallacies", "--project", "Worker", "--type", TYPE,
+                "--backend", "openai", "--model", "test-model", "--n", "20",
+                "--backend-settings", json.dumps({"base_url": server.base_url}),
+                stdout=io.StringIO(), stderr=io.StringIO(),
+            )  # fmt: skip
+            job = GenerationJob.objects.order_by("-pk").first()
+            assert job.status == "queued"
+            return job
+
+        def finished(job: GenerationJob, worker) -> GenerationJob:
             deadline = time.monotonic() + 180
             while time.monotonic() < deadline:
                 job.refresh_from_db()
                 if job.status in ("done", "failed"):
-                    break
+                    return job
                 assert worker.poll() is None, worker.stdout.read() if worker.stdout else ""
                 time.sleep(0.5)
-        check_job({"job": job.pk, **job.report}, server, marker, tmp_path)
+            raise AssertionError(f"job {job.pk} still {job.status}")
+
+        job = launch()
+        with celery_worker(env) as worker:
+            job = finished(job, worker)
+            check_job({"job": job.pk, **job.report}, server, marker, tmp_path)
+            assert len(server.completion_requests()) == 9
+            # an identical second job, through the same worker: every answer from the cache
+            again = finished(launch(), worker)
         assert len(server.completion_requests()) == 9
+        assert again.report["requests"] == {"sent": 0, "from_cache": 9}
+        check_job({"job": again.pk, **again.report}, server, marker, tmp_path)

@@ -49,10 +49,13 @@ JUDGE = [
 ]
 
 
-@pytest.fixture
-def rated(db) -> dict:
+def build_rated(name: str = "Ratings", prefix: str = "", make_user=None) -> dict:
+    """The rating project of these tests: six items rated by three annotators (one leaves
+    a rating out), a fourth's unsubmitted work and a reviewer, their usernames prefixed.
+    ``make_user(username)`` gives the users (the browser test's seed sets a password)."""
+    make_user = make_user or User.objects.create_user
     project = Project.objects.create(
-        name="Ratings", taxonomy=install_preset(name="mafalda"), kind="items", form=FORM
+        name=name, taxonomy=install_preset(name="mafalda"), kind="items", form=FORM
     )
     documents = [
         Document.objects.create(
@@ -64,16 +67,16 @@ def rated(db) -> dict:
         for i in range(6)
     ]
     users = {}
-    for name in QUALITY:
-        user = User.objects.create_user(name)
-        users[name] = user
+    for username in QUALITY:
+        user = make_user(prefix + username)
+        users[username] = user
         Membership.objects.create(project=project, user=user, role="annotator")
         for i, document in enumerate(documents):
             Assignment.objects.create(document=document, annotator=user)
             response = {"explanation": "because"}
-            if QUALITY[name][i] is not None:
-                response["quality"] = QUALITY[name][i]
-            response["faithful"] = FAITHFUL[name][i]
+            if QUALITY[username][i] is not None:
+                response["quality"] = QUALITY[username][i]
+            response["faithful"] = FAITHFUL[username][i]
             Annotation.objects.create(
                 document=document,
                 annotator=user,
@@ -82,14 +85,19 @@ def rated(db) -> dict:
                 response=response,
             )
     # a fourth rater's unsubmitted work does not count
-    late = User.objects.create_user("dee")
+    late = make_user(prefix + "dee")
     Membership.objects.create(project=project, user=late, role="annotator")
     Annotation.objects.create(
         document=documents[0], annotator=late, status="in_progress", response={"quality": 1}
     )
-    reviewer = User.objects.create_user("rev")
+    reviewer = make_user(prefix + "rev")
     Membership.objects.create(project=project, user=reviewer, role="reviewer")
     return {"project": project, "documents": documents, "users": users, "reviewer": reviewer}
+
+
+@pytest.fixture
+def rated(db) -> dict:
+    return build_rated()
 
 
 def judge_run(project: Project, documents: list[Document]) -> ModelRun:

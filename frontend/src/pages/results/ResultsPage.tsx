@@ -8,12 +8,14 @@ import { paths } from "../../router";
 import type { Me } from "../../types";
 import { BiasChart } from "./BiasChart";
 import { ComparisonTable } from "./ComparisonTable";
+import { RatingsPanel } from "./RatingsPanel";
 import { ResultsTable } from "./ResultsTable";
 import type { ItemLeaderboard } from "./types";
 import "./results.css";
 
 /** An item project's results: the leaderboard (models × prompt variants and humans), the
- *  prompting comparisons and the label-bias chart. Reviewers and admins only. */
+ *  prompting comparisons, the label-bias chart and the human ratings' agreement. Reviewers
+ *  and admins only. */
 export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
   const project = useProject(projectId);
   const api = `/api/evaluation/projects/${projectId}/item-leaderboard/`;
@@ -50,7 +52,7 @@ export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
             {!data && <p class="muted">Loading…</p>}
             {data && data.rows.length === 0 && (
               <p class="empty" data-testid="results-empty">
-                No finished item runs or submitted responses yet.
+                No finished item runs or scored answers yet.
               </p>
             )}
             {data && data.rows.length > 0 && (
@@ -64,6 +66,7 @@ export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
                 <BiasChart board={data} />
               </>
             )}
+            {data && <RatingsPanel projectId={projectId} />}
           </>
         )}
       </main>
