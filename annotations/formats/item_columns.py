@@ -301,7 +301,9 @@ class _Reader:
             return self.segment_ranges(line, column, value, text)
         if not isinstance(value, str):
             raise self.fail(line, column, f"expected segments, got {_kind(value)}")
-        if value.strip().casefold() in ("", "none", "no fallacy"):
+        if not value.strip():
+            return None  # an empty cell: no gold, as for every role
+        if value.strip().casefold() in ("none", "no fallacy"):
             return []
         segments: list[tuple[int, int, str]] = []
         for number, row in enumerate(value.splitlines(), start=1):
