@@ -6,7 +6,11 @@ project with one 20-sentence document and one annotator per client, starts gunic
 drives it with 1 and 8 concurrent clients (threads with keep-alive HTTP connections and token
 auth, each its own annotator, each a fixed number of requests alternating "create a span" and
 "change that span"). Prints p50/p95/p99 latency, throughput, HTTP statuses and errors per
-concurrency level, the server's configuration and the machine. Drops the database at the end.
+concurrency level, the server's configuration and the machine, and the CPU each request
+cost the client, the web workers and PostgreSQL (``/proc``: so the ceiling of the machine's
+cores for the server side shows). ``--profile N`` runs each level again with N requests per
+client under py-spy and prints the web workers' CPU samples by layer (``bench/profiles.py``).
+Drops the database at the end.
 
     .venv/bin/python bench/annotate_api.py [--requests 300] [--levels 1,8]
 
@@ -42,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from machine import machine_facts  # bench/ is the script's folder
+from profiles import CpuMeter
 from servers import (
     HOST,
     ROOT,
@@ -352,6 +357,11 @@ def merge(summaries: list[dict[str, Any]]) -> dict[str, Any]:
     for op in ("create", "update", "all"):
         out[op] = latency_summary([v for s in summaries for v in s["_raw"][op]])
     out["throughput_rps"] = round(statistics.median(s["throughput_rps"] for s in summaries), 1)
+    done = sum(len(s["_raw"]["all"]) for s in summaries)
+    out["cpu_ms_per_request"] = {
+        party: round(sum(s["cpu_s"][party] for s in summaries) / done * 1000, 2)
+        for party in summaries[0]["cpu_s"]
+    }
     out["statuses"] = dict(sum((Counter(s["statuses"]) for s in summaries), Counter()))
     out["errors"] = dict(sum((Counter(s["errors"]) for s in summaries), Counter()))
     return out
@@ -374,6 +384,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1, help="repeat, alternating the order")
     parser.add_argument("--warmup", type=int, default=20, help="unmeasured requests first")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="REQUESTS",
+        help="after the timed rounds, each configuration and level again with REQUESTS per"
+        " client under py-spy: where the server's time went, by layer (bench/profiles.py)",
+    )
     args = parser.parse_args()
 
     if args.worker_class or args.workers or args.threads:
@@ -392,25 +410,47 @@ def main() -> None:
     db_url = create_database(args.db_url, db_name)
     servers: dict[ServerConfig, tuple[int, subprocess.Popen]] = {}
     raw: dict[tuple[ServerConfig, int], list[dict[str, Any]]] = {}
+    profiles: dict[tuple[ServerConfig, int], list[str]] = {}
     load_before = load_average()
     try:
         per_round = sum(levels)
-        fx = build_fixture(db_url, len(configs) * (1 + args.rounds * per_round))
+        runs = 1 + (args.rounds + (1 if args.profile else 0)) * per_round
+        fx = build_fixture(db_url, len(configs) * runs)
         tokens = iter(fx.tokens)
         for config in configs:
             port = free_port()
             servers[config] = (port, start_server(db_url, port, config))
             # warm up every worker and its connections
             run_level(port, [next(tokens)], fx, args.warmup)
+        # profiled runs need tokens of their own (each client its own annotator)
+        profile_tokens = (
+            [next(tokens) for _ in range(len(configs) * per_round)] if args.profile else []
+        )
         for round_no in range(args.rounds):
             order = configs if round_no % 2 == 0 else configs[::-1]
             for level in levels:
                 for config in order:
                     port, _ = servers[config]
                     group = [next(tokens) for _ in range(level)]
-                    raw.setdefault((config, level), []).append(
-                        run_level(port, group, fx, args.requests)
+                    meter = CpuMeter(servers[config][1].pid)
+                    meter.start()
+                    result = run_level(port, group, fx, args.requests)
+                    result["cpu_s"] = meter.stop()
+                    raw.setdefault((config, level), []).append(result)
+        if args.profile:
+            from profiles import record, summary, workers_of
+
+            spare = iter(profile_tokens)
+            for config in configs:
+                port, proc = servers[config]
+                for level in levels:
+                    group = [next(spare) for _ in range(level)]
+                    stacks = record(
+                        workers_of(proc.pid),
+                        lambda port=port, group=group: run_level(port, group, fx, args.profile),
+                        idle=False,  # CPU only: the meter above gives the waits' share
                     )
+                    profiles[(config, level)] = summary(stacks)
     finally:
         for _, proc in servers.values():
             stop_server(proc)
@@ -480,6 +520,28 @@ def main() -> None:
                     f"p95 x{b['all']['p95_ms'] / a['all']['p95_ms']:.2f}, "
                     f"req/s x{b['throughput_rps'] / a['throughput_rps']:.2f}"
                 )
+    cores = os.cpu_count() or 1
+    print(
+        "CPU per request (ms; client = this script, web = gunicorn, postgresql = every server"
+        " process of the machine), and the ceiling of this machine's cores for the server"
+        " side alone (web + postgresql) if the clients ran elsewhere:"
+    )
+    for c in report["configs"]:
+        for level in c["levels"]:
+            cpu = level["cpu_ms_per_request"]
+            server = cpu["web"] + cpu["postgresql"]
+            print(
+                f"  {c['config']:>{width}} {level['clients']:>3} clients: client"
+                f" {cpu['client']:.2f}, web {cpu['web']:.2f}, postgresql {cpu['postgresql']:.2f};"
+                f" all {sum(cpu.values()):.2f} ms; server side {server:.2f} ms ="
+                f" at most {cores * 1000 / server:,.0f} req/s on {cores} cores"
+            )
+    for (config, level), lines in profiles.items():
+        print(
+            f"CPU profile of the web workers, {config.label()}, {level} client(s),"
+            f" {args.profile} requests each:"
+        )
+        print("\n".join(lines))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
 

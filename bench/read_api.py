@@ -15,13 +15,18 @@ annotator, then starts gunicorn as ``manage.py serve`` serves the app and times,
   as an annotator;
 - the project list with progress counts, as the admin and as an annotator.
 
-Prints p50/p95 per request, the number of calls and the machine.
+Two floors come first, timed the same way: gunicorn with a WSGI app that answers 204 at once
+(``bench/floor_wsgi.py``: the connection, gunicorn and the client) and Django + DRF with no
+database (``GET /api/auth/csrf/``). A step's figure minus the floors is what its own work
+costs. Prints p50/p95 per request, the number of calls and the machine; ``--profile CALLS``
+also makes CALLS more calls of each step under py-spy and prints the server's samples by
+layer (gunicorn, Django, DRF, the database driver, the platform's code; ``bench/profiles.py``).
 
 Then a throughput figure: ``--clients`` concurrent clients cycling over all those requests.
 
     .venv/bin/python bench/read_api.py [--documents 100000] [--runs 50]
         [--backend sqlite|postgresql|postgresql-noprep|both|all]
-        [--gunicorn "--workers 1 --threads 4"] [--clients 4] [--seconds 10]
+        [--gunicorn "--workers 1 --threads 4"] [--clients 4] [--seconds 10] [--profile 300]
 """
 
 from __future__ import annotations
@@ -220,11 +225,16 @@ def _refresh_counts() -> Any:
 # --- the server and the client --------------------------------------------------------------------
 
 
-def start_gunicorn(env: dict[str, str], args: list[str]) -> tuple[int, subprocess.Popen]:
+def start_gunicorn(
+    env: dict[str, str],
+    args: list[str],
+    app: tuple[str, str] = ("platform", "fallacy_platform.wsgi"),
+) -> tuple[int, subprocess.Popen]:
+    """gunicorn serving ``app`` ((python path, WSGI module)) on a free port, once it answers."""
     port = free_port()
     gunicorn = Path(sys.executable).with_name("gunicorn")
     proc = subprocess.Popen(
-        [str(gunicorn), "--pythonpath", "platform", "fallacy_platform.wsgi"]
+        [str(gunicorn), "--pythonpath", app[0], app[1]]
         + ["-b", f"{HOST}:{port}", "--log-level", "warning", *args],
         cwd=ROOT,
         env=env,
@@ -260,26 +270,26 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def time_calls(port: int, session: str, paths: list[str], runs: int) -> dict[str, Any]:
+def time_calls(port: int, session: str | None, paths: list[str], runs: int) -> dict[str, Any]:
     """p50/p95 of the calls made one after the other (one step of the user)."""
     for _ in range(3):  # warm-up: every worker, connection and cache
         for path in paths:
             status, body = get(port, path, session)
-            if status != 200:
+            if status not in (200, 204):
                 raise RuntimeError(f"{path}: HTTP {status}: {body[:300]!r}")
     samples = []
     for _ in range(runs):
         started = time.perf_counter()
         for path in paths:
             status, body = get(port, path, session)
-            assert status == 200, (path, status)
+            assert status in (200, 204), (path, status)
         samples.append((time.perf_counter() - started) * 1000)
     return {
         "p50": statistics.median(samples),
         "p95": percentile(samples, 0.95),
         "calls": len(paths),
         "bytes": len(body),
-        "body": json.loads(body),
+        "body": json.loads(body) if body else None,
     }
 
 
@@ -307,6 +317,37 @@ def throughput(port: int, work: list[tuple[str, str]], clients: int, seconds: fl
     for t in threads:
         t.join()
     return sum(done) / (time.perf_counter() - started)
+
+
+def time_case(
+    port: int,
+    master: int,
+    label: str,
+    session: str | None,
+    paths: list[str],
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """One step timed; with ``--profile``, the same calls again under py-spy."""
+    result = time_calls(port, session, paths, args.runs)
+    result.pop("body")
+    row = {"case": label, "paths": paths, **result}
+    if args.profile:
+        from profiles import record, summary, workers_of
+
+        stacks = record(workers_of(master), lambda: time_calls(port, session, paths, args.profile))
+        row["profile"] = summary(stacks)
+    return row
+
+
+def floors(env: dict[str, str], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The HTTP floor: the same gunicorn and client with a WSGI app that answers 204 at once
+    (bench/floor_wsgi.py): what any request costs before Django."""
+    port, proc = start_gunicorn(env, args.gunicorn.split(), ("bench", "floor_wsgi"))
+    try:
+        return [time_case(port, proc.pid, "floor: gunicorn + a bare WSGI app", None, ["/"], args)]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
 
 
 def open_paths(port: int, session: str, doc: int) -> list[str]:
@@ -337,14 +378,22 @@ def child(args: argparse.Namespace) -> None:
             ("project list + progress (admin)", fx["admin"], ["/api/projects/"]),
             ("project list + progress (annotator)", fx["annotator"], ["/api/projects/"]),
         ]
-        rows = []
+        rows = [
+            *floors(env, args),
+            time_case(
+                port,
+                proc.pid,
+                "floor: Django + DRF, no database (GET /api/auth/csrf/)",
+                None,
+                ["/api/auth/csrf/"],
+                args,
+            ),
+        ]
         for label, session, paths in cases:
             paths = paths or open_paths(port, session, fx["document"])
-            result = time_calls(port, session, paths, args.runs)
-            result.pop("body")
-            rows.append({"case": label, "paths": paths, **result})
+            rows.append(time_case(port, proc.pid, label, session, paths, args))
         work = [(session, path) for _, session, paths in cases[1:] for path in paths]
-        work.append((fx["annotator"], rows[0]["paths"][0]))
+        work.append((fx["annotator"], rows[2]["paths"][0]))
         rate = throughput(port, work, args.clients, args.seconds) if args.seconds > 0 else 0
     finally:
         proc.terminate()
@@ -379,7 +428,8 @@ def run_backend(backend: str, args: argparse.Namespace) -> dict[str, Any]:
             out = subprocess.run(
                 [sys.executable, __file__, "--child", "--documents", str(args.documents)]
                 + ["--runs", str(args.runs), "--gunicorn", args.gunicorn]
-                + ["--clients", str(args.clients), "--seconds", str(args.seconds)],
+                + ["--clients", str(args.clients), "--seconds", str(args.seconds)]
+                + ["--profile", str(args.profile)],
                 env=env,
                 cwd=ROOT,
                 stdout=subprocess.PIPE,
@@ -413,6 +463,14 @@ def main() -> None:
     parser.add_argument(
         "--seconds", type=float, default=10, help="throughput run (0: none) over all the steps"
     )
+    parser.add_argument(
+        "--profile",
+        type=int,
+        default=0,
+        metavar="CALLS",
+        help="after each step's timing, make CALLS more calls under py-spy and print where the"
+        " server's time went, by layer (bench/profiles.py)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -438,6 +496,10 @@ def main() -> None:
             )
         for row in result["rows"]:
             print(f"    {row['case']}: {' + '.join(row['paths'])}")
+        for row in result["rows"]:
+            if "profile" in row:
+                print(f"  profile of {row['case']} ({args.profile} more calls):")
+                print("\n".join(row["profile"]))
         if args.seconds > 0:
             print(
                 f"  throughput: {result['throughput']:.0f} requests/s, {args.clients} concurrent "
