@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
+from fallacy_platform.reused_fields import ReusedFieldsMixin
 from rest_framework import serializers
 
 from annotations.models import Annotation, Document, Membership, Project, Sentence, Span
@@ -263,7 +264,7 @@ def span_data(span: Span) -> dict[str, Any]:
     }
 
 
-class SpanCreateSerializer(serializers.Serializer):
+class SpanCreateSerializer(ReusedFieldsMixin, serializers.Serializer):
     start = serializers.IntegerField(min_value=0, help_text="Start of a sentence.")
     end = serializers.IntegerField(min_value=1, help_text="End of a sentence (exclusive).")
     labels = serializers.ListField(
@@ -282,7 +283,7 @@ class SpanCreateSerializer(serializers.Serializer):
     )
 
 
-class SpanPatchSerializer(serializers.Serializer):
+class SpanPatchSerializer(ReusedFieldsMixin, serializers.Serializer):
     revision = serializers.IntegerField(
         min_value=1, help_text="The span revision the client last saw (409 if stale)."
     )
@@ -294,7 +295,7 @@ class SpanPatchSerializer(serializers.Serializer):
     )
 
 
-class SpanDeleteQuerySerializer(serializers.Serializer):
+class SpanDeleteQuerySerializer(ReusedFieldsMixin, serializers.Serializer):
     revision = serializers.IntegerField(
         min_value=1, help_text="The span revision the client last saw (409 if stale)."
     )
