@@ -9,7 +9,9 @@ auth, each its own annotator, each a fixed number of requests alternating "creat
 concurrency level, the server's configuration and the machine, and the CPU each request
 cost the client, the web workers and PostgreSQL (``/proc``: so the ceiling of the machine's
 cores for the server side shows). ``--profile N`` runs each level again with N requests per
-client under py-spy and prints the web workers' CPU samples by layer (``bench/profiles.py``).
+client under py-spy and prints the web workers' samples by layer (``bench/profiles.py``;
+waits on PostgreSQL included: the CPU split is the /proc figure above, and
+``bench/span_write_inprocess.py --profile`` profiles the web side's CPU alone).
 Drops the database at the end.
 
     .venv/bin/python bench/annotate_api.py [--requests 300] [--levels 1,8]
@@ -448,7 +450,6 @@ def main() -> None:
                     stacks = record(
                         workers_of(proc.pid),
                         lambda port=port, group=group: run_level(port, group, fx, args.profile),
-                        idle=False,  # CPU only: the meter above gives the waits' share
                     )
                     profiles[(config, level)] = summary(stacks)
     finally:
@@ -538,7 +539,8 @@ def main() -> None:
             )
     for (config, level), lines in profiles.items():
         print(
-            f"CPU profile of the web workers, {config.label()}, {level} client(s),"
+            f"py-spy samples of the web workers in requests (waits included), {config.label()},"
+            f" {level} client(s),"
             f" {args.profile} requests each:"
         )
         print("\n".join(lines))

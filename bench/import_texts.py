@@ -1,7 +1,7 @@
 """Benchmark: ``manage.py import_dataset --format text`` of 10,000 plain texts.
 
     .venv/bin/python bench/import_texts.py [--texts 10000] [--backends sqlite,postgresql]
-        [--splitters default,pysbd] [--db-url postgres://…/postgres]
+        [--splitters default,pysbd] [--db-url postgres://…/postgres] [--without-search-index]
 
 The corpus is synthetic and deterministic (seed ``SEED``): each text is a run of the 200
 MAFALDA gold texts (``../shared/datasets/mafalda``), drawn at random and joined by newlines,
@@ -16,7 +16,9 @@ SQLite) or a scratch PostgreSQL database (``bench/servers.py``); ``migrate`` fir
 then the import timed from start to exit (Django start-up included), and the import alone
 as the command reports it (wall and CPU seconds of ``import_dataset``'s work).
 ``--splitters default,pysbd`` also runs the import with the previous splitter
-(``FALLACY_SENTENCE_SPLITTER=pysbd``) for a side-by-side ratio. The splitter alone (no
+(``FALLACY_SENTENCE_SPLITTER=pysbd``) for a side-by-side ratio; ``--without-search-index``
+also imports into PostgreSQL with the document search's trigram indexes dropped (what
+maintaining them costs an import). The splitter alone (no
 database) is timed on the same texts in this process. docs/s = texts / seconds.
 """
 
@@ -94,12 +96,26 @@ def _env(
     return env
 
 
+SEARCH_INDEXES = ("document_text_trgm", "document_name_trgm")  # migration 0004
+
+
 def run_import(
-    corpus: Path, data_dir: Path, database_url: str | None, splitter: str, root: Path = ROOT
+    corpus: Path,
+    data_dir: Path,
+    database_url: str | None,
+    splitter: str,
+    root: Path = ROOT,
+    search_index: bool = True,
 ) -> dict:
     env = _env(data_dir, database_url, splitter, root)
     manage = [sys.executable, str(root / "manage.py")]
     subprocess.run([*manage, "migrate", "-v", "0"], env=env, cwd=root, check=True)
+    if not search_index:  # PostgreSQL: what the trigram indexes of the search cost
+        import psycopg
+
+        with psycopg.connect(database_url, autocommit=True) as conn:
+            for index in SEARCH_INDEXES:
+                conn.execute(f"DROP INDEX IF EXISTS {index}")
     started = time.perf_counter()
     result = subprocess.run(
         [*manage, "import_dataset", str(corpus), "--format", "text", "--project", "bench"],
@@ -155,6 +171,12 @@ def main() -> None:
         help="another version of the project (e.g. `git archive HEAD | tar -x -C DIR`) whose"
         " import_dataset runs on the same corpus and backends, for a side-by-side ratio",
     )
+    parser.add_argument(
+        "--without-search-index",
+        action="store_true",
+        help="PostgreSQL: also import once with the document search's trigram indexes dropped"
+        " (migration 0004), to show what maintaining them costs",
+    )
     args = parser.parse_args()
     if not GOLD.exists():
         sys.exit(f"MAFALDA gold file not found at {GOLD}")
@@ -173,11 +195,14 @@ def main() -> None:
         for splitter in splitters:
             rate, count = splitter_rate(texts, splitter)
             print(f"Splitter {splitter}: {rate:,.0f} texts/s alone ({count} sentences)")
-        runs = [(ROOT, splitter) for splitter in splitters]
+        runs = [(ROOT, splitter, True) for splitter in splitters]
         if args.compare_with:
-            runs.append((args.compare_with.resolve(), "default"))
+            runs.append((args.compare_with.resolve(), "default", True))
         for backend in [b.strip() for b in args.backends.split(",") if b.strip()]:
-            for root, splitter in runs:
+            variants = runs
+            if backend == "postgresql" and args.without_search_index:
+                variants = [*runs, (ROOT, "default", False)]
+            for root, splitter, search_index in variants:
                 data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=tmp))
                 database_url, drop = None, None
                 if backend == "postgresql":
@@ -187,12 +212,16 @@ def main() -> None:
                     database_url = create_database(args.db_url, name)
                     drop = lambda name=name: drop_database(args.db_url, name)  # noqa: E731
                 try:
-                    result = run_import(corpus, data_dir, database_url, splitter, root)
+                    result = run_import(
+                        corpus, data_dir, database_url, splitter, root, search_index
+                    )
                 finally:
                     if drop is not None:
                         drop()
                 inside = result["import_seconds"]
                 label = f"splitter {splitter}" if root == ROOT else f"{root} (its default)"
+                if not search_index:
+                    label += ", without the search's trigram indexes"
                 print(
                     f"{backend} / {label}: {len(texts)} texts, {result['sentences']} sentences;"
                     f" command {result['seconds']:.2f} s ="
