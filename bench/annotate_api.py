@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from machine import machine_facts  # bench/ is the script's folder
-from profiles import CpuMeter
+from profiles import CpuMeter, record, summary, workers_of
 from servers import (
     HOST,
     ROOT,
@@ -432,16 +432,14 @@ def main() -> None:
             order = configs if round_no % 2 == 0 else configs[::-1]
             for level in levels:
                 for config in order:
-                    port, _ = servers[config]
+                    port, proc = servers[config]
                     group = [next(tokens) for _ in range(level)]
-                    meter = CpuMeter(servers[config][1].pid)
+                    meter = CpuMeter(proc.pid)
                     meter.start()
                     result = run_level(port, group, fx, args.requests)
                     result["cpu_s"] = meter.stop()
                     raw.setdefault((config, level), []).append(result)
         if args.profile:
-            from profiles import record, summary, workers_of
-
             spare = iter(profile_tokens)
             for config in configs:
                 port, proc = servers[config]

@@ -18,11 +18,13 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
 PY_SPY = Path(sys.executable).with_name("py-spy")
+ROOT = Path(__file__).resolve().parents[1]
 
 # (layer, path fragment of a frame's file), first match wins
 LAYERS = [
@@ -55,15 +57,22 @@ def _file(frame: str) -> str:
     return "/" + frame.rsplit(" (", 1)[-1].rstrip(")")
 
 
+def layer_of_path(path: str) -> str | None:
+    """The layer of a source file, None for the standard library and unknown code."""
+    for name, fragment in LAYERS:
+        if fragment in path:
+            return name
+    return None
+
+
 def layer_of(frames: list[str]) -> str:
     """The layer of a sample: its innermost frame in a known package (a stdlib frame on
     top of it, e.g. json or socket, counts for the caller's layer; the SQLite library's C
     calls count for the Django DB backend, whose frame makes them)."""
     for frame in reversed(frames):
-        where = _file(frame)
-        for name, fragment in LAYERS:
-            if fragment in where:
-                return name
+        layer = layer_of_path(_file(frame))
+        if layer is not None:
+            return layer
     return "other"
 
 
@@ -78,7 +87,7 @@ def in_request(frames: list[str]) -> bool:
 
 
 def record(
-    pids: list[int], work: Callable[[], None], rate: int = 500, idle: bool = True
+    pids: list[int], work: Callable[[], None], rate: int = 500
 ) -> list[tuple[list[str], int]]:
     """Run ``work()`` while py-spy samples ``pids`` (with their threads, native frames off);
     the collapsed stacks, each as (frames outermost first, count)."""
@@ -94,15 +103,12 @@ def record(
                     out,
                     subprocess.Popen(
                         [str(PY_SPY), "record", "--pid", str(pid), "--rate", str(rate)]
-                        + ["--format", "raw", "--output", str(out), "--nonblocking"]
-                        + (["--idle"] if idle else []),
+                        + ["--format", "raw", "--output", str(out), "--nonblocking", "--idle"],
                         stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL,
                     ),
                 )
             )
-        import time
-
         time.sleep(0.5)  # py-spy attaches
         try:
             work()
@@ -141,10 +147,7 @@ def summary(stacks: list[tuple[list[str], int]], top: int = 8) -> list[str]:
 
 def _short(frame: str) -> str:
     where = frame.split(" (", 1)[1].rstrip(")") if " (" in frame else frame
-    for marker in ("site-packages/", "lib/python3", "/work/", "/main/"):
-        if marker in where:
-            where = where.split(marker, 1)[1]
-    return where
+    return where.split("site-packages/")[-1].removeprefix(f"{ROOT}/")
 
 
 def workers_of(master: int) -> list[int]:

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from machine import describe_machine  # bench/ is the script's folder
+from profiles import record, summary, workers_of
 from servers import HOST, ROOT, add_db_url_argument, create_database, drop_database, free_port
 
 WORDS = (
@@ -332,19 +333,17 @@ def time_case(
     result.pop("body")
     row = {"case": label, "paths": paths, **result}
     if args.profile:
-        from profiles import record, summary, workers_of
-
         stacks = record(workers_of(master), lambda: time_calls(port, session, paths, args.profile))
         row["profile"] = summary(stacks)
     return row
 
 
-def floors(env: dict[str, str], args: argparse.Namespace) -> list[dict[str, Any]]:
+def http_floor(env: dict[str, str], args: argparse.Namespace) -> dict[str, Any]:
     """The HTTP floor: the same gunicorn and client with a WSGI app that answers 204 at once
     (bench/floor_wsgi.py): what any request costs before Django."""
     port, proc = start_gunicorn(env, args.gunicorn.split(), ("bench", "floor_wsgi"))
     try:
-        return [time_case(port, proc.pid, "floor: gunicorn + a bare WSGI app", None, ["/"], args)]
+        return time_case(port, proc.pid, "floor: gunicorn + a bare WSGI app", None, ["/"], args)
     finally:
         proc.terminate()
         proc.wait(timeout=20)
@@ -379,7 +378,7 @@ def child(args: argparse.Namespace) -> None:
             ("project list + progress (annotator)", fx["annotator"], ["/api/projects/"]),
         ]
         rows = [
-            *floors(env, args),
+            http_floor(env, args),
             time_case(
                 port,
                 proc.pid,
@@ -389,11 +388,11 @@ def child(args: argparse.Namespace) -> None:
                 args,
             ),
         ]
+        opened = open_paths(port, fx["annotator"], fx["document"])
         for label, session, paths in cases:
-            paths = paths or open_paths(port, session, fx["document"])
-            rows.append(time_case(port, proc.pid, label, session, paths, args))
+            rows.append(time_case(port, proc.pid, label, session, paths or opened, args))
         work = [(session, path) for _, session, paths in cases[1:] for path in paths]
-        work.append((fx["annotator"], rows[2]["paths"][0]))
+        work += [(fx["annotator"], path) for path in opened]
         rate = throughput(port, work, args.clients, args.seconds) if args.seconds > 0 else 0
     finally:
         proc.terminate()

@@ -26,7 +26,7 @@ from typing import Any
 
 from annotate_api import build_fixture  # bench/ is the script's folder
 from machine import describe_machine
-from profiles import LAYERS
+from profiles import layer_of_path
 from servers import add_db_url_argument, create_database, drop_database
 
 
@@ -66,10 +66,7 @@ STDLIB = "Python (stdlib and builtins)"
 
 
 def layer_of_file(filename: str) -> str:
-    for name, fragment in LAYERS:
-        if fragment in filename:
-            return name
-    return STDLIB
+    return layer_of_path(filename) or STDLIB
 
 
 def own_time_by_layer(stats: dict) -> Counter[str]:
