@@ -1,8 +1,16 @@
 """Shared fixtures. Tests run against PostgreSQL when DATABASE_URL points there (CI does)."""
 
+import os
 from pathlib import Path
 
 import pytest
+from django.conf import settings
+
+# Test accounts are throwaway: a fast hasher here and in the servers and workers tests start
+# (they inherit the environment). Django's default takes about a second a hash on 2 cores.
+FAST_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
+os.environ.setdefault("PASSWORD_HASHERS", FAST_HASHER)
+settings.PASSWORD_HASHERS = os.environ["PASSWORD_HASHERS"].split(",")
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATASETS = ROOT.parent / "shared" / "datasets"

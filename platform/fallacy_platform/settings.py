@@ -135,6 +135,11 @@ DATABASE_VENDOR = "sqlite" if "sqlite" in DATABASES["default"]["ENGINE"] else "p
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Django's default hashers unless PASSWORD_HASHERS lists others (the test run names a fast one
+# for its throwaway accounts; production leaves it unset).
+if env_list("PASSWORD_HASHERS"):
+    PASSWORD_HASHERS = env_list("PASSWORD_HASHERS")
+
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
