@@ -312,6 +312,9 @@ class ImportJob(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Written by the importing process while it runs."
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -206,6 +206,9 @@ class RunShard(models.Model):
     error = models.TextField(blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Written by the shard's supervisor while it runs."
+    )
 
     class Meta:
         ordering = ["run", "index"]
