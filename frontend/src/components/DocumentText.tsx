@@ -1,6 +1,7 @@
 import type { Ref } from "preact";
 import { useEffect, useMemo, useRef } from "preact/hooks";
 import type { LaneLayout } from "../lib/layout";
+import { offsetsOf } from "../lib/offsets";
 import { contains, type Drag, dragOver, dragSelection, range, type Selection, startDrag } from "../lib/selection";
 import type { Sentence } from "../types";
 
@@ -139,10 +140,12 @@ export function DocumentText(p: Props) {
   const focus = p.selection?.focus ?? -1;
   const activeSpan = p.activeKey ? byKey.get(p.activeKey) : undefined;
 
+  // Sentence offsets count code points (as the API does); slice through the mapping.
+  const chars = offsetsOf(p.text);
   const parts: preact.JSX.Element[] = [];
   let pos = 0;
   p.sentences.forEach((s, i) => {
-    if (s.start > pos) parts.push(<span class="gap">{p.text.slice(pos, s.start)}</span>);
+    if (s.start > pos) parts.push(<span class="gap">{chars.slice(pos, s.start)}</span>);
     const selected = contains(p.selection, i);
     const inActive = activeSpan ? i >= activeSpan.first && i <= activeSpan.last : false;
     const cls = [
@@ -173,7 +176,7 @@ export function DocumentText(p: Props) {
           p.onSentence(i, e.shiftKey);
         }}
       >
-        {p.text.slice(s.start, s.end)}
+        {chars.slice(s.start, s.end)}
       </span>,
     );
     const chips = decorations.chips.get(i);
@@ -197,7 +200,7 @@ export function DocumentText(p: Props) {
     }
     pos = s.end;
   });
-  if (pos < p.text.length) parts.push(<span class="gap">{p.text.slice(pos)}</span>);
+  if (pos < chars.length) parts.push(<span class="gap">{chars.slice(pos)}</span>);
 
   return (
     <div

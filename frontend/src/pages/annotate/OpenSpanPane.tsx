@@ -2,6 +2,7 @@ import { useRef } from "preact/hooks";
 import type { ShownSpan } from "../../components/DocumentText";
 import { SpanEditor } from "../../components/SpanEditor";
 import { type LabelOption, toggleLabel } from "../../lib/labels";
+import { sliceText } from "../../lib/offsets";
 import type { LabelDetail } from "../../types";
 import { NO_FALLACY } from "../../types";
 import { fieldsOf, type LocalSpan } from "./spans";
@@ -52,7 +53,7 @@ export function OpenSpanPane({
       }}
     >
       <SpanEditor
-        span={{ key: span.key, first: shown.first, last: shown.last, labels: span.labels, details: span.details, excerpt: text.slice(span.start, span.end) }}
+        span={{ key: span.key, first: shown.first, last: shown.last, labels: span.labels, details: span.details, excerpt: sliceText(text, span.start, span.end) }}
         options={options}
         readOnly={readOnly}
         canMove={canMove}

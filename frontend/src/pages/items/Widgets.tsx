@@ -3,6 +3,7 @@
 // (null clears; a delay lets typing coalesce before autosave).
 
 import { useRef, useState } from "preact/hooks";
+import { offsetsOf } from "../../lib/offsets";
 import type { ItemAnswer, ItemField, ItemState, Segment } from "../../types/documents";
 import {
   addSegment,
@@ -177,8 +178,9 @@ function Detection({ field, value, readOnly, onChange }: WidgetProps) {
   );
 }
 
-/** Character offset of a DOM point inside the text (pieces carry data-start). */
-function offsetOf(root: HTMLElement, node: Node, offset: number): number | null {
+/** Code-point offset of a DOM point inside `text` (pieces carry their code-point data-start;
+ * a DOM offset inside a text node counts UTF-16 units). */
+function offsetOf(root: HTMLElement, text: string, node: Node, offset: number): number | null {
   if (!root.contains(node)) return null;
   if (node === root) {
     const child = root.childNodes[offset] as HTMLElement | undefined;
@@ -186,7 +188,9 @@ function offsetOf(root: HTMLElement, node: Node, offset: number): number | null 
   }
   const el = (node.nodeType === Node.TEXT_NODE ? node.parentElement : (node as HTMLElement))?.closest<HTMLElement>("[data-start]");
   if (!el || !root.contains(el)) return null;
-  return Number(el.dataset.start) + (node.nodeType === Node.TEXT_NODE ? offset : 0);
+  if (node.nodeType !== Node.TEXT_NODE) return Number(el.dataset.start);
+  const o = offsetsOf(text);
+  return o.toCodePoint(o.toUnit(Number(el.dataset.start)) + offset);
 }
 
 function Segmentation({ field, value, readOnly, doc, onChange }: WidgetProps) {
@@ -199,32 +203,33 @@ function Segmentation({ field, value, readOnly, doc, onChange }: WidgetProps) {
     const root = textRef.current;
     const sel = window.getSelection();
     if (!root || !sel || sel.rangeCount === 0 || sel.isCollapsed) return;
-    const a = offsetOf(root, sel.anchorNode!, sel.anchorOffset);
-    const b = offsetOf(root, sel.focusNode!, sel.focusOffset);
+    const a = offsetOf(root, doc.text, sel.anchorNode!, sel.anchorOffset);
+    const b = offsetOf(root, doc.text, sel.focusNode!, sel.focusOffset);
     if (a !== null && b !== null && a !== b) setSelection([Math.min(a, b), Math.max(a, b)]);
   };
   const chosen = selection ? segmentFromSelection(doc.text, selection[0], selection[1], label) : null;
+  const chars = offsetsOf(doc.text); // segment offsets count code points, as the API does
   return (
     <div class="item-seg">
       <div
         ref={textRef}
         class="item-text item-seg-text"
-        data-length={doc.text.length}
+        data-length={chars.length}
         data-testid={`segmentation-${field.name}-text`}
         aria-label={`Text to mark for ${fieldTitle(field)}: select a passage`}
         onMouseUp={readSelection}
         onKeyUp={readSelection}
       >
-        {pieces(doc.text.length, list).map((p) => (
+        {pieces(chars.length, list).map((p) => (
           <span key={p.start} data-start={p.start} class={p.labels.length ? "item-seg-mark" : undefined} title={p.labels.join(", ") || undefined}>
-            {doc.text.slice(p.start, p.end)}
+            {chars.slice(p.start, p.end)}
           </span>
         ))}
       </div>
       {!readOnly && (
         <div class="item-row">
           <span class="small" data-testid={`segmentation-${field.name}-selection`}>
-            {selection ? `Selected: “${doc.text.slice(selection[0], selection[1]).trim()}”` : "Select a passage of the text above."}
+            {selection ? `Selected: “${chars.slice(selection[0], selection[1]).trim()}”` : "Select a passage of the text above."}
           </span>
           <label class="sr-only" for={id(field, "label")}>
             Label for the selected passage
@@ -267,10 +272,10 @@ function Segmentation({ field, value, readOnly, doc, onChange }: WidgetProps) {
           {list.map(([s, e, l], i) => (
             <li key={`${s}-${e}-${l}`}>
               <span>
-                <strong>{l}</strong>: “{doc.text.slice(s, e)}”
+                <strong>{l}</strong>: “{chars.slice(s, e)}”
               </span>
               {!readOnly && (
-                <button type="button" class="btn small ghost" aria-label={`Remove ${l}: ${doc.text.slice(s, e)}`} onClick={() => onChange(removeSegment(list, i))}>
+                <button type="button" class="btn small ghost" aria-label={`Remove ${l}: ${chars.slice(s, e)}`} onClick={() => onChange(removeSegment(list, i))}>
                   ✕
                 </button>
               )}

@@ -52,6 +52,13 @@ describe("segments", () => {
     expect(segmentFromSelection(text, 0, 999, "x")).toEqual([0, text.length, "x"]);
     expect(segmentFromSelection(text, 0, 5, "")).toBeNull(); // no label
   });
+  it("counts code points, as the server does, when the text has emoji", () => {
+    const emoji = "😀😀 𝐀 liar.  So wrong.";
+    // Python: len(emoji) == 21, emoji.find("𝐀 liar.") == 3, emoji.find("So") == 12
+    expect(segmentFromSelection(emoji, 2, 11, "x")).toEqual([3, 10, "x"]);
+    expect(segmentFromSelection(emoji, 9, 999, "x")).toEqual([9, 21, "x"]);
+    expect(segmentFromSelection(emoji, 10, 12, "x")).toBeNull(); // only blanks
+  });
   it("keeps segments in text order without duplicates, and removes by index", () => {
     let s = addSegment([], [15, 30, "b"]);
     s = addSegment(s, [0, 13, "a"]);

@@ -2,6 +2,7 @@
 // the text to highlight, and what a submission still needs (mirrors
 // annotations/services/responses.py: every answer field, ratings optional).
 
+import { offsetsOf } from "../../lib/offsets";
 import type { ItemAnswer, ItemField, ItemResponse, Segment } from "../../types/documents";
 
 export const RATING_KINDS = new Set(["likert", "rubric"]);
@@ -30,13 +31,15 @@ export function rankRemove(ranking: readonly string[], label: string): string[] 
 
 // ---- segments -----------------------------------------------------------------------------
 
-/** The segment a selection [a, b) of `text` makes (either order), trimmed of blanks at both
- * ends and clamped to the text; null when nothing but blanks is selected. */
+/** The segment a selection [a, b) of `text` makes (either order, code-point offsets), trimmed
+ * of blanks at both ends and clamped to the text; null when nothing but blanks is selected. */
 export function segmentFromSelection(text: string, a: number, b: number, label: string): Segment | null {
+  const o = offsetsOf(text);
   let start = Math.max(0, Math.min(a, b));
-  let end = Math.min(text.length, Math.max(a, b));
-  while (start < end && /\s/.test(text[start])) start++;
-  while (end > start && /\s/.test(text[end - 1])) end--;
+  let end = Math.min(o.length, Math.max(a, b));
+  // Blanks are single UTF-16 units, so one unit trimmed is one code point.
+  while (start < end && /\s/.test(text[o.toUnit(start)])) start++;
+  while (end > start && /\s/.test(text[o.toUnit(end) - 1])) end--;
   if (start >= end || !label) return null;
   return [start, end, label];
 }

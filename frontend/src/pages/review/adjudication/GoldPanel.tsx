@@ -1,3 +1,4 @@
+import { clip, sliceText } from "../../../lib/offsets";
 import { NO_FALLACY } from "../../../types";
 import type { GoldSpanDraft } from "./state";
 import type { AnnotatorWork, Proposal } from "./types";
@@ -20,7 +21,7 @@ export function ProposalList(p: {
     <ol class="adj-proposals" data-testid="proposals">
       {p.proposals.map((proposal, i) => (
         <li key={i} class={i === p.focus ? "focus" : undefined} onClick={() => p.onFocus(i)} data-testid={`proposal-${i}`}>
-          <q>{p.text.slice(proposal.start, proposal.end).trim().slice(0, 120)}</q>
+          <q>{clip(sliceText(p.text, proposal.start, proposal.end).trim(), 120)}</q>
           <div>
             {proposal.labels.map((l) => (
               <span key={l} class={`adj-chip${l === NO_FALLACY ? " optional" : ""}`} title={`proposed by ${who(proposal.proposed_by, l, p.names)}`}>
@@ -60,7 +61,7 @@ export function GoldPanel(p: {
     <ul class="adj-gold" data-testid="gold-spans">
       {p.spans.map((s) => (
         <li key={s.key} class={s.key === p.active ? "active" : undefined} onClick={() => p.onActive(s.key)} data-testid="gold-span">
-          <q>{p.text.slice(s.start, s.end).trim().slice(0, 160)}</q>
+          <q>{clip(sliceText(p.text, s.start, s.end).trim(), 160)}</q>
           <div class="adj-labels" data-testid="gold-labels">
             {s.labels.map((l) => (
               <span key={l} class={`adj-chip${l === NO_FALLACY ? " optional" : ""}`} title={`proposed by ${who(s.proposed_by, l, p.names)}`}>

@@ -1,3 +1,4 @@
+import { sliceText } from "../../../lib/offsets";
 import { NO_FALLACY } from "../../../types";
 import type { GoldSpanDraft } from "./state";
 import type { AdjSpan, AnnotatorWork } from "./types";
@@ -79,7 +80,7 @@ export function SideBySide(p: {
           {p.sentences.map((sentence, row) => (
             <tr key={row} data-testid={`sentence-row-${row}`}>
               <td class="adj-sent">
-                <span class="adj-index">{row + 1}</span> {p.text.slice(sentence[0], sentence[1])}
+                <span class="adj-index">{row + 1}</span> {sliceText(p.text, sentence[0], sentence[1])}
               </td>
               {p.annotators.map((a) => (
                 <td key={a.id}>
