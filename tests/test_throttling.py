@@ -1,5 +1,6 @@
-"""Failed logins are limited per username and per address (429 + Retry-After), on the session
-login and the token endpoint; correct logins are never slowed down before the limit; failed
+"""Failed logins are limited per address and per username and address (429 + Retry-After), on
+the session login and the token endpoint; failures for a username from everywhere never lock
+its owner out of a new address; correct logins are never slowed down before the limit; failed
 attempts are logged without the password."""
 
 from __future__ import annotations
@@ -17,10 +18,15 @@ LOGIN = "/api/auth/login/"
 TOKEN = "/api/auth/token/"
 
 
-def rates(*, username: str = "3/m", address: str = "100/m"):
+def rates(*, username: str = "3/m", address: str = "100/m", pair: str | None = None):
+    """``pair`` (failures per username and address) defaults to ``username``."""
     config = {
         **settings.REST_FRAMEWORK,
-        "DEFAULT_THROTTLE_RATES": {"login_username": username, "login_address": address},
+        "DEFAULT_THROTTLE_RATES": {
+            "login_username_address": pair or username,
+            "login_username": username,
+            "login_address": address,
+        },
     }
     return override_settings(REST_FRAMEWORK=config)
 
@@ -45,16 +51,52 @@ def attempt(url: str, username: str, password: str, address: str = "10.0.0.1"):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("url", [LOGIN, TOKEN])
-def test_failures_per_username_across_addresses(alice, url: str) -> None:
-    with rates(username="3/m"):
-        for i in range(3):
-            assert attempt(url, "alice", "wrong", f"10.0.1.{i}").status_code == 400
-        # Blocked for everyone now, from anywhere, the right password included.
-        blocked = attempt(url, "Alice", PASSWORD, "10.0.2.1")
+def test_failures_per_username_and_address(alice, url: str) -> None:
+    with rates(pair="3/m", username="100/m"):
+        for _ in range(3):
+            assert attempt(url, "alice", "wrong", "10.0.1.1").status_code == 400
+        # The attacker's address is refused for alice, the right password included.
+        blocked = attempt(url, "Alice", PASSWORD, "10.0.1.1")
         assert blocked.status_code == 429
         assert 1 <= int(blocked["Retry-After"]) <= 60
-        # Another username from the same addresses is not affected.
-        assert attempt(url, "bob", "wrong", "10.0.1.0").status_code == 400
+        # Alice logs in from her own address; another username from the attacker's is counted
+        # apart.
+        assert attempt(url, "alice", PASSWORD, "10.0.2.1").status_code == 200
+        assert attempt(url, "bob", "wrong", "10.0.1.1").status_code == 400
+        assert attempt(url, "alice", "wrong", "10.0.1.1").status_code == 429
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", [LOGIN, TOKEN])
+def test_attacker_cannot_lock_a_user_out_from_everywhere(alice, url: str) -> None:
+    """Default rates: ten wrong passwords from A refuse A for an hour, never B."""
+    attacker, owner = "203.0.113.7", "198.51.100.20"
+    for _ in range(10):
+        assert attempt(url, "alice", "wrong", attacker).status_code == 400
+    assert attempt(url, "alice", PASSWORD, owner).status_code == 200
+    for password in ("wrong", PASSWORD):
+        blocked = attempt(url, "alice", password, attacker)
+        assert blocked.status_code == 429
+        assert 3500 < int(blocked["Retry-After"]) <= 3600
+
+
+@pytest.mark.django_db
+def test_failures_per_username_from_everywhere(alice) -> None:
+    """Past the username's bound (a distributed guess) every address that failed for it is
+    refused, and each new address gets one attempt: the owner's right password still works."""
+    with rates(pair="5/h", username="4/h"):
+        for i in range(4):
+            assert attempt(TOKEN, "alice", "wrong", f"10.3.0.{i}").status_code == 400
+        for i in range(4):
+            blocked = attempt(TOKEN, "alice", PASSWORD, f"10.3.0.{i}")
+            assert blocked.status_code == 429
+            assert 3500 < int(blocked["Retry-After"]) <= 3600
+        assert attempt(TOKEN, "alice", "wrong", "10.3.1.1").status_code == 400
+        assert attempt(TOKEN, "alice", PASSWORD, "10.3.1.1").status_code == 429
+        assert attempt(TOKEN, "alice", PASSWORD, "10.3.1.2").status_code == 200
+        assert attempt(LOGIN, "alice", PASSWORD, "10.3.1.3").status_code == 200
+        # Other usernames from the same addresses are not affected.
+        assert attempt(TOKEN, "bob", "wrong", "10.3.0.0").status_code == 400
 
 
 @pytest.mark.django_db

@@ -180,10 +180,12 @@ REST_FRAMEWORK = {
     # ?limit=/?offset= that are not integers in range are a 400, not a guess or a 500.
     "DEFAULT_PAGINATION_CLASS": "fallacy_platform.pagination.StrictLimitOffsetPagination",
     "PAGE_SIZE": 100,
-    # Failed logins (session and token) per address and per username: a 429 past these.
+    # Failed logins (session and token) per address and per username and address: a 429 past
+    # these; past the per-username bound only the addresses that failed for it get a 429.
     "DEFAULT_THROTTLE_RATES": {
         "login_address": os.environ.get("LOGIN_THROTTLE_ADDRESS", "50/h"),
-        "login_username": os.environ.get("LOGIN_THROTTLE_USERNAME", "10/h"),
+        "login_username_address": os.environ.get("LOGIN_THROTTLE_USERNAME_ADDRESS", "10/h"),
+        "login_username": os.environ.get("LOGIN_THROTTLE_USERNAME", "100/h"),
     },
     # Trusted reverse proxies in front of the app: the client address is the matching
     # X-Forwarded-For entry. 0: REMOTE_ADDR only (a client cannot choose its address).

@@ -1,10 +1,15 @@
-"""Throttles for the login and token endpoints: failed attempts per address and per username.
+"""Throttles for the login and token endpoints: failed attempts per address, per username and
+address pair, and per username.
 
 Only *failed* attempts are counted (a user who logs in correctly is never slowed down, however
-often); once an address or a username has ``LOGIN_THROTTLE_ADDRESS`` /
-``LOGIN_THROTTLE_USERNAME`` failures within the window, every attempt from it or for it is
-answered 429 with ``Retry-After`` until the oldest failure leaves the window -- a correct
-password included, so guessing cannot go on.
+often). Past ``LOGIN_THROTTLE_ADDRESS`` failures from one address, or
+``LOGIN_THROTTLE_USERNAME_ADDRESS`` failures for one username from one address, every attempt
+from there (for that username) is answered 429 with ``Retry-After`` until the oldest failure
+leaves the window -- a correct password included, so guessing cannot go on. Past
+``LOGIN_THROTTLE_USERNAME`` failures for one username from everywhere (a distributed guess),
+only the addresses that failed for that username within the pair window are refused: every
+other address keeps its attempts, so nobody can lock a user out from everywhere, and each
+new address of an attacker gets one guess.
 
 The histories live in Django's default cache, shared by every gunicorn worker: Redis in
 production (``CACHE_URL``), files under the data directory in the embedded default.
@@ -100,15 +105,48 @@ class LoginAddressThrottle(FailedLoginThrottle):
         return self.get_ident(request) or None
 
 
+def _username_key(request: Request) -> str:
+    return submitted_username(request).strip().casefold()
+
+
+class LoginPairThrottle(FailedLoginThrottle):
+    """Failures for one username from one address."""
+
+    scope = "login_username_address"
+
+    def ident_part(self, request: Request) -> str | None:
+        username, address = _username_key(request), self.get_ident(request)
+        return f"{username}\n{address}" if username and address else None
+
+    def clear_wait(self) -> float:
+        """Seconds until none of this pair's failures is left in the window (>= 1)."""
+        return max(1, math.ceil(self.duration - (self.now - self.history[0])))
+
+
 class LoginUsernameThrottle(FailedLoginThrottle):
+    """Failures for one username from everywhere: past the bound, only the addresses that
+    failed for it (within the pair window) are refused, never a new address."""
+
     scope = "login_username"
 
     def ident_part(self, request: Request) -> str | None:
-        username = submitted_username(request).strip().casefold()
-        return username or None
+        return _username_key(request) or None
+
+    def allow_request(self, request: Request, view: Any) -> bool:
+        if not self._load(request, view) or len(self.history) < self.num_requests:
+            return True
+        self.pair = LoginPairThrottle()
+        if not self.pair._load(request, view) or not self.pair.history:
+            return True
+        if len(self.pair.history) >= self.pair.num_requests:
+            return True  # the pair's own throttle refuses (and logs) this attempt
+        return super().allow_request(request, view)
+
+    def wait(self) -> float:
+        return min(super().wait(), self.pair.clear_wait())
 
 
-LOGIN_THROTTLES = [LoginAddressThrottle, LoginUsernameThrottle]
+LOGIN_THROTTLES = [LoginAddressThrottle, LoginPairThrottle, LoginUsernameThrottle]
 
 
 def record_failed_login(request: Request, view: Any) -> None:
