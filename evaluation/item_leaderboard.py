@@ -30,12 +30,12 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from annotations.formats.cells import csv_writer
 from annotations.items import Form, FormField, parse_form
 from annotations.models import Annotation, Document, Project
 from evaluation.item_runs import JUDGE_PREFIX, field_labels
@@ -418,7 +418,7 @@ def to_csv(board: dict[str, Any]) -> str:
     """One line per row: who, then each task's primary figure (and a free-text field's
     judge mean), each skill, the overall figure."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out)
     task_columns: list[str] = []
     for task in board["tasks"]:
         task_columns.append(task["field"])

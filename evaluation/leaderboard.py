@@ -21,7 +21,6 @@ and each label's F1 at levels 1 and 2.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 from django.db import IntegrityError
 from django.db.models import Count
 
+from annotations.formats.cells import csv_writer
 from annotations.models import GoldStandard, TaxonomyNode
 from evaluation import selectors, stored
 from evaluation.models import ModelRun, RunScore
@@ -257,7 +257,7 @@ def _metrics(row: dict[str, Any]) -> list[float | None]:
 def to_csv(board: dict[str, Any]) -> str:
     """One line per row, columns ``CSV_COLUMNS`` (empty cells for missing numbers)."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out)
     writer.writerow(CSV_COLUMNS)
     for row in board["rows"]:
         seconds = row["seconds"]

@@ -6,16 +6,17 @@ A header row, then one item a row with the columns ``id``, ``original post`` (th
 are matched ignoring case, ``_``/``-`` and repeated spaces (``Original_Post`` works), and
 a few other spellings are accepted (``text``, ``types``, ``rewrite``); any other column is
 kept in the record. Reading uses ``annotations.formats.csv`` (delimiter, quoting, line
-numbers as there).
+numbers as there). Writing neutralises spreadsheet formulas (``annotations.formats.cells``:
+``=...`` is written ``'=...``) and reading removes exactly the quote it added.
 """
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
+from annotations.formats.cells import csv_writer, unescape_cell
 from annotations.formats.csv import csv_rows, header_names
 from annotations.formats.errors import DatasetFormatError
 from annotations.formats.jsonl import Source, source_name
@@ -118,16 +119,16 @@ def read_smartypat(source: Source, *, name: str | None = None) -> Iterator[Smart
         _, header = next(rows)
     except StopIteration:
         raise DatasetFormatError(name, 1, None, "the file has no header row") from None
-    columns = SmartyPatColumns(name, header)
+    columns = SmartyPatColumns(name, [unescape_cell(cell) for cell in header])
     for line, fields in rows:
-        yield columns.record(line, fields)
+        yield columns.record(line, [unescape_cell(cell) for cell in fields])
 
 
 def write_smartypat(
     rows: Iterable[Sequence[Any]], out: IO[str], *, header: Sequence[str] = COLUMNS
 ) -> int:
-    """Write the header, then one row each; return how many rows."""
-    writer = csv.writer(out, lineterminator="\n")
+    """Write the header, then one row each (formulas neutralised); return how many rows."""
+    writer = csv_writer(out)
     writer.writerow(header)
     count = 0
     for row in rows:

@@ -18,6 +18,11 @@ describe("dashboard data", () => {
   it("quotes CSV fields that need it", () => {
     expect(toCsv([["a", 'say "hi"', "x,y", null, 0.123456789]])).toBe('a,"say ""hi""","x,y",,0.123457\r\n');
   });
+  it("neutralises spreadsheet formulas and keeps numbers", () => {
+    expect(toCsv([["=HYPERLINK(\"x\")", "+cmd", "@a", "-0.5", -0.5, "'=b", "a=b"]])).toBe(
+      '"\'=HYPERLINK(""x"")",\'+cmd,\'@a,-0.5,-0.5,\'\'=b,a=b\r\n',
+    );
+  });
   it("quotes line breaks and joins rows with CRLF", () => {
     expect(toCsv([["", "a"], ["line\nbreak", 1]])).toBe(',a\r\n"line\nbreak",1\r\n');
   });

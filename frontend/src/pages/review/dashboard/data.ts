@@ -4,10 +4,18 @@ import type { AgreementAnswer, LevelFigures } from "./types";
 
 export type Cell = string | number | null | undefined;
 
-/** RFC 4180 CSV: fields with a comma, quote or line break are quoted, quotes doubled. */
+/** A text a spreadsheet would run as a formula gets a leading `'` (as the server's exports,
+ * `annotations/formats/cells.py`); numbers, and texts that are exactly a number, stay as they are. */
+export function safeCell(s: string): string {
+  if (/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(s)) return s;
+  return /^'*[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+}
+
+/** RFC 4180 CSV: fields with a comma, quote or line break are quoted, quotes doubled;
+ * formulas neutralised (`safeCell`). */
 export function toCsv(rows: Cell[][]): string {
   const field = (v: Cell) => {
-    const s = v == null ? "" : typeof v === "number" ? String(Number.isInteger(v) ? v : Number(v.toFixed(6))) : v;
+    const s = v == null ? "" : typeof v === "number" ? String(Number.isInteger(v) ? v : Number(v.toFixed(6))) : safeCell(v);
     return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
   };
   return rows.map((r) => r.map(field).join(",")).join("\r\n") + "\r\n";
