@@ -39,6 +39,7 @@ from annotations.selectors.access import STAFF_ROLES, gold_standards_for, is_sta
 from evaluation import leaderboard, selectors
 from evaluation.api import ScoringErrorsMixin, visible_gold
 from evaluation.backends import BACKENDS, GenerationParams, ModelSpec
+from evaluation.backends.credentials import credentials
 from evaluation.benchmarks.items import ITEM_TASKS
 from evaluation.benchmarks.mafalda import MafaldaTask
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
@@ -235,6 +236,14 @@ def suggested_models() -> list[dict[str, Any]]:
     return models
 
 
+def credential_options() -> list[dict[str, Any]]:
+    """The operator's credentials a run may name: names and servers, never keys."""
+    return [
+        {"name": name, "base_urls": list(credential.base_urls)}
+        for name, credential in sorted(credentials().items())
+    ]
+
+
 def newest_first(variants: list[PromptVariant]) -> list[PromptVariant]:
     """The newest version of each name first (by name), then the older versions."""
     newest: dict[str, int] = {}
@@ -284,6 +293,7 @@ class LaunchOptionsView(APIView):
                 ],
                 "backends": sorted(BACKENDS),
                 "suggested_models": suggested_models(),
+                "credentials": credential_options(),
                 "variants": VariantSerializer(newest_first(list(variants)), many=True).data,
                 "levels": [2, 1, 0],
                 "defaults": {

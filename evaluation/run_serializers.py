@@ -160,6 +160,13 @@ class SuggestedModelSerializer(ModelChoiceSerializer):
     label = serializers.CharField()
 
 
+class CredentialOptionSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="Chosen as a model's settings.credential.")
+    base_urls = serializers.ListField(
+        child=serializers.CharField(), help_text="The only servers its key is sent to."
+    )
+
+
 class LaunchDefaultsSerializer(serializers.Serializer):
     level = serializers.IntegerField()
     limit = serializers.IntegerField(allow_null=True)
@@ -182,6 +189,9 @@ class LaunchOptionsSerializer(serializers.Serializer):
     gold_standards = GoldOptionSerializer(many=True)
     backends = serializers.ListField(child=serializers.CharField())
     suggested_models = SuggestedModelSerializer(many=True)
+    credentials = CredentialOptionSerializer(
+        many=True, help_text="The operator's model-server credentials (names, never keys)."
+    )
     variants = VariantSerializer(many=True)
     levels = serializers.ListField(child=serializers.IntegerField())
     defaults = LaunchDefaultsSerializer()

@@ -18,6 +18,7 @@ from evaluation.backends import (
     check_spec,
     get_backend,
 )
+from evaluation.backends.credentials import parse_credentials
 from evaluation.backends.openai_backend import OpenAIBackend
 from tests.openai_server import FakeOpenAIServer, openai_server
 
@@ -249,20 +250,63 @@ def test_unreachable_server_fails_after_retries() -> None:
 # ------------------------------------------------------------------------------------ keys
 
 
-def test_key_is_read_from_the_env_variable_named_by_api_key_env(
-    monkeypatch: pytest.MonkeyPatch,
+def operator_credentials(settings, **entries: dict[str, object]) -> None:
+    """The operator's ``MODEL_CREDENTIALS`` for one test (pytest-django's ``settings``)."""
+    settings.MODEL_CREDENTIALS = parse_credentials(json.dumps(entries))
+
+
+def test_key_comes_from_the_operator_credential_the_run_names(
+    monkeypatch: pytest.MonkeyPatch, settings
 ) -> None:
     monkeypatch.setenv("MY_TEST_KEY", SECRET)
     with openai_server(api_key=SECRET) as server:
-        spec = ModelSpec(
-            "openai", MODEL, {"base_url": server.base_url, "api_key_env": "MY_TEST_KEY"}
-        )
+        operator_credentials(settings, lab={"key_env": "MY_TEST_KEY", "base_url": server.base_url})
+        spec = ModelSpec("openai", MODEL, {"credential": "lab"})  # its server by default
         assert OpenAIBackend.check(spec) == []
         [result] = run_all(OpenAIBackend(spec, GenerationParams()), requests_for("k"))
     assert result.output == "echo:k"
     [recorded] = server.completion_requests()
     assert recorded.headers["Authorization"] == f"Bearer {SECRET}"
     assert SECRET not in json.dumps(spec.settings)
+    assert OpenAIBackend.fingerprint(spec) == f"openai:{server.base_url}:{MODEL}"
+
+
+def test_a_credential_is_never_sent_to_another_server(
+    monkeypatch: pytest.MonkeyPatch, settings
+) -> None:
+    monkeypatch.setenv("MY_TEST_KEY", SECRET)
+    settings.MODEL_SERVER_ALLOWED_URLS = ["*"]  # even where any server is allowed
+    with openai_server() as own, openai_server() as other:
+        operator_credentials(settings, lab={"key_env": "MY_TEST_KEY", "base_url": own.base_url})
+        for url in (other.base_url, own.base_url.replace("127.0.0.1", "localhost")):
+            spec = ModelSpec("openai", MODEL, {"credential": "lab", "base_url": url})
+            [problem] = OpenAIBackend.check(spec)
+            assert problem.field == "settings.base_url"
+            assert "only sent to" in problem.message and SECRET not in problem.message
+            with pytest.raises(BackendError, match="only sent to"):
+                OpenAIBackend(spec, GenerationParams())
+        assert other.requests == [] and own.requests == []
+
+
+def test_a_run_never_names_an_environment_variable(
+    monkeypatch: pytest.MonkeyPatch, server: FakeOpenAIServer
+) -> None:
+    monkeypatch.setenv("MY_TEST_KEY", SECRET)
+    spec = ModelSpec("openai", MODEL, {"base_url": server.base_url, "api_key_env": "MY_TEST_KEY"})
+    [problem] = OpenAIBackend.check(spec)
+    assert problem.field == "settings.api_key_env"
+    assert "settings.credential" in problem.message
+    with pytest.raises(BackendError, match="api_key_env"):
+        OpenAIBackend(spec, GenerationParams())
+    assert server.requests == []
+
+
+def test_unknown_credential_is_named(settings) -> None:
+    operator_credentials(settings, lab={"key": SECRET, "base_url": "https://api.example.com"})
+    [problem] = check_spec(ModelSpec("openai", MODEL, {"credential": "nope"}))
+    assert problem.field == "settings.credential"
+    assert "'nope'" in problem.message and "lab" in problem.message
+    assert SECRET not in problem.message
 
 
 def test_key_and_base_url_from_the_openai_variables(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -274,6 +318,15 @@ def test_key_and_base_url_from_the_openai_variables(monkeypatch: pytest.MonkeyPa
         [result] = run_all(OpenAIBackend(spec, GenerationParams()), requests_for("env"))
     assert result.output == "echo:env"
     assert server.completion_requests()[0].headers["Authorization"] == f"Bearer {SECRET}"
+
+
+def test_openai_api_key_goes_only_to_openai_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    with openai_server() as operators, openai_server() as other:
+        monkeypatch.setenv("OPENAI_BASE_URL", operators.base_url)
+        run_all(make_backend(other.base_url), requests_for("elsewhere"))
+    assert other.completion_requests()[0].headers["Authorization"] == "Bearer EMPTY"
+    assert operators.requests == []
 
 
 def test_local_server_without_a_key_gets_empty(server: FakeOpenAIServer) -> None:
@@ -291,21 +344,45 @@ def fields(settings: dict[str, object], model: str = MODEL) -> list[str]:
 
 
 def test_check_names_missing_base_url() -> None:
-    assert fields({}) == ["settings.base_url", "settings.api_key"]
-    assert fields({"api_key_env": "MY_TEST_KEY"}) == ["settings.base_url", "settings.api_key"]
+    assert fields({}) == ["settings.base_url"]
+    assert fields({"api_key_env": "MY_TEST_KEY"}) == ["settings.api_key_env", "settings.base_url"]
 
 
-def test_check_names_missing_key_for_a_remote_server(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_check_names_missing_key_for_a_remote_server(
+    monkeypatch: pytest.MonkeyPatch, settings
+) -> None:
+    settings.MODEL_SERVER_ALLOWED_URLS = ["https://api.example.com"]
     [problem] = check_spec(ModelSpec("openai", MODEL, {"base_url": "https://api.example.com/v1"}))
-    assert problem.field == "settings.api_key"
-    assert "OPENAI_API_KEY" in problem.message and "api_key_env" in problem.message
-    assert fields({"base_url": "https://api.example.com/v1", "api_key_env": "MY_TEST_KEY"}) == [
-        "settings.api_key"
-    ]
+    assert problem.field == "settings.credential"
+    assert "no API key" in problem.message
+    operator_credentials(
+        settings, hosted={"key_env": "MY_TEST_KEY", "base_url": "https://api.example.com"}
+    )
+    assert fields({"credential": "hosted"}) == ["settings.credential"]  # its variable is unset
     monkeypatch.setenv("MY_TEST_KEY", SECRET)
-    assert fields({"base_url": "https://api.example.com/v1", "api_key_env": "MY_TEST_KEY"}) == []
+    assert fields({"credential": "hosted"}) == []
+    assert fields({"credential": "hosted", "base_url": "https://api.example.com/v1/"}) == []
     with pytest.raises(BackendError, match="no API key"):
         make_backend("https://api.example.com/v1")
+
+
+def test_only_the_operators_servers_are_addressed(settings) -> None:
+    settings.MODEL_SERVER_ALLOWED_URLS = []  # the default: this machine's and credentials'
+    [problem] = check_spec(ModelSpec("openai", MODEL, {"base_url": "http://10.0.0.9:8000/v1"}))
+    assert problem.field == "settings.base_url"
+    assert "MODEL_SERVER_ALLOWED_URLS" in problem.message
+    operator_credentials(settings, lab={"key": SECRET, "base_url": "http://10.0.0.9:8000"})
+    assert fields({"base_url": "http://10.0.0.9:8000/v1"}) == ["settings.credential"]  # no key
+    settings.MODEL_SERVER_ALLOWED_URLS = ["http://gpu.lab:8000/team"]
+    assert fields({"base_url": "http://gpu.lab:8000/team/v1"}) == ["settings.credential"]
+    for refused in (
+        "http://gpu.lab:8001/team",
+        "https://gpu.lab:8000/team",
+        "http://gpu.lab:8000/",
+    ):
+        assert fields({"base_url": refused}) == ["settings.base_url"], refused
+    assert fields({"base_url": "http://gpu.lab:8000/team/../other"}) == ["settings.base_url"]
+    assert fields({"base_url": "http://127.0.0.1:8000/v1"}) == []  # this machine's
 
 
 def test_check_allows_local_servers_without_a_key() -> None:
@@ -324,7 +401,10 @@ def test_check_names_bad_values() -> None:
     assert fields({**local, "chat": "yes"}) == ["settings.chat"]
     assert fields({**local, "api_key_env": "not a name"}) == ["settings.api_key_env"]
     assert fields({**local, "temperature": 1}) == ["settings.temperature"]
-    assert fields({"base_url": "ftp://example.com"}) == ["settings.base_url", "settings.api_key"]
+    assert fields({"base_url": "ftp://example.com"}) == ["settings.base_url"]
+    assert fields({"base_url": "http://127.0.0.1:8000/v1#@api.example.com"}) == [
+        "settings.base_url"
+    ]
 
 
 def test_registered_under_openai() -> None:
@@ -344,10 +424,13 @@ def test_fingerprint_has_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
     assert OpenAIBackend.fingerprint(spec) == "revision:2024-08-06"
 
 
-def test_environment_has_the_model_and_never_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_environment_has_the_model_and_never_the_key(
+    monkeypatch: pytest.MonkeyPatch, settings
+) -> None:
     monkeypatch.setenv("MY_TEST_KEY", SECRET)
     with openai_server(api_key=SECRET) as server:
-        backend = make_backend(server.base_url, api_key_env="MY_TEST_KEY")
+        operator_credentials(settings, lab={"key_env": "MY_TEST_KEY", "base_url": server.base_url})
+        backend = make_backend(server.base_url, credential="lab")
         facts = backend.environment()
     assert SECRET not in json.dumps(facts)
     assert SECRET not in repr(vars(backend))  # the key is held as a secret that shows ***

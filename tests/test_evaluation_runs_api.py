@@ -211,7 +211,7 @@ def test_admin_launches_models_times_variants(
         ({"shards": 0}, "shards", "between 1 and"),
         ({"level": 3}, "level", "must be 0, 1 or 2"),
         ({"gold_standard": "other"}, "gold_standard", "belongs to another project"),
-        (  # a hosted server and no key in OPENAI_API_KEY (removed below)
+        (  # a hosted server that is not one of the operator's servers
             {
                 "models": [
                     {
@@ -221,24 +221,24 @@ def test_admin_launches_models_times_variants(
                     }
                 ]
             },
-            "models[0].settings.api_key",
-            "no API key: set OPENAI_API_KEY",
+            "models[0].settings.base_url",
+            "not one of the operator's model servers",
         ),
-        (  # the key's variable is named but not set
+        (  # a run never names an environment variable (the operator names credentials)
             {
                 "models": [
                     {
                         "backend": "openai",
                         "model": "gpt-x",
                         "settings": {
-                            "base_url": "https://api.example.com",
+                            "base_url": "http://127.0.0.1:8000",
                             "api_key_env": "FALLACY_TEST_UNSET_KEY",
                         },
                     }
                 ]
             },
-            "models[0].settings.api_key",
-            "no API key: set FALLACY_TEST_UNSET_KEY",
+            "models[0].settings.api_key_env",
+            "choose one of the operator's credentials",
         ),
     ],
 )
@@ -399,6 +399,7 @@ def test_launch_options(world: World) -> None:
         {"id": world.gold.pk, "version": 1, "status": "published", "documents": 2}
     ]
     assert options["backends"] == ["openai", "random", "silent", "transformers", "vllm"]
+    assert options["credentials"] == []  # none configured
     assert options["levels"] == [2, 1, 0]
     assert options["defaults"] == {
         "level": 2,

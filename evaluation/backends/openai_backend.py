@@ -5,13 +5,16 @@ Contract:
 - Endpoint: ``settings.base_url``, else ``OPENAI_BASE_URL`` (as the OpenAI client reads it),
   with or without its trailing ``/v1``. ``chat`` (default true) posts the prompt as one user
   message to ``/v1/chat/completions``; ``chat: false`` posts it to ``/v1/completions``.
-- Key: ``settings.api_key`` (accepted for scripts only), else the environment variable named
-  by ``settings.api_key_env`` (default ``OPENAI_API_KEY``), sent as ``Authorization: Bearer``.
-  A server on this machine (127.0.0.1, localhost, ::1) may go without one: ``EMPTY`` is sent,
-  as vLLM's server accepts. The key is read, never stored: it is not in the fingerprint, not
-  in ``environment()``, not in errors or logs (a server message echoing it is scrubbed). The
-  platform strips ``settings.api_key`` before it stores a run's settings; the launch page
-  passes ``api_key_env`` instead.
+- Key: ``settings.api_key`` (accepted for scripts only; the platform refuses it), else the
+  operator's credential named by ``settings.credential`` (``MODEL_CREDENTIALS``, see
+  ``credentials``), else ``OPENAI_API_KEY`` when the server is ``OPENAI_BASE_URL`` itself; sent
+  as ``Authorization: Bearer``. A credential is only ever sent to its own servers (without
+  ``base_url`` a run addresses its first one), and a run only addresses the operator's allowed
+  servers (``MODEL_SERVER_ALLOWED_URLS``); a run never names an environment variable
+  (``api_key_env`` is refused). A server on this machine (127.0.0.1, localhost, ::1) may go
+  without a key: ``EMPTY`` is sent, as vLLM's server accepts. The key is read, never stored:
+  it is not in the fingerprint, not in ``environment()``, not in errors or logs (a server
+  message echoing it is scrubbed).
 - Concurrency: at most ``concurrency`` (default 8) requests in flight, from a thread pool.
   Results are yielded in small batches as they complete, every request exactly once.
 - Retries: a 429, a 5xx or a connection error (refused, reset, timed out after ``timeout``
@@ -32,9 +35,9 @@ from __future__ import annotations
 import email.utils
 import http.client
 import json
+import os
 import platform
 import random
-import re
 import ssl
 import threading
 import time
@@ -45,6 +48,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from evaluation.backends import credentials as operator
 from evaluation.backends.base import (
     Backend,
     BackendError,
@@ -60,7 +64,8 @@ DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 #: the key sent to a local server when none is configured (vLLM's server accepts any)
 LOCAL_KEY = "EMPTY"
-LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+LOCAL_HOSTS = operator.LOCAL_HOSTS
+NO_KEY = "no API key for this server: choose an operator's credential (settings.credential)"
 
 DEFAULT_CONCURRENCY = 8
 DEFAULT_MAX_RETRIES = 5
@@ -75,8 +80,6 @@ FLUSH_SECONDS = 1.0
 MODELS_TIMEOUT = 10.0
 #: the most characters of a server's message quoted in an error
 MESSAGE_CHARS = 500
-
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 class _Secret:
@@ -143,7 +146,7 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
 
 def _is_local(url: str) -> bool:
-    return (urllib.parse.urlsplit(url).hostname or "") in LOCAL_HOSTS
+    return operator.is_local(url)
 
 
 def _public_url(url: str) -> str:
@@ -166,13 +169,31 @@ def _api_root(url: str) -> str:
     return root if root.endswith("/v1") else f"{root}/v1"
 
 
-def _key_variable(settings: Mapping[str, Any]) -> str:
-    name = settings.get("api_key_env")
-    return str(name) if name else DEFAULT_KEY_ENV
+def _credential(settings: Mapping[str, Any]) -> operator.Credential | None:
+    name = settings.get("credential")
+    return operator.credentials().get(name) if isinstance(name, str) else None
 
 
-def _read_key(settings: Mapping[str, Any]) -> str | None:
-    return env_or_setting(settings, "api_key", _key_variable(settings))
+def _base_url(settings: Mapping[str, Any]) -> str | None:
+    """``settings.base_url``, else the chosen credential's first server, else the variable."""
+    credential = _credential(settings)
+    if not settings.get("base_url") and credential is not None:
+        return credential.base_urls[0]
+    return env_or_setting(settings, "base_url", BASE_URL_ENV)
+
+
+def _read_key(settings: Mapping[str, Any], base_url: str) -> str | None:
+    """The key for ``base_url``: a script's own, the credential's (only for its servers), or
+    ``OPENAI_API_KEY`` (only for ``OPENAI_BASE_URL``)."""
+    if settings.get("api_key"):
+        return str(settings["api_key"])
+    if settings.get("credential"):
+        credential = _credential(settings)
+        return credential.read_key() if credential and credential.allows(base_url) else None
+    default_url = os.environ.get(BASE_URL_ENV)
+    if default_url and operator.url_matches(base_url, default_url):
+        return os.environ.get(DEFAULT_KEY_ENV) or None
+    return None
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -226,7 +247,7 @@ class OpenAIBackend(Backend):
         {
             "base_url",
             "api_key",
-            "api_key_env",
+            "credential",
             "concurrency",
             "max_retries",
             "timeout",
@@ -239,19 +260,11 @@ class OpenAIBackend(Backend):
     def __init__(self, spec: ModelSpec, params: GenerationParams) -> None:
         super().__init__(spec, params)
         settings = spec.settings
-        problems = [
-            problem for problem in type(self).check(spec) if problem.field != "settings.api_key"
-        ]
+        problems = type(self).check(spec)
         if problems:
             raise BackendError("; ".join(str(problem) for problem in problems))
-        base_url = env_or_setting(settings, "base_url", BASE_URL_ENV) or ""
-        key = _read_key(settings)
-        if not key:
-            if not _is_local(base_url):
-                raise BackendError(
-                    f"no API key: set {_key_variable(settings)} or settings.api_key_env"
-                )
-            key = LOCAL_KEY
+        base_url = _base_url(settings) or ""
+        key = _read_key(settings, base_url) or LOCAL_KEY  # check() refused a remote one
         self._key = _Secret(key)
         self.base_url = _public_url(base_url)
         self._root = _api_root(base_url)
@@ -270,51 +283,18 @@ class OpenAIBackend(Backend):
 
     @classmethod
     def check(cls, spec: ModelSpec) -> list[SettingProblem]:
-        problems = super().check(spec)
         settings = spec.settings
-        base_url = env_or_setting(settings, "base_url", BASE_URL_ENV)
-        if not base_url:
-            problems.append(
-                SettingProblem(
-                    "settings.base_url",
-                    f"no server address: set settings.base_url or {BASE_URL_ENV}",
-                )
+        problems = [
+            SettingProblem(
+                "settings.api_key_env",
+                "a run never names an environment variable: choose one of the operator's "
+                "credentials by name (settings.credential)",
             )
-        else:
-            parts = urllib.parse.urlsplit(base_url.strip())
-            try:
-                parts.port  # noqa: B018 - raises on a bad port
-                valid = parts.scheme in ("http", "https") and bool(parts.hostname)
-            except ValueError:
-                valid = False
-            if not valid:
-                problems.append(
-                    SettingProblem(
-                        "settings.base_url",
-                        f"not an http(s) URL: {_public_url(base_url)!r}",
-                    )
-                )
-            elif parts.username or parts.password:
-                problems.append(
-                    SettingProblem(
-                        "settings.base_url",
-                        "no credentials in the URL (it is stored): use settings.api_key_env",
-                    )
-                )
-        variable = settings.get("api_key_env")
-        if variable is not None and not (isinstance(variable, str) and _ENV_NAME.match(variable)):
-            problems.append(
-                SettingProblem(
-                    "settings.api_key_env", "the name of an environment variable, e.g. MY_KEY"
-                )
-            )
-        elif not _read_key(settings) and not (base_url and _is_local(base_url)):
-            problems.append(
-                SettingProblem(
-                    "settings.api_key",
-                    f"no API key: set {_key_variable(settings)} or settings.api_key_env",
-                )
-            )
+            if problem.field == "settings.api_key_env"
+            else problem
+            for problem in super().check(spec)
+        ]
+        problems += cls._server_problems(settings)
         for key, minimum in (("concurrency", 1), ("max_retries", 0)):
             value = settings.get(key)
             if value is not None and (
@@ -332,12 +312,77 @@ class OpenAIBackend(Backend):
             problems.append(SettingProblem("settings.chat", "true or false"))
         return problems
 
+    @staticmethod
+    def _server_problems(settings: Mapping[str, Any]) -> list[SettingProblem]:
+        """The server address, the credential and the key, checked against the operator's
+        credentials and allowed servers."""
+        name = settings.get("credential")
+        credential = _credential(settings)
+        if name is not None and credential is None:
+            known = ", ".join(sorted(operator.credentials())) or "none configured"
+            return [
+                SettingProblem(
+                    "settings.credential", f"no operator credential {name!r} (known: {known})"
+                )
+            ]
+        base_url = _base_url(settings)
+        if not base_url:
+            return [
+                SettingProblem(
+                    "settings.base_url",
+                    f"no server address: set settings.base_url or {BASE_URL_ENV}",
+                )
+            ]
+        parts = urllib.parse.urlsplit(base_url.strip())
+        try:
+            parts.port  # noqa: B018 - raises on a bad port
+            valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+        except ValueError:
+            valid = False
+        shown = _public_url(base_url)
+        if not valid or parts.query or parts.fragment:
+            return [SettingProblem("settings.base_url", f"not an http(s) URL: {shown!r}")]
+        if parts.username or parts.password:
+            return [
+                SettingProblem(
+                    "settings.base_url",
+                    "no credentials in the URL (it is stored): use settings.credential",
+                )
+            ]
+        if not operator.url_allowed(base_url):
+            return [
+                SettingProblem(
+                    "settings.base_url",
+                    f"{shown!r} is not one of the operator's model servers "
+                    "(MODEL_SERVER_ALLOWED_URLS)",
+                )
+            ]
+        if credential is not None and not credential.allows(base_url):
+            return [
+                SettingProblem(
+                    "settings.base_url",
+                    f"credential {credential.name!r} is only sent to "
+                    f"{', '.join(_public_url(url) for url in credential.base_urls)}",
+                )
+            ]
+        if credential is not None and not credential.read_key():
+            return [
+                SettingProblem(
+                    "settings.credential",
+                    f"credential {credential.name!r} has no key on this server (operator: "
+                    "set its variable)",
+                )
+            ]
+        if not _read_key(settings, base_url) and not _is_local(base_url):
+            return [SettingProblem("settings.credential", NO_KEY)]
+        return []
+
     @classmethod
     def fingerprint(cls, spec: ModelSpec) -> str:
         revision = spec.settings.get("revision")
         if revision:
             return f"revision:{revision}"
-        base_url = env_or_setting(spec.settings, "base_url", BASE_URL_ENV) or ""
+        base_url = _base_url(spec.settings) or ""
         return f"openai:{_public_url(base_url)}:{spec.model}"
 
     # ------------------------------------------------------------------------ generation

@@ -9,7 +9,8 @@ Concurrency contract:
   scoring task and a user's cancel or resume serialise on it, so two shards finishing
   at once queue the scoring exactly once, and a cancel is never lost.
 - A run's key secret (an API key) is never stored: ``settings.api_key`` is refused at
-  launch; the workers read keys from their environment.
+  launch (so is ``settings.api_key_env``); a run names one of the operator's credentials
+  (``settings.credential``), which the workers read from their settings.
 
 States: created -> queued -> running (done/total) -> scoring -> done | failed | cancelled.
 """
@@ -76,8 +77,8 @@ def spec_problems(spec: ModelSpec, where: str) -> list[SettingProblem]:
         problems.append(
             SettingProblem(
                 f"{where}.settings.{key}",
-                "secrets are never stored with a run: set OPENAI_API_KEY (or the "
-                "variable named by settings.api_key_env) on the workers",
+                "secrets are never stored with a run: choose one of the operator's "
+                "credentials by name (settings.credential)",
             )
         )
     problems.extend(

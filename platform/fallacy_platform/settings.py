@@ -12,6 +12,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from evaluation.backends.credentials import parse_credentials
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 DATA_DIR = Path(os.environ.get("FALLACY_DATA_DIR", BASE_DIR / "var"))
 DATA_DIR.mkdir(parents=True, exist_ok=True)
@@ -247,6 +249,12 @@ EVALUATION_RUN_TIME_LIMIT = int(os.environ.get("EVALUATION_RUN_TIME_LIMIT", 24 *
 EVALUATION_RUNNER_RESTARTS = int(os.environ.get("EVALUATION_RUNNER_RESTARTS", "2"))
 # The Python that runs model runners (default: this one).
 EVALUATION_RUNNER_PYTHON = os.environ.get("EVALUATION_RUNNER_PYTHON", "")
+# Keys for remote model servers, chosen by name by a run (settings.credential): a JSON object
+# name -> {"key_env": VARIABLE or "key": KEY, "base_url(s)": the only servers it is sent to}.
+MODEL_CREDENTIALS = parse_credentials(os.environ.get("MODEL_CREDENTIALS", ""))
+# The model servers a run may address, comma-separated ("*": any). Empty: this machine's,
+# the credentials' servers and OPENAI_BASE_URL.
+MODEL_SERVER_ALLOWED_URLS = env_list("MODEL_SERVER_ALLOWED_URLS")
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # An unacknowledged job is redelivered after this: longer than the longest job.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": EVALUATION_RUN_TIME_LIMIT + 3600}
