@@ -125,6 +125,16 @@ describe("the POST body", () => {
     expect(variantPath(plan, 3)).toBeNull();
   });
 
+  it("sends an openai model's chosen credential by name in its settings", () => {
+    const f = initialForm(options);
+    const row = { ...newCustomRow("openai"), model: "gpt-x", settingsText: '{"concurrency": 2}', credential: "lab" };
+    const plan = buildLaunch(9, { ...f, suggested: [], custom: [row, { ...row, key: "none", credential: "" }] }, options.suggested_models);
+    expect(plan.body.models).toEqual([
+      { backend: "openai", model: "gpt-x", settings: { concurrency: 2, credential: "lab" } },
+      { backend: "openai", model: "gpt-x", settings: { concurrency: 2 } },
+    ]);
+  });
+
   it("refuses settings that are not a JSON object and numbers that are not numbers", () => {
     const f = initialForm(options);
     const bad = { ...newCustomRow(), model: "x", settingsText: "{oops" };

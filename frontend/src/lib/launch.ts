@@ -10,6 +10,8 @@ export interface CustomModelRow {
   backend: string;
   model: string;
   settingsText: string;
+  /** openai: the operator's credential chosen by name ("" none: a server on this machine). */
+  credential?: string;
 }
 
 export interface LaunchForm {
@@ -126,7 +128,9 @@ export function buildLaunch(projectId: number, form: LaunchForm, suggested: Sugg
     const at = models.length;
     const settings = parseJsonObject(row.settingsText, "settings");
     if (!settings.ok) fail(`models[${at}].settings`, settings.error.replace(/^settings: /, ""));
-    models.push({ backend: row.backend, model: row.model.trim(), settings: settings.ok ? settings.value : {} });
+    const chosen = settings.ok ? settings.value : {};
+    if (row.backend === "openai" && row.credential) chosen.credential = row.credential;
+    models.push({ backend: row.backend, model: row.model.trim(), settings: chosen });
     modelKeys.push(customKey(row));
   }
 

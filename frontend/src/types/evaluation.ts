@@ -129,6 +129,13 @@ export interface SuggestedModel extends ModelChoice {
   label: string;
 }
 
+/** An operator's model-server credential: chosen by name, never a key or a variable. */
+export interface CredentialOption {
+  name: string;
+  /** The only servers its key is sent to (a run without base_url uses the first). */
+  base_urls: string[];
+}
+
 export interface DecodingParams {
   max_new_tokens?: number;
   temperature?: number;
@@ -151,6 +158,8 @@ export interface LaunchOptions {
   gold_standards: GoldOption[];
   backends: string[];
   suggested_models: SuggestedModel[];
+  /** The operator's credentials (MODEL_CREDENTIALS), by name. */
+  credentials?: CredentialOption[];
   variants: Variant[];
   levels: number[];
   defaults: { level: number; limit: number | null; shards: number; params: DecodingParams };

@@ -106,6 +106,7 @@ export function LaunchPage({ me, projectId }: { me: Me; projectId: number }) {
         <ModelPicker
           suggested={opts.suggested_models}
           backends={opts.backends}
+          credentials={opts.credentials ?? []}
           checked={form.suggested}
           custom={form.custom}
           onChecked={(suggested) => update({ suggested })}

@@ -3,11 +3,12 @@ import { FieldError } from "../../components/FieldErrors";
 import { type FormErrors, messagesFor } from "../../lib/formErrors";
 import { errorId } from "../../lib/ids";
 import { type CustomModelRow, type LaunchPlan, customKey, modelPath, newCustomRow, suggestedKey } from "../../lib/launch";
-import type { SuggestedModel } from "../../types/evaluation";
+import type { CredentialOption, SuggestedModel } from "../../types/evaluation";
 
 interface Props {
   suggested: SuggestedModel[];
   backends: string[];
+  credentials: CredentialOption[];
   checked: number[];
   custom: CustomModelRow[];
   onChecked: (checked: number[]) => void;
@@ -21,7 +22,7 @@ function settingsText(settings: Record<string, unknown>): string {
   return entries.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ");
 }
 
-export function ModelPicker({ suggested, backends, checked, custom, onChecked, onCustom, errors, plan }: Props) {
+export function ModelPicker({ suggested, backends, credentials, checked, custom, onChecked, onCustom, errors, plan }: Props) {
   const toggle = (i: number, on: boolean) => onChecked(on ? [...checked.filter((x) => x !== i), i].sort((a, b) => a - b) : checked.filter((x) => x !== i));
   const change = (key: string, patch: Partial<CustomModelRow>) => onCustom(custom.map((r) => (r.key === key ? { ...r, ...patch } : r)));
   const listErrors = messagesFor(errors, "models");
@@ -66,6 +67,7 @@ export function ModelPicker({ suggested, backends, checked, custom, onChecked, o
         const backendMsgs = path ? messagesFor(errors, `${path}.backend`) : [];
         const modelMsgs = path ? messagesFor(errors, `${path}.model`) : [];
         const settingsMsgs = path ? messagesFor(errors, `${path}.settings`, true) : [];
+        const credentialPath = path ? `${path}.settings.credential` : undefined;
         const id = `custom-${row.key}`;
         return (
           <div class="custom-model" key={row.key} data-testid="custom-model">
@@ -105,6 +107,23 @@ export function ModelPicker({ suggested, backends, checked, custom, onChecked, o
                 />
               </Field>
             </div>
+            {row.backend === "openai" && (
+              <Field id={`${id}-credential`} label="Credential (the operator's, by name)" path={credentialPath} messages={[]}>
+                <select
+                  id={`${id}-credential`}
+                  value={row.credential ?? ""}
+                  onChange={(e) => change(row.key, { credential: (e.target as HTMLSelectElement).value })}
+                  data-testid="custom-credential"
+                >
+                  <option value="">none (a server on this machine)</option>
+                  {credentials.map((c) => (
+                    <option key={c.name} value={c.name}>
+                      {c.name} ({c.base_urls.join(", ")})
+                    </option>
+                  ))}
+                </select>
+              </Field>
+            )}
             <Field
               id={`${id}-settings`}
               label="Settings (JSON object, optional)"
@@ -116,7 +135,7 @@ export function ModelPicker({ suggested, backends, checked, custom, onChecked, o
                 class="code-input"
                 rows={3}
                 value={row.settingsText}
-                placeholder='{"gguf_file": "model.Q4_1.gguf"}'
+                placeholder={row.backend === "openai" ? '{"base_url": "http://127.0.0.1:8000/v1"}' : '{"gguf_file": "model.Q4_1.gguf"}'}
                 onInput={(e) => change(row.key, { settingsText: (e.target as HTMLTextAreaElement).value })}
                 data-testid="custom-settings"
                 spellcheck={false}
