@@ -234,9 +234,9 @@ def test_an_admin_exports_the_items_over_rest_in_each_format(item_project):
     assert client.get(f"{url}&format=items&responses=perhaps").status_code == 400
 
 
-def test_only_a_project_admin_exports_an_item_project(item_project):
+def test_only_reviewers_and_admins_export_an_item_project(item_project):
     url = f"/api/datasets/export/?project={item_project.pk}&format=items"
-    assert _client(item_project, Membership.Role.REVIEWER).get(url).status_code == 403
+    assert _client(item_project, Membership.Role.REVIEWER).get(url).status_code == 200
     assert _client(item_project, Membership.Role.ANNOTATOR).get(url).status_code == 403
     assert _client(item_project, None).get(url).status_code == 404
 

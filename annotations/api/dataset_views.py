@@ -1,7 +1,8 @@
 """Dataset import and export over REST (thin: the services do the work).
 
-Only a project admin (or a superuser) may import, or export a gold standard; a member may
-export their own annotations. A project the user is not a member of answers 404.
+Only a project admin (or a superuser) may import; its reviewers and admins export its gold
+standards (``may_export_gold``, the rule of every gold export); a member may export their
+own annotations. A project the user is not a member of answers 404.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from rest_framework.views import APIView
 
 from annotations.formats import DatasetFormatError
 from annotations.models import Membership, Project
-from annotations.selectors.access import projects_for, role_in
+from annotations.selectors.access import may_export_gold, projects_for, role_in
 from annotations.services.exports import ExportError, export_doccano, export_mafalda, published_gold
 from annotations.services.imports import (
     import_doccano_annotations,
@@ -38,6 +39,7 @@ JSONL = "application/jsonl"
 CSV = "text/csv"
 SPAN_FORMATS = ("mafalda", "doccano")
 EXPORT_FORMATS = (*SPAN_FORMATS, *ITEM_EXPORTERS)
+GOLD_EXPORTERS = "only the project's reviewers and admins export its gold standard"
 
 
 class IgnoreFormatParameter(DefaultContentNegotiation):
@@ -91,7 +93,9 @@ class DetailSerializer(serializers.Serializer):
 ERRORS = {
     # No body schema here: fallacy_platform.schema adds DRF's (field errors, or {"detail"}).
     400: OpenApiResponse(description='bad request, or a bad file: {"detail": "file:line: …"}'),
-    403: OpenApiResponse(DetailSerializer, description="not an admin of the project"),
+    403: OpenApiResponse(
+        DetailSerializer, description="your role in the project does not allow it"
+    ),
     404: OpenApiResponse(DetailSerializer, description="no such project (for this user)"),
 }
 
@@ -160,9 +164,10 @@ class DatasetExportView(APIView):
         summary="Export a gold standard, an annotator's annotations or an item project's items",
         description=(
             "Span projects: without annotator, the latest published gold standard (or version "
-            "N) as MAFALDA or doccano JSONL (project admins); with annotator (doccano only), "
-            "that annotator's annotations (project admins, or the annotator themself). Item "
-            "projects (project admins): every item with its gold as FLUB JSONL, SmartyPat CSV "
+            "N) as MAFALDA or doccano JSONL (project reviewers and admins); with annotator "
+            "(doccano only), that annotator's annotations (project admins, or the annotator "
+            "themself). Item projects (project reviewers and admins): every item with its "
+            "gold as FLUB JSONL, SmartyPat CSV "
             "or the generic items JSONL (with `responses=true`: the submitted answers too)."
         ),
         parameters=[
@@ -183,7 +188,7 @@ class DatasetExportView(APIView):
             raise BadRequest(f"format must be one of {', '.join(EXPORT_FORMATS)}")
         project, role = _project(request, _integer(query, "project", required=True))
         if file_format in ITEM_EXPORTERS:
-            return self.items(project, role, file_format, _boolean(query, "responses"))
+            return self.items(request, project, file_format, _boolean(query, "responses"))
         if project.kind == "items":
             raise BadRequest(
                 f"an item project exports as {', '.join(ITEM_EXPORTERS)}, not {file_format}"
@@ -199,8 +204,8 @@ class DatasetExportView(APIView):
             export_doccano(project=project, annotator=_user(annotator_id), out=out)
             filename = f"{project.pk}-annotator-{annotator_id}.jsonl"
         else:
-            if role != Membership.Role.ADMIN:
-                raise PermissionDenied("only a project admin may export the gold standard")
+            if not may_export_gold(request.user, project):
+                raise PermissionDenied(GOLD_EXPORTERS)
             try:
                 gold = published_gold(project, version)
             except ExportError as error:
@@ -212,12 +217,12 @@ class DatasetExportView(APIView):
 
     @staticmethod
     def items(
-        project: Project, role: str | None, file_format: str, responses: bool
+        request: Request, project: Project, file_format: str, responses: bool
     ) -> HttpResponse:
         if project.kind != "items":
             raise BadRequest(f"format {file_format} is for item projects; this one has spans")
-        if role != Membership.Role.ADMIN:
-            raise PermissionDenied("only a project admin may export the items and their gold")
+        if not may_export_gold(request.user, project):
+            raise PermissionDenied(GOLD_EXPORTERS)
         if responses and file_format != "items":
             raise BadRequest("responses needs format=items")
         out = io.StringIO()

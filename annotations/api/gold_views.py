@@ -22,7 +22,12 @@ from rest_framework.views import APIView
 
 from annotations.models import Document, GoldStandard, Project
 from annotations.selectors import gold as gold_selectors
-from annotations.selectors.access import documents_for, is_staff_of, projects_for
+from annotations.selectors.access import (
+    documents_for,
+    is_staff_of,
+    may_export_gold,
+    projects_for,
+)
 from annotations.services import gold as gold_services
 from annotations.services.exports import export_mafalda
 
@@ -115,7 +120,9 @@ class GoldExportView(APIView):
         responses={(200, "application/jsonl"): OpenApiTypes.STR, 404: NOT_FOUND},
     )
     def get(self, request: Request, pk: int, version: int) -> HttpResponse:
-        project = staff_project(request, pk)
+        project = projects_for(request.user).filter(pk=pk).first()
+        if project is None or not may_export_gold(request.user, project):
+            raise NotFound("No project with this id.")
         gold = _version(project, version)
         if not gold.is_published:
             raise NotFound(f"Gold version {version} is a draft: publish it to export it.")

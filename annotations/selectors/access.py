@@ -1,7 +1,8 @@
 """Role isolation at the data level: every queryset holds only what the user's role may see.
 
 Rules (per project, by the user's Membership role):
-- admin, reviewer: every document, every annotation and every gold standard of the project;
+- admin, reviewer: every document, every annotation and every gold standard of the project
+  (they publish gold versions and export them: ``may_export_gold``);
 - annotator: only the documents assigned to them, only their own annotations, no gold
   standards (annotators do not see the reference before review);
 - non-members: nothing. A superuser sees everything and counts as admin everywhere.
@@ -76,6 +77,13 @@ def roles_by_project(user: User | None) -> dict[int, str]:
 def is_staff_of(user: User | None, project: Project | int) -> bool:
     """Admin or reviewer of the project (or superuser)."""
     return role_in(user, project) in STAFF_ROLES
+
+
+def may_export_gold(user: User | None, project: Project | int) -> bool:
+    """Who exports a project's published gold standards (every path: the gold version's
+    export, the dataset export, item exports with their gold): its reviewers and admins
+    (and superusers), who also see, adjudicate and publish it; never its annotators."""
+    return is_staff_of(user, project)
 
 
 def documents_for(user: User | None, project: Project | int | None = None) -> QuerySet[Document]:
