@@ -14,11 +14,14 @@ not). The first declared fact predicate is the speaker's claim: one fact of it p
   directives, rules, variables, undeclared predicates, wrong arities, deep or oversized
   terms and garbage). Pure Python: a model's answer is never consulted.
 - ``oracle``: SWI-Prolog in its own process through the Machine Query Interface
-  (``swiplserver``), sandboxed (``library(sandbox)``), with time, inference, stack and
-  address-space limits. ``check_rule_file(source)`` -> every ``PrologMessage(kind, line,
-  text)`` swipl gives while loading; ``satisfying(rule, facts)`` -> the query's distinct
-  bindings (``{var: writeq text}``); ``OracleError(kind=...)`` when a limit is hit.
+  (``swiplserver``), sandboxed (``library(sandbox)``), with time, inference, stack,
+  message-size and address-space limits; ``OracleError(kind=...)`` when a limit is hit.
   ``Oracle`` (a context manager) shares one process across a batch.
+- ``oneshot``: one request in a ``swipl`` of its own (``oracle_once.pl``, no MQI) under hard
+  wall-clock, output and memory limits (process group killed and reaped at a limit):
+  ``check_rule_file(source)`` -> every ``PrologMessage(kind, line, text)`` swipl gives while
+  loading (a limit passed: one error naming it); ``satisfying(rule, facts)`` -> the query's
+  distinct bindings (``{var: writeq text}``). What the web and the worker call.
 - ``shipped_rule_files()``: ``{file stem: source}`` of ``rules/*.pl``.
 - ``terms``: the small lexer and ground-term reader both parsers use.
 """
@@ -26,14 +29,8 @@ not). The first declared fact predicate is the speaker's claim: one fact of it p
 from pathlib import Path
 
 from evaluation.prolog.facts import ParsedFacts, Rejection, parse_facts
-from evaluation.prolog.oracle import (
-    Oracle,
-    OracleError,
-    PrologMessage,
-    QueryResult,
-    check_rule_file,
-    satisfying,
-)
+from evaluation.prolog.oneshot import check_rule_file, satisfying
+from evaluation.prolog.oracle import Oracle, OracleError, PrologMessage, QueryResult
 from evaluation.prolog.rulefile import FactPredicate, RuleFile, RuleFileError, parse_rule_file
 
 RULES_DIR = Path(__file__).with_name("rules")

@@ -11,8 +11,12 @@ loaded with ``sandboxed(true)`` into a fresh module; every query passes
 ``library(sandbox)``'s ``safe_goal`` first, so no shell, file or network predicate can run.
 The process is killed on exit, whatever happened.
 
-``check_rule_file(source)`` and ``satisfying(rule, facts)`` start and stop their own
-process; use an ``Oracle`` to share one across a batch.
+Messages beyond ``MAX_MESSAGE_BYTES`` stop the load (``OracleError`` kind ``output``); a
+Prolog stack overflow while loading is ``OracleError`` kind ``memory``.
+
+Use an ``Oracle`` to share one process across a trusted batch; ``oneshot``'s
+``check_rule_file(source)`` and ``satisfying(rule, facts)`` run one request in a ``swipl`` of
+its own under hard wall-clock, output and memory limits (what the web and the worker use).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import itertools
 import resource
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,14 +37,14 @@ __all__ = [
     "OracleError",
     "QueryResult",
     "Oracle",
-    "check_rule_file",
-    "satisfying",
-    "query",
 ]
 
 SERVER = Path(__file__).with_name("oracle_server.pl")
-STACK_LIMIT = "256m"
-ADDRESS_SPACE = 2 * 1024**3
+STACK_LIMIT_MB = 256
+STACK_LIMIT = f"{STACK_LIMIT_MB}m"
+MEMORY_MB = 1024
+ADDRESS_SPACE = MEMORY_MB * 1024**2
+MAX_MESSAGE_BYTES = 64 * 1024
 LOAD_TIME_LIMIT_S = 10.0
 INFERENCE_LIMIT = 10_000_000
 MAX_SOLUTIONS = 1_000
@@ -60,7 +65,7 @@ class PrologMessage:
 
 class OracleError(RuntimeError):
     """The oracle could not answer; ``kind``: load, syntax, sandbox, time, inferences,
-    memory, process."""
+    memory, output, process."""
 
     def __init__(
         self, message: str, *, kind: str, messages: tuple[PrologMessage, ...] = ()
@@ -136,9 +141,13 @@ class Oracle:
 
     def _kill(self, fired: threading.Event) -> None:
         fired.set()
-        mqi = self._mqi
+        mqi, thread = self._mqi, self._thread
         if mqi is not None and mqi.process_id() is not None:
             mqi._process.kill()  # swiplserver has no public kill of a busy process
+        if thread is not None and thread._socket is not None:
+            # swiplserver's receive loop spins on a closed connection; a closed socket
+            # makes its next recv raise instead.
+            thread._socket.close()
 
     def _call(self, goal: str, *, timeout_s: float):
         if self._thread is None:
@@ -173,13 +182,11 @@ class Oracle:
     ) -> list[PrologMessage]:
         """Load ``source`` sandboxed into ``module``; every error and warning with its line."""
         text, limit = prolog_string(source), float(time_limit_s)
-        goal = f"fallacy_oracle:oracle_load({module}, {text}, {limit}, M)"
+        goal = f"fallacy_oracle:oracle_load({module}, {text}, {limit}, {MAX_MESSAGE_BYTES}, M)"
         answer = self._call(goal, timeout_s=time_limit_s)
         if answer is False or not answer:
             raise OracleError("loading failed without a message", kind="load")
-        return [
-            PrologMessage(str(k), int(line), str(text).rstrip()) for k, line, text in answer[0]["M"]
-        ]
+        return load_messages(answer[0]["M"], time_limit_s=time_limit_s)
 
     def query(
         self,
@@ -204,9 +211,7 @@ class Oracle:
             kind, text = args
             raise OracleError(f"query {query_text}: {text}", kind=str(kind))
         rows, truncated = args
-        return QueryResult(
-            [dict(zip(names, row, strict=True)) for row in rows], truncated == "true"
-        )
+        return query_result(names, rows, truncated == "true")
 
     def check(self, source: str, *, time_limit_s: float = LOAD_TIME_LIMIT_S) -> list[PrologMessage]:
         return self.load(self.new_module(), source, time_limit_s=time_limit_s)
@@ -223,17 +228,8 @@ class Oracle:
         """Load ``rule``'s clauses (not its examples) and ``facts`` into a fresh module and
         return the query's distinct solutions. Facts must come from ``facts.parse_facts``."""
         module = self.new_module()
-        source = (
-            rule.dynamic_directive()
-            + rule.rule_clauses
-            + "".join(f"{fact}.\n" for fact in sorted(facts, key=_functor))
-        )
-        messages = self.load(module, source, time_limit_s=time_limit_s)
-        errors = tuple(m for m in messages if m.kind == "error")
-        if errors:
-            raise OracleError(
-                f"rule file {rule.type!r} does not load: {errors[0]}", kind="load", messages=errors
-            )
+        messages = self.load(module, satisfying_source(rule, facts), time_limit_s=time_limit_s)
+        raise_load_errors(rule, messages)
         return self.query(
             module,
             rule.query,
@@ -243,46 +239,52 @@ class Oracle:
         )
 
 
+def load_messages(rows: Sequence[Sequence[object]], *, time_limit_s: float) -> list[PrologMessage]:
+    """``oracle_load``'s ``[Kind, Line, Text]`` rows as messages; ``OracleError`` naming the
+    limit when their text passed ``MAX_MESSAGE_BYTES`` (kind ``output``), the load took
+    longer than ``time_limit_s`` (kind ``time``) or a Prolog stack overflowed (``memory``)."""
+    messages = [PrologMessage(str(k), int(line), str(text).rstrip()) for k, line, text in rows]
+    if any(m.kind == "limit" for m in messages):
+        raise OracleError(
+            f"the rule file's check printed more than {MAX_MESSAGE_BYTES} bytes of messages",
+            kind="output",
+        )
+    if any(m.kind == "time" for m in messages):
+        raise OracleError(
+            f"the rule file's check took longer than {time_limit_s:g} s (time limit)", kind="time"
+        )
+    memory = tuple(m for m in messages if m.kind == "memory")
+    if memory:
+        raise OracleError(
+            f"the rule file's check used more than its memory ({STACK_LIMIT_MB} MB of Prolog "
+            f"stacks) at line {memory[0].line}",
+            kind="memory",
+            messages=memory,
+        )
+    return messages
+
+
+def satisfying_source(rule: RuleFile, facts: list[str]) -> str:
+    """What ``satisfying`` loads: ``rule``'s clauses (not its examples), then ``facts``."""
+    return (
+        rule.dynamic_directive()
+        + rule.rule_clauses
+        + "".join(f"{fact}.\n" for fact in sorted(facts, key=_functor))
+    )
+
+
+def raise_load_errors(rule: RuleFile, messages: list[PrologMessage]) -> None:
+    errors = tuple(m for m in messages if m.kind == "error")
+    if errors:
+        raise OracleError(
+            f"rule file {rule.type!r} does not load: {errors[0]}", kind="load", messages=errors
+        )
+
+
+def query_result(names: list[str], rows: list[list[str]], truncated: bool) -> QueryResult:
+    return QueryResult([dict(zip(names, row, strict=True)) for row in rows], truncated)
+
+
 def _functor(fact: str) -> str:
     """Group facts by predicate (discontiguous clauses would only warn, but stay tidy)."""
     return fact.split("(", 1)[0]
-
-
-def check_rule_file(source: str, *, time_limit_s: float = LOAD_TIME_LIMIT_S) -> list[PrologMessage]:
-    """Load ``source`` in a fresh, sandboxed swipl process; every error and warning.
-
-    A load that runs past the time limit is reported as an error message (line 0).
-    """
-    try:
-        with Oracle() as oracle:
-            return oracle.check(source, time_limit_s=time_limit_s)
-    except OracleError as exc:
-        return [PrologMessage("error", 0, str(exc))]
-
-
-def query(rule: RuleFile, facts: list[str], **limits) -> QueryResult:
-    """``Oracle.satisfying`` in a process of its own."""
-    with Oracle() as oracle:
-        return oracle.satisfying(rule, facts, **limits)
-
-
-def satisfying(
-    rule: RuleFile,
-    facts: list[str],
-    *,
-    time_limit_s: float = 5.0,
-    inference_limit: int = INFERENCE_LIMIT,
-    max_solutions: int = MAX_SOLUTIONS,
-) -> list[dict[str, str]]:
-    """Distinct bindings of ``rule``'s query over ``facts`` (the first ``max_solutions``).
-
-    Raises ``OracleError`` (``kind`` time, inferences, memory, sandbox, load) when the
-    rule cannot be answered within the limits.
-    """
-    return query(
-        rule,
-        facts,
-        time_limit_s=time_limit_s,
-        inference_limit=inference_limit,
-        max_solutions=max_solutions,
-    ).bindings

@@ -6,7 +6,7 @@
     flags or other modules are refused by library(sandbox), and every goal that is queried
     passes safe_goal/1 first.
 */
-:- module(fallacy_oracle, [oracle_load/4, oracle_query/7]).
+:- module(fallacy_oracle, [oracle_load/5, oracle_query/7]).
 
 :- use_module(library(sandbox)).
 :- use_module(library(time)).
@@ -14,36 +14,56 @@
 :- use_module(library(apply)).
 :- use_module(library(lists)).
 
-:- thread_local collecting/0, collected/3.
+:- thread_local collecting/1, collected/3, printed/1.
 
 :- multifile user:message_hook/3.
 :- dynamic user:message_hook/3.
 
-%   While a source is loading, keep its errors and warnings (with their lines) instead of
-%   printing them; everything else is dropped.
+%   While a source is loading (collecting(MaxBytes)), keep its errors and warnings (with
+%   their lines) instead of printing them; everything else is dropped. Once their text
+%   passes MaxBytes, every further message throws oracle_message_limit (the load stops).
+%   A resource error (a Prolog stack overflowed) is kept with the kind memory.
 user:message_hook(Term, Kind, Lines) :-
-    collecting,
-    (   memberchk(Kind, [error, warning])
+    collecting(MaxBytes),
+    printed(Used0),
+    (   Used0 > MaxBytes
+    ->  throw(oracle_message_limit)
+    ;   memberchk(Kind, [error, warning])
     ->  message_line(Term, Line),
         with_output_to(string(Text),
                        print_message_lines(current_output, '', Lines)),
-        assertz(collected(Kind, Line, Text))
+        string_length(Text, Length),
+        Used is Used0 + Length + 16,
+        retractall(printed(_)),
+        assertz(printed(Used)),
+        (   Used > MaxBytes
+        ->  throw(oracle_message_limit)
+        ;   message_kind(Term, Kind, Kept),
+            assertz(collected(Kept, Line, Text))
+        )
     ;   true
     ).
+
+message_kind(error(resource_error(_), _), _, memory) :- !.
+message_kind(_, Kind, Kind).
 
 message_line(error(_, file(_, Line, _, _)), Line) :- integer(Line), !.
 message_line(error(_, stream(_, Line, _, _)), Line) :- integer(Line), !.
 message_line(_, Line) :- source_location(_, Line), !.
 message_line(_, 0).
 
-%!  oracle_load(+Module, +Source, +TimeLimit, -Messages) is det.
+%!  oracle_load(+Module, +Source, +TimeLimit, +MaxBytes, -Messages) is det.
 %
 %   Load Source (a string) into Module, sandboxed; Messages is a list of
-%   [Kind, Line, Text] for every error and warning.
-oracle_load(Module, Source, TimeLimit, Messages) :-
+%   [Kind, Line, Text] for every error and warning (Kind memory: a stack overflowed; time:
+%   TimeLimit passed); [limit, 0, ""] first when their text passed MaxBytes (the load was
+%   stopped there).
+oracle_load(Module, Source, TimeLimit, MaxBytes, Messages) :-
     retractall(collected(_, _, _)),
+    retractall(printed(_)),
+    assertz(printed(0)),
     setup_call_cleanup(
-        ( assertz(collecting), open_string(Source, Stream) ),
+        ( assertz(collecting(MaxBytes)), open_string(Source, Stream) ),
         catch(call_with_time_limit(
                   TimeLimit,
                   with_output_to(string(_),
@@ -51,9 +71,17 @@ oracle_load(Module, Source, TimeLimit, Messages) :-
                                             [stream(Stream), sandboxed(true),
                                              silent(true)]))),
               Error,
-              print_message(error, Error)),
-        ( close(Stream), retractall(collecting) )),
-    findall([Kind, Line, Text], retract(collected(Kind, Line, Text)), Messages).
+              load_error(Error)),
+        ( close(Stream), retractall(collecting(_)) )),
+    findall([Kind, Line, Text], retract(collected(Kind, Line, Text)), Collected),
+    (   printed(Used), Used > MaxBytes
+    ->  Messages = [[limit, 0, ""]|Collected]
+    ;   Messages = Collected
+    ).
+
+load_error(oracle_message_limit) :- !.
+load_error(time_limit_exceeded) :- !, assertz(collected(time, 0, "time limit exceeded")).
+load_error(Error) :- catch(print_message(error, Error), oracle_message_limit, true).
 
 %!  oracle_query(+Module, +QueryText, +Max, +TimeLimit, +InferenceLimit,
 %!               -Names, -Result) is det.
