@@ -39,10 +39,10 @@ from annotations.api.dataset_views import DetailSerializer
 from annotations.models import Membership, Project
 from annotations.selectors.access import STAFF_ROLES, role_in
 from annotations.selectors.projects import can_create_projects
-from evaluation.api_runs import staff_project
+from evaluation.api_runs import credential_options, staff_project
 from evaluation.backends import ModelSpec
 from evaluation.models import GeneratedItem, GenerationJob, GenerationRelease
-from evaluation.run_serializers import flatten_errors
+from evaluation.run_serializers import CredentialOptionSerializer, flatten_errors
 from evaluation.services.generation_review import (
     NothingToRelease,
     ReviewError,
@@ -393,8 +393,26 @@ class GenerationReportView(APIView):
         return Response(generation_report(jobs))
 
 
+class GenerationCredentialsView(APIView):
+    @extend_schema(
+        tags=TAGS,
+        summary="The operator's model-server credentials a job may name (names, never keys)",
+        responses={200: CredentialOptionSerializer(many=True), **AUTH, 403: DetailSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        admin = Membership.objects.filter(user=request.user, role=Membership.Role.ADMIN)
+        if not (admin.exists() or can_create_projects(request.user)):
+            raise PermissionDenied("Only those who may generate items see the credentials.")
+        return Response(credential_options())
+
+
 urlpatterns = [
     path("generation-jobs/", GenerationJobListView.as_view(), name="evaluation-generation-jobs"),
+    path(
+        "generation-credentials/",
+        GenerationCredentialsView.as_view(),
+        name="evaluation-generation-credentials",
+    ),
     path(
         "generation-jobs/<int:pk>/",
         GenerationJobDetailView.as_view(),

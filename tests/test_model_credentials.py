@@ -281,3 +281,15 @@ def test_the_launch_options_offer_the_credential_names_only(
     assert options.status_code == 200
     assert options.json()["credentials"] == [{"name": "lab", "base_urls": [operator.base_url]}]
     assert SECRET not in options.content.decode() and "LAB_KEY" not in options.content.decode()
+
+
+def test_the_generation_page_gets_the_credential_names_only(
+    admin: User, operator: FakeOpenAIServer
+) -> None:
+    url = "/api/evaluation/generation-credentials/"
+    assert as_user(admin).get(url).status_code == 403  # an admin of no project
+    items_project(admin)
+    answer = as_user(admin).get(url)
+    assert answer.status_code == 200
+    assert answer.json() == [{"name": "lab", "base_urls": [operator.base_url]}]
+    assert SECRET not in answer.content.decode() and "LAB_KEY" not in answer.content.decode()

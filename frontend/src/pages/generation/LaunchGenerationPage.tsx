@@ -5,6 +5,7 @@ import { TopBar } from "../../components/TopBar";
 import { useResource } from "../../hooks/useResource";
 import { navigate, paths } from "../../router";
 import type { Me } from "../../types";
+import type { CredentialOption } from "../../types/evaluation";
 import { fieldMessages } from "./logic";
 import type { GenerationJob, PrologRule } from "./types";
 
@@ -21,6 +22,8 @@ export function LaunchGenerationPage({ me }: { me: Me }) {
   const [backend, setBackend] = useState("openai");
   const [model, setModel] = useState("");
   const [settings, setSettings] = useState("{}");
+  const credentials = useResource<CredentialOption[]>("/api/evaluation/generation-credentials/");
+  const [credential, setCredential] = useState("");
   const [n, setN] = useState("20");
   const [errors, setErrors] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
@@ -30,6 +33,9 @@ export function LaunchGenerationPage({ me }: { me: Me }) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(settings || "{}");
+      if (backend === "openai" && credential && parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+        parsed = { ...(parsed as Record<string, unknown>), credential };
+      }
     } catch (err) {
       setErrors([`settings: not JSON (${(err as Error).message})`]);
       return;
@@ -107,6 +113,19 @@ export function LaunchGenerationPage({ me }: { me: Me }) {
             <span>Model</span>
             <input value={model} onInput={input(setModel)} data-testid="gen-model" />
           </label>
+          {backend === "openai" && (
+            <label class="field">
+              <span>Credential (the operator's, by name)</span>
+              <select value={credential} onChange={input(setCredential)} data-testid="gen-credential">
+                <option value="">none (a server on this machine)</option>
+                {(credentials.data ?? []).map((c) => (
+                  <option key={c.name} value={c.name}>
+                    {c.name} ({c.base_urls.join(", ")})
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
           <label class="field">
             <span>Backend settings (JSON, no key)</span>
             <textarea rows={3} value={settings} onInput={input(setSettings)} data-testid="gen-settings" />
