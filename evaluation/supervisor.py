@@ -8,12 +8,17 @@ dies, so a redelivered task never finds an orphan still generating). The supervi
 - restarts a runner that died from a signal it did not send (up to
   ``EVALUATION_RUNNER_RESTARTS`` times): the new runner resumes from what was written;
 - otherwise records the shard's end: done, or failed with the end of the runner's log
-  (the model's error), keeping every output produced so far.
+  (the model's error), keeping every output produced so far;
+- writes the shard's heartbeat every ``JOB_HEARTBEAT_SECONDS`` (``services.run_liveness``);
+  when the shard is no longer running (a sweep failed it, its heartbeats having been lost
+  with the database, or a cancel found it gone), it kills the runner and leaves the shard
+  as it is. A database that is away for a moment is waited for, the runner going on.
 """
 
 from __future__ import annotations
 
 import ctypes
+import logging
 import os
 import signal
 import subprocess
@@ -21,10 +26,15 @@ import time
 from pathlib import Path
 
 from django.conf import settings
+from django.db import DatabaseError, connection
+from fallacy_platform.liveness import heartbeat_seconds
 
 from evaluation.models import ModelRun, RunShard
 from evaluation.runner import runner_command
+from evaluation.services.run_liveness import beat_shard
 from evaluation.services.runs import finish_shard, record_runner, start_shard
+
+logger = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.25
 CANCEL_CHECK_SECONDS = 1.0
@@ -75,6 +85,8 @@ def _error_message(path: Path, returncode: int) -> str:
 def supervise_shard(*, run_id: int, shard: int, worker: str = "") -> str:
     """Run the shard to its end; returns the shard's final status."""
     start = start_shard(run_id=run_id, index=shard, worker=worker)
+    if start is None:
+        return "missing"  # the run was deleted (or its launch withdrawn)
     if not start.go:
         return start.shard.status
     limit = float(getattr(settings, "EVALUATION_RUN_TIME_LIMIT", 24 * 3600))
@@ -98,7 +110,10 @@ def supervise_shard(*, run_id: int, shard: int, worker: str = "") -> str:
                 preexec_fn=_die_with_parent,
             )
         record_runner(run_id=run_id, index=shard, pid=process.pid, attempts=attempts)
-        outcome = _watch(process, run_id, deadline)
+        outcome = _watch(process, run_id, shard, deadline)
+        if outcome == "lost":
+            _kill(process)
+            return "lost"
         if outcome == "cancelled":
             _kill(process)
             finish_shard(run_id=run_id, index=shard, status=RunShard.Status.CANCELLED)
@@ -127,8 +142,8 @@ def supervise_shard(*, run_id: int, shard: int, worker: str = "") -> str:
         return RunShard.Status.FAILED
 
 
-def _watch(process: subprocess.Popen, run_id: int, deadline: float) -> str:
-    next_check = 0.0
+def _watch(process: subprocess.Popen, run_id: int, shard: int, deadline: float) -> str:
+    next_check = next_beat = 0.0
     while True:
         try:
             process.wait(timeout=POLL_SECONDS)
@@ -138,7 +153,16 @@ def _watch(process: subprocess.Popen, run_id: int, deadline: float) -> str:
         now = time.monotonic()
         if now >= deadline:
             return "timeout"
-        if now >= next_check:
-            next_check = now + CANCEL_CHECK_SECONDS
+        if now < next_check:
+            continue
+        next_check = now + CANCEL_CHECK_SECONDS
+        try:
+            if now >= next_beat:
+                next_beat = now + heartbeat_seconds()
+                if not beat_shard(run_id=run_id, index=shard):
+                    return "lost"
             if ModelRun.objects.filter(pk=run_id, cancel_requested=True).exists():
                 return "cancelled"
+        except DatabaseError as error:  # away for a moment: the runner goes on
+            logger.warning("run %s shard %s: database unavailable: %s", run_id, shard, error)
+            connection.close()

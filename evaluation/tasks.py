@@ -1,8 +1,9 @@
 """Celery tasks of evaluation jobs (thin: the work is in ``supervisor`` and ``services``).
 
 - ``evaluation.gpu_generate(run, shard)``: queue ``gpu`` (by its name); supervises the
-  shard's runner process. Acks late with prefetch 1 (settings), so a worker that dies
-  mid-job leaves the message to be redelivered, and the new runner resumes.
+  shard's runner process. Acks late with prefetch 1 (settings). A worker that dies mid-job
+  is found by the shard's heartbeat (``services.run_liveness``): the run fails, resumable.
+  The message, redelivered after the broker's visibility timeout, then does nothing.
 - ``evaluation.score_run(run)``: queue ``default``; scores the stored outputs.
 - ``evaluation.gpu_generate_fallacies(job)``: queue ``gpu`` (by its name); one Prolog-checked
   generation job (``services.prolog_generation.run_job``; swipl in its own process).

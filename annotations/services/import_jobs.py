@@ -40,6 +40,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from fallacy_platform.liveness import Heartbeat
 
 from annotations.formats import DatasetFormatError
 from annotations.formats.csv import CsvColumns, csv_rows, read_csv_texts
@@ -194,12 +195,21 @@ def _enqueue(job_id: int) -> None:
 
 def run_import_job(*, job_id: int) -> ImportJob:
     """Validate, then import all or nothing (see the module docstring). Returns the job."""
+    now = timezone.now()
     claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
-        status=ImportJob.Status.RUNNING, started_at=timezone.now()
+        status=ImportJob.Status.RUNNING, started_at=now, heartbeat_at=now
     )
     job = ImportJob.objects.select_related("project__taxonomy").get(pk=job_id)
     if not claimed:
         return job
+    from annotations.services.job_liveness import beat_import_job
+
+    with Heartbeat(lambda: beat_import_job(job_id=job_id)):
+        return _run_claimed(job)
+
+
+def _run_claimed(job: ImportJob) -> ImportJob:
+    job_id = job.pk
     content = bytes(job.content)
     try:
         check = _Check(job, content)

@@ -16,7 +16,9 @@ Contract:
   it is not in the fingerprint, not in ``environment()``, not in errors or logs (a server
   message echoing it is scrubbed).
 - Concurrency: at most ``concurrency`` (default 8) requests in flight, from a thread pool.
-  Results are yielded in small batches as they complete, every request exactly once.
+  Results are yielded as they complete (the ones completed together in one list), every
+  request exactly once, so the runner writes each output as soon as it arrives: after a
+  crash only the requests then in flight had no output.
 - Retries: a 429, a 5xx or a connection error (refused, reset, timed out after ``timeout``
   seconds without data, default 120) is retried up to ``max_retries`` times (default 5, so
   at most 6 attempts) with exponential backoff from ``backoff`` seconds (default 1.0, doubled
@@ -73,9 +75,6 @@ DEFAULT_TIMEOUT = 120.0
 DEFAULT_BACKOFF = 1.0
 #: longest wait between two attempts, whatever the backoff or the server's Retry-After
 MAX_WAIT = 60.0
-#: a batch is yielded when it holds this many results or is this many seconds old
-BATCH = 32
-FLUSH_SECONDS = 1.0
 #: how long ``environment()`` waits for ``/v1/models``
 MODELS_TIMEOUT = 10.0
 #: the most characters of a server's message quoted in an error
@@ -398,26 +397,19 @@ class OpenAIBackend(Backend):
             pending: set[Future[GenerationResult]] = {
                 executor.submit(self._complete, request, run) for request in requests
             }
-            batch: list[GenerationResult] = []
-            batch_started = time.monotonic()
+            last = time.monotonic()
             while pending:
-                # with results waiting, wake up when they are due; else at the next result
-                left = (
-                    max(0.0, FLUSH_SECONDS - (time.monotonic() - batch_started)) if batch else None
-                )
-                done, pending = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                batch: list[GenerationResult] = []
                 for future in done:
                     error = future.exception()
                     if error is not None:
                         # the first request that failed for good, not one it stopped
                         raise run.failure or error
                     batch.append(future.result())
-                elapsed = time.monotonic() - batch_started
-                if batch and (len(batch) >= BATCH or elapsed >= FLUSH_SECONDS or not pending):
-                    share = elapsed / len(batch)
-                    yield [GenerationResult(result.key, result.output, share) for result in batch]
-                    batch = []
-                    batch_started = time.monotonic()
+                now = time.monotonic()
+                share, last = (now - last) / len(batch), now  # wall time, shared out
+                yield [GenerationResult(result.key, result.output, share) for result in batch]
         finally:
             run.stop.set()
             executor.shutdown(wait=True, cancel_futures=True)

@@ -4,10 +4,16 @@ Concurrency contract:
 - ``launch_runs`` validates everything first (every problem named by its field, nothing
   created), then creates the runs and their shards in one transaction and queues the
   shard tasks only once it commits (``transaction.on_commit``), so a worker never sees a
-  run that is not there yet.
+  run that is not there yet. When they cannot be queued (the broker is down) the runs are
+  deleted again and ``QueueUnavailable`` is raised (the API answers 503): no run is left
+  queued that nothing will run.
 - State changes lock the run row (``select_for_update``): a shard's supervisor, the
   scoring task and a user's cancel or resume serialise on it, so two shards finishing
   at once queue the scoring exactly once, and a cancel is never lost.
+- Liveness: a shard's supervisor writes the shard's ``heartbeat_at`` while it runs; a
+  shard whose heartbeat is stale (its worker died) is failed, resumable, by the workers'
+  sweep (``services.run_liveness``). A redelivered task of a shard that is finished,
+  failed, cancelled, or running with a fresh heartbeat does nothing.
 - A run's key secret (an API key) is never stored: ``settings.api_key`` is refused at
   launch (so is ``settings.api_key_env``); a run names one of the operator's credentials
   (``settings.credential``), which the workers read from their settings.
@@ -19,17 +25,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from fallacy_platform.liveness import heartbeat_seconds, stale_seconds
 
 from annotations.models import GoldStandard, Project, Sentence
 from evaluation.backends import GenerationParams, ModelSpec, SettingProblem, check_spec
 from evaluation.benchmarks import TaskError, get_task, is_item_task
 from evaluation.models import ModelRun, PromptVariant, RunScore, RunShard
+from evaluation.services.run_liveness import stale_running, worker_gone
 
 MAX_SHARDS = 64
 SECRET_SETTINGS = frozenset({"api_key"})
@@ -52,6 +61,10 @@ class LaunchError(ValueError):
 
 class RunStateError(ValueError):
     """The run is not in a state that allows this (e.g. cancelling a finished run)."""
+
+
+class QueueUnavailable(RuntimeError):
+    """The job could not be queued (the broker is unreachable); nothing was launched."""
 
 
 def _model_label(spec: ModelSpec) -> str:
@@ -208,8 +221,33 @@ def launch_runs(
                 )
                 runs.append(run)
         if enqueue:
-            transaction.on_commit(lambda: [_enqueue_shards(run) for run in runs])
+            transaction.on_commit(lambda: _queue_or_withdraw(runs))
     return runs
+
+
+def _queue_or_withdraw(runs: Sequence[ModelRun]) -> None:
+    """Queue the new runs' shards; if the broker refuses, delete the runs again (a shard
+    queued before that finds no run and does nothing) and raise ``QueueUnavailable``."""
+    try:
+        for run in runs:
+            _enqueue_shards(run)
+    except Exception as error:
+        ModelRun.objects.filter(pk__in=[run.pk for run in runs]).delete()
+        raise QueueUnavailable(f"the job queue is unavailable: {error}") from error
+
+
+def _queue_or_fail(run: ModelRun, queue: Any) -> None:
+    """Queue a resumed or rescored run's job; if the broker refuses, the run is failed
+    again (still resumable) and ``QueueUnavailable`` raised."""
+    try:
+        queue()
+    except Exception as error:
+        ModelRun.objects.filter(pk=run.pk).update(
+            status=Status.FAILED,
+            error=f"could not be queued (the job queue is unavailable: {error}); resume it again",
+            finished_at=timezone.now(),
+        )
+        raise QueueUnavailable(f"the job queue is unavailable: {error}") from error
 
 
 def _enqueue_shards(run: ModelRun, indexes: Sequence[int] | None = None) -> None:
@@ -240,6 +278,11 @@ def cancel_run(*, run: ModelRun) -> ModelRun:
         )
     run.cancel_requested = True
     fields = ["cancel_requested"]
+    # a shard whose supervisor stopped writing heartbeats is gone: cancelled now
+    gone = timezone.now() - timedelta(seconds=3 * heartbeat_seconds())
+    stale_running(run.run_shards.all(), before=gone).update(
+        status=RunShard.Status.CANCELLED, runner_pid=None, finished_at=timezone.now()
+    )
     if not run.run_shards.filter(status=RunShard.Status.RUNNING).exists():
         run.run_shards.filter(status=RunShard.Status.QUEUED).update(
             status=RunShard.Status.CANCELLED, finished_at=timezone.now()
@@ -270,10 +313,10 @@ def resume_run(*, run: ModelRun) -> ModelRun:
             status=RunShard.Status.QUEUED, error="", finished_at=None, attempts=0
         )
         run.status = Status.QUEUED
-        transaction.on_commit(lambda: _enqueue_shards(run, pending))
+        transaction.on_commit(lambda: _queue_or_fail(run, lambda: _enqueue_shards(run, pending)))
     else:
         run.status = Status.SCORING
-        transaction.on_commit(lambda: _enqueue_scoring(run))
+        transaction.on_commit(lambda: _queue_or_fail(run, lambda: _enqueue_scoring(run)))
     run.save(update_fields=["cancel_requested", "error", "finished_at", "status"])
     return run
 
@@ -291,7 +334,7 @@ def rescore_run(*, run: ModelRun) -> ModelRun:
         raise RunStateError(f"run {run.name!r} has unfinished shards; resume it instead")
     run.status, run.error = Status.SCORING, ""
     run.save(update_fields=["status", "error"])
-    transaction.on_commit(lambda: _enqueue_scoring(run))
+    transaction.on_commit(lambda: _queue_or_fail(run, lambda: _enqueue_scoring(run)))
     return run
 
 
@@ -302,24 +345,38 @@ def rescore_run(*, run: ModelRun) -> ModelRun:
 class ShardStart:
     run: ModelRun
     shard: RunShard
-    go: bool  # False: cancelled (or already done) before it started
+    go: bool  # False: cancelled, finished, failed, or running elsewhere
 
 
 @transaction.atomic
-def start_shard(*, run_id: int, index: int, worker: str = "") -> ShardStart:
-    run = _locked(run_id)
-    shard = RunShard.objects.select_for_update().get(run=run, index=index)
+def start_shard(*, run_id: int, index: int, worker: str = "") -> ShardStart | None:
+    """Claim a shard for this worker's supervisor. ``None``: the run is gone (deleted, or
+    withdrawn because its launch could not be queued). A shard starts when queued, or when
+    running with a stale heartbeat (its worker died and the task was redelivered)."""
+    run = ModelRun.objects.select_for_update().filter(pk=run_id).first()
+    shard = RunShard.objects.select_for_update().filter(run_id=run_id, index=index).first()
+    if run is None or shard is None:
+        return None
+    if shard.status == RunShard.Status.RUNNING:
+        cutoff = timezone.now() - timedelta(seconds=stale_seconds())
+        alive = not worker_gone(shard.worker)
+        if (
+            alive
+            and not stale_running(RunShard.objects.filter(pk=shard.pk), before=cutoff).exists()
+        ):
+            return ShardStart(run, shard, go=False)  # its supervisor is alive
+    elif shard.status != RunShard.Status.QUEUED:
+        return ShardStart(run, shard, go=False)  # done, failed or cancelled: resume decides
     if run.cancel_requested or run.status in (Status.CANCELLED, Status.DONE, Status.FAILED):
         if shard.status in (RunShard.Status.QUEUED, RunShard.Status.RUNNING):
             shard.status, shard.finished_at = RunShard.Status.CANCELLED, timezone.now()
             shard.save(update_fields=["status", "finished_at"])
         _settle(run)
         return ShardStart(run, shard, go=False)
-    if shard.status == RunShard.Status.DONE:
-        return ShardStart(run, shard, go=False)
     now = timezone.now()
     shard.status, shard.worker, shard.started_at = RunShard.Status.RUNNING, worker, now
-    shard.save(update_fields=["status", "worker", "started_at"])
+    shard.heartbeat_at = now
+    shard.save(update_fields=["status", "worker", "started_at", "heartbeat_at"])
     if run.status != Status.RUNNING:
         run.status = Status.RUNNING
         run.started_at = run.started_at or now
@@ -329,7 +386,9 @@ def start_shard(*, run_id: int, index: int, worker: str = "") -> ShardStart:
 
 @transaction.atomic
 def record_runner(*, run_id: int, index: int, pid: int | None, attempts: int) -> None:
-    RunShard.objects.filter(run_id=run_id, index=index).update(runner_pid=pid, attempts=attempts)
+    RunShard.objects.filter(run_id=run_id, index=index).update(
+        runner_pid=pid, attempts=attempts, heartbeat_at=timezone.now()
+    )
 
 
 @transaction.atomic

@@ -1,14 +1,16 @@
 """Django's own error pages (a URL that matches no route, an uncaught exception) as JSON
 under /api/, so API clients always get ``{"detail": ...}``; HTML pages everywhere else.
 And DRF's exception handler, extended to numbers out of the database's range and to a
-database that cannot be reached (a restart, a failover): 503 with ``Retry-After``, which
-clients (the browser's autosave queue, bench/load_annotate.py) retry."""
+database that cannot be reached (a restart, a failover), and to a job queue (the Celery
+broker) or Redis cache that cannot be reached: 503 with ``Retry-After``, which clients (the
+browser's autosave queue, bench/load_annotate.py) retry."""
 
 from __future__ import annotations
 
 from django.db import DataError, InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
+from kombu.exceptions import OperationalError as BrokerError
 from rest_framework.exceptions import NotFound, ParseError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -50,6 +52,20 @@ MAX_DATABASE_INT = 2**63 - 1
 
 
 DATABASE_RETRY_AFTER_S = 5
+SERVICE_RETRY_AFTER_S = 10
+
+
+def _service_errors() -> tuple[type[BaseException], ...]:
+    """The job queue's (kombu's, the launch's own) and Redis's connection errors."""
+    from evaluation.services.runs import QueueUnavailable
+
+    errors: tuple[type[BaseException], ...] = (BrokerError, QueueUnavailable)
+    try:
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
+    except ImportError:  # pragma: no cover - redis is installed with Celery's extra
+        return errors
+    return (*errors, RedisConnectionError, RedisTimeoutError)
 
 
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
@@ -58,6 +74,12 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
             {"detail": "The database is unavailable for a moment; retry shortly."},
             status=503,
             headers={"Retry-After": str(DATABASE_RETRY_AFTER_S)},
+        )
+    if isinstance(exc, _service_errors()):
+        return Response(
+            {"detail": "The job queue or the cache is unavailable for a moment; retry shortly."},
+            status=503,
+            headers={"Retry-After": str(SERVICE_RETRY_AFTER_S)},
         )
     if isinstance(exc, DataError) and "out of range" in str(exc):
         exc = OverflowError(str(exc))  # PostgreSQL: "integer out of range" on a write

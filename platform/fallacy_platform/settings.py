@@ -255,9 +255,28 @@ MODEL_CREDENTIALS = parse_credentials(os.environ.get("MODEL_CREDENTIALS", ""))
 # The model servers a run may address, comma-separated ("*": any). Empty: this machine's,
 # the credentials' servers and OPENAI_BASE_URL.
 MODEL_SERVER_ALLOWED_URLS = env_list("MODEL_SERVER_ALLOWED_URLS")
+# Liveness of jobs (run shards, import jobs): the process running one writes its row's
+# heartbeat every JOB_HEARTBEAT_SECONDS; every worker sweeps every JOB_SWEEP_SECONDS (and when
+# it starts) and fails, resumable, the jobs whose heartbeat is older than JOB_STALE_SECONDS.
+JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", "10"))
+JOB_STALE_SECONDS = float(os.environ.get("JOB_STALE_SECONDS", "90"))
+JOB_SWEEP_SECONDS = float(os.environ.get("JOB_SWEEP_SECONDS", "30"))
+# The worker keeps its running tasks through a lost broker connection and reconnects.
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None  # retry for ever
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+CELERY_WORKER_CONSUMER = "fallacy_platform.celery:Consumer"
+# A publish (a launch) fails fast while the broker is down: the API answers 503.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.4}
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
-    # An unacknowledged job is redelivered after this: longer than the longest job.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": EVALUATION_RUN_TIME_LIMIT + 3600}
+    # An unacknowledged job is redelivered after this. Dead workers are found by the
+    # heartbeats, not by redelivery; a redelivered job of a live, finished or failed shard
+    # does nothing.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 3600)),
+        "socket_connect_timeout": 2,
+    }
 
 LOGGING = {
     "version": 1,
