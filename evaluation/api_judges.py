@@ -21,10 +21,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from evaluation import api_ratings
+from evaluation import api_ratings, ownership
 from evaluation.api_runs import ERRORS, TAGS, require_admin, serialize_runs, staff_project
 from evaluation.backends import ModelSpec
-from evaluation.models import ModelRun, PromptVariant
+from evaluation.models import ModelRun
 from evaluation.run_serializers import (
     LaunchResponseSerializer,
     ModelChoiceSerializer,
@@ -75,7 +75,7 @@ class JudgeLaunchView(APIView):
         data = launch.validated_data
         project = staff_project(request, data["project"])
         require_admin(request, project)
-        variant = PromptVariant.objects.filter(pk=data["prompt_variant"]).first()
+        variant = ownership.variants_for(project).filter(pk=data["prompt_variant"]).first()
         if variant is None:
             return Response(
                 {"prompt_variant": [f"no prompt variant with id {data['prompt_variant']}"]},

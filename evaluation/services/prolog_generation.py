@@ -1,14 +1,16 @@
 """Prolog-checked generation of fallacy items (SmartyPat; issue 15) and its rule versions.
 
-- ``save_rule_version(type, source, user)``: a new ``PrologRule`` version; refused
+- ``save_rule_version(type, source, project, user)``: a new ``PrologRule`` version owned
+  by ``project`` (``None``: global), numbered past what the project sees; refused
   (``RuleVersionError`` naming swipl's message and line, nothing written) when the file does
   not parse (``parse_rule_file``), declares another type, or gives any swipl error or
   warning while loading (``check_rule_file``, swipl in its own sandboxed process).
-- ``launch_generation(...)``: validates everything first (``LaunchError``, each problem
-  naming its field, or the rule file's line; nothing created, nothing queued), then creates
-  the job (and the project, with the SmartyPat form preset, when it does not exist) and
-  queues it on the ``gpu`` queue (``evaluation.gpu_generate_fallacies``) once the
-  transaction commits.
+- ``launch_generation(...)``: uses the project's own newest rule file of the type and its
+  own judge variant, else the global ones (``evaluation.ownership``); validates everything
+  first (``LaunchError``, each problem naming its field, or the rule file's line; nothing
+  created, nothing queued), then creates the job (and the project, with the SmartyPat form
+  preset, when it does not exist) and queues it on the ``gpu`` queue
+  (``evaluation.gpu_generate_fallacies``) once the transaction commits.
 - ``run_job(job_id)``: the worker's side. Prolog method: (1) the model is asked for ``n``
   facts given the rule's predicates, clauses and examples; (2) ``parse_facts`` keeps the
   ground facts of the declared predicates (the rest rejected and counted by reason, never
@@ -50,8 +52,8 @@ from evaluation.models import (
     GenerationCache,
     GenerationJob,
     PrologRule,
-    PromptVariant,
 )
+from evaluation.ownership import latest_rule, resolve_variant, rules_for
 from evaluation.prolog import (
     OracleError,
     RuleFile,
@@ -80,10 +82,6 @@ class RuleVersionError(ValueError):
 # --------------------------------------------------------------------------- rule versions
 
 
-def latest_rule(type_name: str) -> PrologRule | None:
-    return PrologRule.objects.filter(type__iexact=type_name.strip()).order_by("-version").first()
-
-
 def rule_problems(source: str, *, field: str = "source") -> list[SettingProblem]:
     """What is wrong with a rule file: the parser's line, then every swipl message."""
     try:
@@ -98,7 +96,11 @@ def rule_problems(source: str, *, field: str = "source") -> list[SettingProblem]
 
 
 def save_rule_version(
-    *, type_name: str, source: str, created_by: AbstractBaseUser | None = None
+    *,
+    type_name: str,
+    source: str,
+    project: Project | None = None,
+    created_by: AbstractBaseUser | None = None,
 ) -> PrologRule:
     """A new version of ``type_name``'s rule file (see the module docstring)."""
     try:
@@ -121,12 +123,17 @@ def save_rule_version(
         )
     with transaction.atomic():
         current = (
-            PrologRule.objects.select_for_update()
+            rules_for(project)
+            .select_for_update()
             .filter(type__iexact=parsed.type)
             .aggregate(top=Max("version"))["top"]
         )
         return PrologRule.objects.create(
-            type=parsed.type, version=(current or 0) + 1, source=source, created_by=created_by
+            type=parsed.type,
+            version=(current or 0) + 1,
+            source=source,
+            project=project,
+            created_by=created_by,
         )
 
 
@@ -155,9 +162,10 @@ def launch_generation(
     enqueue: bool = True,
 ) -> GenerationJob:
     problems: list[SettingProblem] = []
-    rule = latest_rule(type_name or "")
+    project = Project.objects.filter(name=project_name).first()
+    rule = latest_rule(project, type_name or "")
     if rule is None:
-        known = ", ".join(sorted(set(PrologRule.objects.values_list("type", flat=True))))
+        known = ", ".join(sorted(set(rules_for(project).values_list("type", flat=True))))
         problems.append(SettingProblem("type", f"no rule file for {type_name!r} (types: {known})"))
     else:
         problems.extend(rule_problems(rule.source, field=f"rule {rule.type!r} v{rule.version}"))
@@ -166,7 +174,6 @@ def launch_generation(
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
         problems.append(SettingProblem("n", f"a whole number from 1 to {MAX_N}, not {n!r}"))
     problems.extend(spec_problems(model, "model"))
-    project = Project.objects.filter(name=project_name).first()
     if not (project_name or "").strip():
         problems.append(SettingProblem("project", "a project name is required"))
     elif project is not None:
@@ -180,11 +187,7 @@ def launch_generation(
                     "project", f"{project.name!r} has no ranked field (use the smartypat form)"
                 )
             )
-    judge = (
-        PromptVariant.objects.filter(task=JUDGE_TASK, name=JUDGE_VARIANT)
-        .order_by("-version")
-        .first()
-    )
+    judge = resolve_variant(project, JUDGE_TASK, JUDGE_VARIANT)
     if judge is None:
         problems.append(SettingProblem("judge", f"no stored {JUDGE_TASK} variant {JUDGE_VARIANT}"))
     if problems:

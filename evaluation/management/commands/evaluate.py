@@ -31,6 +31,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.items import FormError, parse_form
 from annotations.models import GoldStandard, Project
+from evaluation import ownership
 from evaluation.backends import ModelSpec
 from evaluation.item_runs import PROFILE as ITEMS_PROFILE
 from evaluation.management.commands._launch import launch_refused
@@ -141,7 +142,9 @@ class Command(BaseCommand):
             raise CommandError(f"--backend-settings: not JSON: {error}") from None
         if not isinstance(settings, dict):
             raise CommandError("--backend-settings: expected a JSON object")
-        variants = [self._variant(task, name) for name in options["prompt"] or ["zero-shot"]]
+        variants = [
+            self._variant(project, task, name) for name in options["prompt"] or ["zero-shot"]
+        ]
         params = {
             key: options[option]
             for key, option in (
@@ -196,16 +199,14 @@ class Command(BaseCommand):
             return
         self._report([ModelRun.objects.get(pk=run.pk) for run in runs], options)
 
-    def _variant(self, task: str, reference: str) -> PromptVariant:
+    def _variant(self, project: Project, task: str, reference: str) -> PromptVariant:
+        """The project's own variant of that name (newest or @VERSION), else the global one."""
         name, _, version = reference.partition("@")
-        variants = PromptVariant.objects.filter(task=task, name=name)
-        if version:
-            variants = variants.filter(version=int(version) if version.isdigit() else -1)
-        variant = variants.order_by("-version").first()
+        number = (int(version) if version.isdigit() else -1) if version else None
+        variant = ownership.resolve_variant(project, task, name, number)
         if variant is None:
-            known = ", ".join(
-                sorted(set(PromptVariant.objects.filter(task=task).values_list("name", flat=True)))
-            )
+            scope = ownership.variants_for(project).filter(task=task)
+            known = ", ".join(sorted(set(scope.values_list("name", flat=True))))
             raise CommandError(
                 f"--prompt: no variant {reference!r} of task {task!r}; known: {known}"
             )

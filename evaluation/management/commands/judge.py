@@ -22,6 +22,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.models import Project
+from evaluation import ownership
 from evaluation.backends import ModelSpec
 from evaluation.management.commands._launch import launch_refused
 from evaluation.models import ModelRun, PromptVariant
@@ -79,7 +80,7 @@ class Command(BaseCommand):
             raise CommandError(f"--backend-settings: not JSON: {error}") from None
         if not isinstance(settings, dict):
             raise CommandError("--backend-settings: expected a JSON object")
-        variant = self._variant(options["task"], options["prompt"])
+        variant = self._variant(project, options["task"], options["prompt"])
         judged = None
         if options["run"] is not None:
             judged = ModelRun.objects.filter(pk=options["run"], project=project).first()
@@ -124,18 +125,16 @@ class Command(BaseCommand):
             )
         )
 
-    def _variant(self, task: str, reference: str | None) -> PromptVariant:
-        variants = PromptVariant.objects.filter(task=task)
+    def _variant(self, project: Project, task: str, reference: str | None) -> PromptVariant:
+        """The project's own variant (newest or @VERSION), else the global one."""
+        name, version = None, None
         if reference:
-            name, _, version = reference.partition("@")
-            variants = variants.filter(name=name)
-            if version:
-                variants = variants.filter(version=int(version) if version.isdigit() else -1)
-        variant = variants.order_by("name", "-version").first()
+            name, _, raw = reference.partition("@")
+            version = (int(raw) if raw.isdigit() else -1) if raw else None
+        variant = ownership.resolve_variant(project, task, name, version)
         if variant is None:
-            known = ", ".join(
-                sorted(set(PromptVariant.objects.filter(task=task).values_list("name", flat=True)))
-            )
+            scope = ownership.variants_for(project).filter(task=task)
+            known = ", ".join(sorted(set(scope.values_list("name", flat=True))))
             raise CommandError(
                 f"--prompt: no variant {reference or '(any)'!r} of task {task!r}; "
                 f"known: {known or 'none'}"

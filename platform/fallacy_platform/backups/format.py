@@ -135,9 +135,10 @@ TABLES: tuple[Table, ...] = (
     _table("import_jobs", ImportJob,
            "created_by format options file_name content size status lines_total lines_done "
            "report errors created_at started_at finished_at", implicit="project"),
+    # the owner is the restore's to choose: an identical global variant, else the project
     _table("prompt_variants", PromptVariant,
            "task name version kind template parser shots seed decoding unparseable "
-           "description builtin created_by created_at"),
+           "description builtin created_by created_at", skipped="project"),
     _table("runs", ModelRun,
            "gold_standard name backend model_name task prompt_variant level field judged_run "
            "limit shards config environment status error cancel_requested total done "

@@ -30,6 +30,7 @@ from django.contrib.auth import get_user_model
 from django.db import DatabaseError, IntegrityError, models, transaction
 
 from annotations.models import GoldStandard, Project, Taxonomy, TaxonomyNode
+from evaluation import ownership
 from evaluation.models import VARIANT_CONTENT_FIELDS, ModelRun, PromptVariant
 from fallacy_platform.backups.format import (
     TABLE,
@@ -316,8 +317,11 @@ class _Importer:
 
     # --- evaluation ----------------------------------------------------------------------
 
-    def prompt_variants(self) -> None:
+    def prompt_variants(self, project: Project) -> None:
+        """An identical global (built-in) variant is reused; any other becomes the restored
+        project's own (a differing one under a version the project sees: the next one)."""
         table = TABLE["prompt_variants"]
+        scope = ownership.variants_for(project)
         pks: list[int] = []
         self.refs.pks[table.name] = pks
         count = 0
@@ -327,24 +331,28 @@ class _Importer:
             skip = ("description", "created_by", "created_at") if builtin else ()
             values = self.decode(table, line, row, skip=skip)
             content = {name: values[name] for name in VARIANT_CONTENT_FIELDS}
-            same_key = PromptVariant.objects.filter(
+            same_key = scope.filter(
                 task=values["task"], name=values["name"], version=values["version"]
-            ).first()
-            if same_key is not None:
-                stored = {name: getattr(same_key, name) for name in VARIANT_CONTENT_FIELDS}
-                if stored == content:
-                    pks.append(same_key.pk)
+            )
+            if same_key:
+                stored = [
+                    ({name: getattr(kept, name) for name in VARIANT_CONTENT_FIELDS}, kept.pk)
+                    for kept in same_key
+                ]
+                reused = next((pk for fields, pk in stored if fields == content), None)
+                if reused is not None:
+                    pks.append(reused)
                     continue
-                last = PromptVariant.objects.filter(
-                    task=values["task"], name=values["name"]
-                ).aggregate(last=models.Max("version"))["last"]
+                last = scope.filter(task=values["task"], name=values["name"]).aggregate(
+                    last=models.Max("version")
+                )["last"]
                 self.notes.append(
                     f"prompt variant {values['task']}/{values['name']} v{values['version']} "
                     f"differs here: created as v{last + 1}"
                 )
                 values["version"] = last + 1
             created_at = values.pop("created_at", None)
-            variant = PromptVariant.objects.create(**values)
+            variant = PromptVariant.objects.create(**values, project=project)
             if created_at is not None:
                 PromptVariant.objects.filter(pk=variant.pk).update(created_at=created_at)
             pks.append(variant.pk)
@@ -363,7 +371,7 @@ class _Importer:
             self.bulk(name)
         self.gold(project)
         self.bulk("import_jobs", implicit)
-        self.prompt_variants()
+        self.prompt_variants(project)
         self.bulk("runs", implicit, deferred=("judged_run",))
         for name in ("run_shards", "run_outputs", "run_scores"):
             self.bulk(name)
