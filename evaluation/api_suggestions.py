@@ -36,6 +36,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotations.api.dataset_views import DetailSerializer
+from annotations.api.serializers import END_HELP, START_HELP
 from annotations.api.views import ServiceErrorsMixin
 from annotations.models import Project
 from annotations.selectors.access import STAFF_ROLES, documents_for, projects_for, role_in
@@ -92,8 +93,8 @@ class SuggestionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     run = SuggestionRunSerializer()
     unit_index = serializers.IntegerField()
-    start = serializers.IntegerField()
-    end = serializers.IntegerField()
+    start = serializers.IntegerField(help_text=START_HELP)
+    end = serializers.IntegerField(help_text=END_HELP)
     labels = serializers.ListField(child=serializers.CharField())
     decision = serializers.ChoiceField(
         choices=["accept", "reject"], allow_null=True, help_text="Mine; null: undecided."

@@ -20,6 +20,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotations.api.serializers import CODE_POINTS
 from annotations.models import Document, GoldStandard, Project
 from annotations.selectors import gold as gold_selectors
 from annotations.selectors.access import (
@@ -62,7 +63,12 @@ def _version(project: Project, number: int) -> GoldStandard:
 
 class GoldSaveSerializer(serializers.Serializer):
     revision = serializers.IntegerField(min_value=0, help_text="The revision you loaded (0: new).")
-    spans = serializers.ListField(child=serializers.DictField(), allow_empty=True)
+    spans = serializers.ListField(
+        child=serializers.DictField(),
+        allow_empty=True,
+        help_text=f"Gold spans {{start, end, labels, details, proposed_by}}; start and end "
+        f"{CODE_POINTS}.",
+    )
     comments = serializers.ListField(required=False)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from rest_framework import serializers
 
+from annotations.api.serializers import CODE_POINTS
 from annotations.items import LABELLED_KINDS, RATING_KINDS, Form, FormField
 from annotations.models import Annotation, Document, Membership, TaxonomyNode
 from annotations.services.responses import item_options, project_form
@@ -72,7 +73,10 @@ class ItemAnnotationSerializer(serializers.Serializer):
     annotator = serializers.DictField(help_text="{id, username}")
     status = serializers.CharField(help_text="in_progress or submitted.")
     revision = serializers.IntegerField()
-    response = serializers.DictField(help_text="{form field: answer}; absent: unanswered.")
+    response = serializers.DictField(
+        help_text="{form field: answer}; absent: unanswered. A segmentation answer is a list "
+        f"of [start, end, label], offsets {CODE_POINTS}."
+    )
     submitted_at = serializers.DateTimeField(allow_null=True)
     updated_at = serializers.DateTimeField()
 
@@ -103,7 +107,8 @@ class ResponseWriteSerializer(serializers.Serializer):
         "absent only for the first save, which starts the annotation.",
     )
     response = serializers.DictField(
-        help_text="PATCH: the fields to change (null clears one); PUT: the whole response."
+        help_text="PATCH: the fields to change (null clears one); PUT: the whole response. "
+        f"A segmentation answer is a list of [start, end, label], offsets {CODE_POINTS}."
     )
 
 

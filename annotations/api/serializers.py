@@ -171,10 +171,22 @@ class NextDocumentSerializer(serializers.Serializer):
     document = serializers.IntegerField(allow_null=True)
 
 
+# Every text offset of the API (sentences, spans, suggestions, item segments) counts Unicode
+# code points of the document's text, as Python's str does: text[start:end].
+CODE_POINTS = (
+    "counted in Unicode code points of the document text (Python str indices, not UTF-16 "
+    "units nor bytes: an emoji or U+1D400 is one)"
+)
+START_HELP = f"First character of the range, {CODE_POINTS}."
+END_HELP = f"End of the range (exclusive), {CODE_POINTS}."
+OFFSET_KWARGS = {"start": {"help_text": START_HELP}, "end": {"help_text": END_HELP}}
+
+
 class SentenceSerializer(serializers.ModelSerializer):
     class Meta:
         model = Sentence
         fields = ["index", "start", "end"]
+        extra_kwargs = OFFSET_KWARGS
 
 
 class DocumentSerializer(serializers.ModelSerializer):
@@ -233,6 +245,7 @@ class SpanSerializer(serializers.ModelSerializer):
     class Meta:
         model = Span
         fields = ["id", "client_id", "start", "end", "labels", "details", "revision"]
+        extra_kwargs = OFFSET_KWARGS
 
 
 def _slot_detail(entry: Any) -> Any:
@@ -265,8 +278,10 @@ def span_data(span: Span) -> dict[str, Any]:
 
 
 class SpanCreateSerializer(ReusedFieldsMixin, serializers.Serializer):
-    start = serializers.IntegerField(min_value=0, help_text="Start of a sentence.")
-    end = serializers.IntegerField(min_value=1, help_text="End of a sentence (exclusive).")
+    start = serializers.IntegerField(min_value=0, help_text=f"Start of a sentence, {CODE_POINTS}.")
+    end = serializers.IntegerField(
+        min_value=1, help_text=f"End of a sentence (exclusive), {CODE_POINTS}."
+    )
     labels = serializers.ListField(
         child=serializers.CharField(),
         help_text="Fallacy types of the project's taxonomy (case-insensitive); "
@@ -287,8 +302,8 @@ class SpanPatchSerializer(ReusedFieldsMixin, serializers.Serializer):
     revision = serializers.IntegerField(
         min_value=1, help_text="The span revision the client last saw (409 if stale)."
     )
-    start = serializers.IntegerField(min_value=0, required=False)
-    end = serializers.IntegerField(min_value=1, required=False)
+    start = serializers.IntegerField(min_value=0, required=False, help_text=START_HELP)
+    end = serializers.IntegerField(min_value=1, required=False, help_text=END_HELP)
     labels = serializers.ListField(child=serializers.CharField(), required=False)
     details = serializers.DictField(
         child=serializers.JSONField(), required=False, help_text=DETAILS_HELP

@@ -189,7 +189,7 @@ class DocumentRowSerializer(serializers.Serializer):
     name = serializers.CharField()
     external_id = serializers.CharField()
     position = serializers.IntegerField()
-    length = serializers.IntegerField(help_text="Characters of the text.")
+    length = serializers.IntegerField(help_text="Length of the text in Unicode code points.")
     updated_at = serializers.DateTimeField(
         allow_null=True, help_text="Latest annotation change (annotators: their own)."
     )
