@@ -30,6 +30,7 @@ const variant = (id: number, name: string, version = 1): Variant => ({
   decoding: {},
   description: "",
   builtin: true,
+  project: null,
   template: "{text}",
   created_at: "2025-01-01T00:00:00Z",
 });

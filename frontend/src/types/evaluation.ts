@@ -19,12 +19,16 @@ export interface Variant extends VariantRef {
   unparseable?: string;
   description: string;
   builtin: boolean;
+  /** The owning project; null: global (the built-ins, edited by superusers only). */
+  project: number | null;
   template: string;
   created_at: string;
 }
 
 /** Body of POST /api/evaluation/variants/ (a "copy and edit" makes a new version). */
 export interface VariantInput {
+  /** The project that owns the new version (required unless a superuser saves a global one). */
+  project: number;
   task: string;
   name: string;
   kind: string;

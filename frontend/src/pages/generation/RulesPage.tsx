@@ -9,26 +9,33 @@ import type { Me } from "../../types";
 import { fieldMessages, refusalLine } from "./logic";
 import type { PrologRule } from "./types";
 
+const GLOBAL = "global";
+
 /**
- * The Prolog rule files, every version: view one, copy it into the editor, save the edit as
- * the type's next version. swipl checks it on the server: a refusal shows swipl's message and
- * the line it names.
+ * The Prolog rule files of a project (its own versions and the shipped, global ones): view
+ * one, copy it into the editor, save the edit as the project's next version of the type (other
+ * projects never see it; superusers may pick "Global" to version the shipped files). swipl
+ * checks it on the server: a refusal shows swipl's message and the line it names.
  */
 export function RulesPage({ me }: { me: Me }) {
-  const rules = useResource<PrologRule[]>("/api/evaluation/prolog-rules/");
+  const staff = me.projects.filter((p) => p.role === "admin" || p.role === "reviewer");
+  const first = staff.find((p) => p.role === "admin") ?? staff[0];
+  const [scope, setScope] = useState<string>(first ? String(first.id) : GLOBAL);
+  const rules = useResource<PrologRule[]>(`/api/evaluation/prolog-rules/${scope === GLOBAL ? "" : `?project=${scope}`}`);
+  const shown = useMemo(() => (scope === GLOBAL ? (rules.data ?? []).filter((r) => r.project == null) : (rules.data ?? [])), [rules.data, scope]);
   const [selected, setSelected] = useState<number | null>(null);
   const [draft, setDraft] = useState<string | null>(null);
   const [errors, setErrors] = useState<string[]>([]);
   const [saved, setSaved] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const canEdit = me.is_superuser || me.projects.some((p) => p.role === "admin");
+  const canEdit = !!me.is_superuser || staff.some((p) => String(p.id) === scope && p.role === "admin");
 
   const byType = useMemo(() => {
     const map = new Map<string, PrologRule[]>();
-    for (const r of rules.data ?? []) map.set(r.type, [...(map.get(r.type) ?? []), r]);
+    for (const r of shown) map.set(r.type, [...(map.get(r.type) ?? []), r]);
     return [...map.entries()].sort(([a], [b]) => a.localeCompare(b));
-  }, [rules.data]);
-  const rule = (rules.data ?? []).find((r) => r.id === selected) ?? null;
+  }, [shown]);
+  const rule = shown.find((r) => r.id === selected) ?? null;
   const line = errors.map(refusalLine).find((l) => l != null) ?? null;
 
   const open = (id: number) => {
@@ -44,7 +51,8 @@ export function RulesPage({ me }: { me: Me }) {
     setErrors([]);
     setSaved(null);
     try {
-      const created = await post<PrologRule>("/api/evaluation/prolog-rules/", { type: rule.type, source: draft });
+      const project = scope === GLOBAL ? null : Number(scope);
+      const created = await post<PrologRule>("/api/evaluation/prolog-rules/", { type: rule.type, source: draft, project });
       await rules.reload();
       setSelected(created.id);
       setDraft(null);
@@ -64,6 +72,24 @@ export function RulesPage({ me }: { me: Me }) {
       </TopBar>
       <main class="page wide" data-testid="rules-page">
         <h1>Prolog rule files</h1>
+        <label class="field">
+          <span>Project</span>
+          <select
+            value={scope}
+            onChange={(e) => {
+              setScope((e.target as HTMLSelectElement).value);
+              open(-1);
+            }}
+            data-testid="rules-project"
+          >
+            {staff.map((p) => (
+              <option key={p.id} value={String(p.id)}>
+                {p.name}
+              </option>
+            ))}
+            {me.is_superuser && <option value={GLOBAL}>Global (shipped files)</option>}
+          </select>
+        </label>
         {rules.error && !rules.data && <LoadErrorMessage error={rules.error} onRetry={() => void rules.reload()} />}
         <div class="rules-layout" style={{ display: "grid", gridTemplateColumns: "minmax(14rem, 1fr) 3fr", gap: "1rem" }}>
           <nav class="panel" aria-label="Rule files">
@@ -77,6 +103,7 @@ export function RulesPage({ me }: { me: Me }) {
                         <button class={`btn small ${r.id === selected ? "primary" : "ghost"}`} onClick={() => open(r.id)} data-testid="rule-version">
                           v{r.version}
                           {r.builtin ? " (shipped)" : r.created_by ? ` by ${r.created_by}` : ""}
+                          {!r.builtin && r.project == null ? " (global)" : ""}
                         </button>
                       </li>
                     ))}
@@ -136,7 +163,7 @@ export function RulesPage({ me }: { me: Me }) {
                     )}
                     <div class="form-actions">
                       <button class="btn primary" disabled={busy} onClick={() => void save()} data-testid="rule-save">
-                        {busy ? "Checking with swipl…" : `Save as ${rule.type} v${Math.max(...(rules.data ?? []).filter((r) => r.type === rule.type).map((r) => r.version)) + 1}`}
+                        {busy ? "Checking with swipl…" : `Save as ${rule.type} v${Math.max(...shown.filter((r) => r.type === rule.type).map((r) => r.version)) + 1}`}
                       </button>
                       <button class="btn ghost" onClick={() => setDraft(null)}>
                         Cancel

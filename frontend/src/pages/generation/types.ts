@@ -82,6 +82,8 @@ export interface PrologRule {
   version: number;
   source: string;
   builtin: boolean;
+  /** The owning project; null: global (the shipped files, edited by superusers only). */
+  project: number | null;
   created_by: string | null;
   created_at: string;
 }

@@ -115,6 +115,7 @@ export function LaunchPage({ me, projectId }: { me: Me; projectId: number }) {
           plan={sent.plan}
         />
         <VariantPicker
+          projectId={projectId}
           variants={offered}
           checked={form.variants}
           onChecked={(ids) => update({ variants: ids })}

@@ -10,8 +10,10 @@ import type { Variant, VariantInput } from "../../types/evaluation";
 const KINDS = ["zero-shot", "guided", "few-shot", "chain-of-thought"];
 const PARSERS = ["keyword", "strict", "json"];
 
-/** "Copy and edit": a form prefilled from a variant that POSTs a new version of it. */
+/** "Copy and edit": a form prefilled from a variant that POSTs a new version of it, owned by
+ *  the project (a copy of a built-in becomes the project's own; other projects never see it). */
 export function VariantEditor({
+  projectId,
   base,
   kinds,
   parsers,
@@ -19,6 +21,7 @@ export function VariantEditor({
   onCreated,
   onCancel,
 }: {
+  projectId: number;
   base: Variant;
   kinds: string[];
   parsers: string[];
@@ -55,6 +58,7 @@ export function VariantEditor({
       return;
     }
     const body: VariantInput = {
+      project: projectId,
       task: base.task,
       name: name.trim(),
       kind,

@@ -7,6 +7,8 @@ import type { Variant } from "../../types/evaluation";
 import { VariantEditor } from "./VariantEditor";
 
 interface Props {
+  /** The project the copies are saved in (its own variants; built-ins stay as they are). */
+  projectId: number;
   variants: Variant[];
   checked: number[];
   onChecked: (ids: number[]) => void;
@@ -50,7 +52,7 @@ function VariantDetails({ v }: { v: Variant }) {
   );
 }
 
-export function VariantPicker({ variants, checked, onChecked, onCreated, canEdit, errors, plan }: Props) {
+export function VariantPicker({ projectId, variants, checked, onChecked, onCreated, canEdit, errors, plan }: Props) {
   const [viewing, setViewing] = useState<Set<number>>(new Set());
   const [editing, setEditing] = useState<number | null>(null);
   const kinds = [...new Set(variants.map((v) => v.kind))];
@@ -88,7 +90,7 @@ export function VariantPicker({ variants, checked, onChecked, onCreated, canEdit
                     {v.name} v{v.version}
                   </span>
                   <span class="badge subtle">{v.kind}</span>
-                  {v.builtin && <span class="muted small">built-in</span>}
+                  {v.builtin ? <span class="muted small">built-in</span> : v.project == null ? <span class="muted small">global</span> : null}
                 </label>
                 <span class="choice-actions">
                   <button type="button" class={`btn small ghost${open ? " on" : ""}`} aria-expanded={open} onClick={() => toggleView(v.id)} data-testid="variant-view">
@@ -111,6 +113,7 @@ export function VariantPicker({ variants, checked, onChecked, onCreated, canEdit
               {open && <VariantDetails v={v} />}
               {editing === v.id && (
                 <VariantEditor
+                  projectId={projectId}
                   base={v}
                   kinds={kinds}
                   parsers={parsers}
