@@ -74,7 +74,7 @@ logger = logging.getLogger(__name__)
 
 FORMATS = ("mafalda", "doccano", "text", "csv", *ITEM_FORMATS)
 INLINE_MAX_BYTES = int(getattr(settings, "IMPORT_INLINE_MAX_BYTES", 1024 * 1024))
-MAX_UPLOAD_BYTES = int(getattr(settings, "IMPORT_MAX_BYTES", 100 * 1024 * 1024))
+MAX_UPLOAD_BYTES = settings.UPLOAD_MAX_BYTES
 PROGRESS_EVERY = 200
 ID_BATCH = 500
 
@@ -83,8 +83,10 @@ ID_BATCH = 500
 
 
 def count_lines(content: bytes) -> int:
-    """Physical lines, as the readers number them."""
-    return len(content.splitlines())
+    """Physical lines, as the readers number them (``len(content.splitlines())`` without
+    the list of lines)."""
+    breaks = content.count(b"\n") + content.count(b"\r") - content.count(b"\r\n")
+    return breaks + (1 if content and not content.endswith((b"\n", b"\r")) else 0)
 
 
 @transaction.atomic

@@ -65,6 +65,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A body over the size limits: 413 before it is read (fallacy_platform.uploads).
+    "fallacy_platform.uploads.BodySizeMiddleware",
     "fallacy_platform.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -286,6 +288,18 @@ LOGGING = {
     # Failed and throttled logins (username and address, never the password).
     "loggers": {"fallacy.auth": {"level": "WARNING"}},
 }
+
+# --- request bodies -------------------------------------------------------------------
+# Request bodies (fallacy_platform.uploads): an uploaded file (imports, taxonomies) may have
+# UPLOAD_MAX_BYTES, any other body and a multipart body's other fields REQUEST_MAX_BYTES;
+# a larger one is a 413 before it is read. Files over 2.5 MiB are spooled to temporary files.
+UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(100 * 1024 * 1024)))
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("REQUEST_MAX_BYTES", str(10 * 1024 * 1024)))
+FILE_UPLOAD_HANDLERS = [
+    "fallacy_platform.uploads.LimitedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 
 # --- cache: login throttles (shared by every web worker) ----------------------------------
 # CACHE_URL=redis://… in production; files under the data directory otherwise (not
