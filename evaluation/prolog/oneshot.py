@@ -48,6 +48,8 @@ ONCE = Path(__file__).with_name("oracle_once.pl")
 STARTUP_S = 5.0  # over the Prolog time limit: start-up, loading the helper, the answer
 MAX_OUTPUT_BYTES = 4 * MAX_MESSAGE_BYTES + 256 * 1024  # the answer (JSON) and any stray text
 MAX_STDERR_KEPT = 2048
+POLL_S = 0.2  # how often the process's peak address space is read
+MEMORY_NEAR = 0.97
 CHECK = "the rule file's check"
 
 
@@ -78,9 +80,15 @@ def _exchange(
     process: subprocess.Popen, payload: bytes, deadline: float
 ) -> tuple[bytes, bytes, str | None]:
     """Write ``payload``, read stdout and stderr until both close and the process exits;
-    ``(stdout, stderr tail, None)``, or the limit passed (``"time"``, ``"output"``)."""
-    streams = {process.stdout.fileno(): bytearray(), process.stderr.fileno(): bytearray()}
-    stdout, stdin = process.stdout.fileno(), process.stdin.fileno()
+    ``(stdout, stderr tail, None)``, or the limit passed (``"time"``, ``"output"``,
+    ``"memory"``: its address space reached ``MEMORY_NEAR`` of the limit, where swipl may
+    hang on a failed allocation instead of aborting)."""
+    stdin, stdout, stderr = (s.fileno() for s in (process.stdin, process.stdout, process.stderr))
+    streams = {stdout: bytearray(), stderr: bytearray()}
+
+    def done(passed: str | None) -> tuple[bytes, bytes, str | None]:
+        return bytes(streams[stdout]), bytes(streams[stderr]), passed
+
     with selectors.DefaultSelector() as selector:
         for fd in (*streams, stdin):
             os.set_blocking(fd, False)
@@ -91,8 +99,10 @@ def _exchange(
         while len(selector.get_map()) > 0:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return bytes(streams[stdout]), bytes(streams[process.stderr.fileno()]), "time"
-            for key, _ in selector.select(remaining):
+                return done("time")
+            if _peak_mb(process.pid) >= MEMORY_NEAR * MEMORY_MB:
+                return done("memory")
+            for key, _ in selector.select(min(remaining, POLL_S)):
                 fd = key.fd
                 if fd == stdin:
                     try:
@@ -111,15 +121,15 @@ def _exchange(
                     continue
                 total += len(chunk)
                 if total > MAX_OUTPUT_BYTES:
-                    return bytes(streams[stdout]), bytes(streams[fd]), "output"
+                    return done("output")
                 streams[fd] += chunk
-                if fd != stdout:
+                if fd == stderr:
                     del streams[fd][:-MAX_STDERR_KEPT]
     try:
         process.wait(timeout=max(0.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
-        return bytes(streams[stdout]), bytes(streams[process.stderr.fileno()]), "time"
-    return bytes(streams[stdout]), bytes(streams[process.stderr.fileno()]), None
+        return done("time")
+    return done(None)
 
 
 def _peak_mb(pid: int) -> float:
@@ -165,8 +175,6 @@ def _run(request: dict[str, Any], *, time_limit_s: float, what: str) -> dict[str
     )
     try:
         out, err, passed = _exchange(process, payload, time.monotonic() + wall_s)
-        if passed == "time" and _peak_mb(process.pid) >= 0.97 * MEMORY_MB:
-            passed = "memory"  # stuck after an allocation failed
     finally:
         _stop(process)
     if passed == "memory":
