@@ -83,10 +83,12 @@ ModelRunAdmin.inlines = [RunShardInline]
 
 @admin.register(PromptVariant)
 class PromptVariantAdmin(admin.ModelAdmin):
-    list_display = ["task", "name", "version", "kind", "parser", "shots", "builtin", "created_at"]
-    list_filter = ["task", "kind", "parser", "builtin"]
+    list_display = [
+        "task", "name", "version", "project", "kind", "parser", "shots", "builtin", "created_at",
+    ]  # fmt: skip
+    list_filter = ["task", "kind", "parser", "builtin", "project"]
     search_fields = ["name", "template", "description"]
-    raw_id_fields = ["created_by"]
+    raw_id_fields = ["created_by", "project"]
 
 
 @admin.register(RunShard)
