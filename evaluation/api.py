@@ -14,6 +14,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from fallacy_platform.query import QuerySerializer
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.exceptions import ValidationError as DRFValidationError
@@ -117,7 +118,7 @@ class ScoreRequestSerializer(serializers.Serializer):
         return attrs
 
 
-class AgreementQuerySerializer(serializers.Serializer):
+class AgreementQuerySerializer(QuerySerializer):
     gold_standard = serializers.IntegerField()
     profile = serializers.ChoiceField(
         choices=(SPAN_PROFILE,),

@@ -45,7 +45,7 @@ class ItemLeaderboardView(APIView):
         project = staff_project(request, pk)
         if project.kind != "items":
             raise NotFound("No item project with this id.")
-        output = request.query_params.get("format") or "json"
+        output = request.query_params.get("format", "json")
         if output not in FORMATS:
             raise ValidationError({"format": [f"must be one of {', '.join(FORMATS)}"]})
         try:

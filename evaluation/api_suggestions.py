@@ -29,6 +29,7 @@ from django.shortcuts import get_object_or_404
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from fallacy_platform.inputs import StrictBooleanField
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -59,7 +60,7 @@ class AssistedSerializer(serializers.Serializer):
 class SettingsChangeSerializer(serializers.Serializer):
     """What to change (a field left out stays as it is)."""
 
-    assisted = serializers.BooleanField(required=False)
+    assisted = StrictBooleanField(required=False)
     ordering = serializers.ChoiceField(choices=list(services.ORDERINGS), required=False)
 
 

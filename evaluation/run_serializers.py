@@ -409,7 +409,7 @@ class RunsQuerySerializer(QuerySerializer):
     status = serializers.ChoiceField(choices=ModelRun.Status.choices, required=False)
 
 
-class RequestsQuerySerializer(serializers.Serializer):
+class RequestsQuerySerializer(QuerySerializer):
     unparseable = serializers.BooleanField(
         required=False, allow_null=True, default=None, help_text="Only (un)parseable outputs."
     )
@@ -419,7 +419,7 @@ class RequestsQuerySerializer(serializers.Serializer):
     )
 
 
-class LeaderboardQuerySerializer(serializers.Serializer):
+class LeaderboardQuerySerializer(QuerySerializer):
     gold_standard = serializers.IntegerField()
     profile = serializers.ChoiceField(choices=PROFILES, default="paper")
     format = serializers.ChoiceField(choices=("json", "csv", "latex"), default="json")

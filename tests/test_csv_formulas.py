@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
@@ -139,3 +140,20 @@ def test_smartypat_export_neutralises_texts_and_imports_back_the_same(tmp_path: 
     # A quote before a formula is taken as an escape (another tool's, here) and removed.
     assert second[0].metadata["record"]["=note"] == "=kept"
     assert second[0].external_id == "-1"
+
+    # The browser's import (an import job) reads the export back the same way.
+    staff = APIClient()
+    staff.force_login(User.objects.create_user("staff", is_staff=True, is_superuser=True))
+    created = staff.post("/api/projects/", {"name": "SP3", "form_preset": "smartypat"})
+    assert created.status_code == 201, created.content
+    job = staff.post(
+        f"/api/projects/{created.json()['id']}/imports/",
+        {
+            "file": SimpleUploadedFile("again.csv", exported.getvalue().encode()),
+            "format": "smartypat",
+        },
+        format="multipart",
+    )
+    assert job.status_code == 201 and job.json()["status"] == "succeeded", job.content
+    third = Document.objects.filter(project__name="SP3").order_by("position")
+    assert [d.metadata["record"] for d in third] == [d.metadata["record"] for d in first]

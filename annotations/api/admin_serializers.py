@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
+from fallacy_platform.inputs import StrictBooleanField
 from rest_framework import serializers
 
 from annotations.form_presets import FORM_PRESETS
@@ -13,10 +15,17 @@ from annotations.services.import_jobs import FORMATS
 
 
 def _check_kind(value: str) -> None:
-    # A plain string, not a ChoiceField: its enum would collide with other "kind" enums
-    # in the OpenAPI schema.
     if value not in PROJECT_KINDS:
         raise serializers.ValidationError(f"must be one of {', '.join(PROJECT_KINDS)}")
+
+
+@extend_schema_field({"type": "string", "enum": list(PROJECT_KINDS)})
+class ProjectKindField(serializers.CharField):
+    """A project kind (a plain string checked by ``_check_kind``, not a ChoiceField whose
+    enum would collide with other "kind" enums), documented as ``ProjectKindEnum``."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(validators=[_check_kind], **kwargs)
 
 
 class ProjectCreateSerializer(serializers.Serializer):
@@ -36,9 +45,8 @@ class ProjectCreateSerializer(serializers.Serializer):
         default=1,
         help_text="A document is done when this many annotators submitted it.",
     )
-    kind = serializers.CharField(
+    kind = ProjectKindField(
         required=False,
-        validators=[_check_kind],
         help_text="spans (span annotation, the default) or items (a form answered per item; "
         "the default with a form_preset).",
     )
@@ -68,14 +76,13 @@ class ProjectPatchSerializer(serializers.Serializer):
     description = serializers.CharField(required=False, allow_blank=True)
     guidelines = serializers.CharField(required=False, allow_blank=True)
     annotators_per_document = serializers.IntegerField(min_value=1, required=False)
-    archived = serializers.BooleanField(required=False, help_text="Archive or unarchive.")
+    archived = StrictBooleanField(required=False, help_text="Archive or unarchive.")
     taxonomy = serializers.IntegerField(
         required=False,
         help_text="Taxonomy id; refused once the project has a span or a gold standard.",
     )
-    kind = serializers.CharField(
+    kind = ProjectKindField(
         required=False,
-        validators=[_check_kind],
         help_text="spans or items; refused once the project has documents.",
     )
     form = serializers.JSONField(required=False, help_text="Item projects: the form.")

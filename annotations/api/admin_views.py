@@ -13,10 +13,11 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from fallacy_platform.inputs import StrictJSONParser
 from fallacy_platform.query import query_flag
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -201,7 +202,7 @@ class ProjectDetailView(ServiceErrorsMixin, APIView):
 
 
 class TaxonomyListView(ServiceErrorsMixin, APIView):
-    parser_classes = [MultiPartParser, FormParser, JSONParser]
+    parser_classes = [MultiPartParser, FormParser, StrictJSONParser]
 
     def _check(self, request: Request) -> None:
         if not may_manage_taxonomies(request.user):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fallacy_platform.inputs import StrictBooleanField
 from fallacy_platform.query import QuerySerializer
 from rest_framework import serializers
 
@@ -130,7 +131,7 @@ class AssignResultSerializer(serializers.Serializer):
 class UnassignRequestSerializer(serializers.Serializer):
     annotator = serializers.IntegerField(help_text="User id.")
     document_ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=False)
-    force = serializers.BooleanField(
+    force = StrictBooleanField(
         default=False, help_text="Also documents the annotator has an annotation on."
     )
 
@@ -143,7 +144,7 @@ class ReassignRequestSerializer(serializers.Serializer):
     from_annotator = serializers.IntegerField(help_text="User id.")
     to_annotator = serializers.IntegerField(help_text="User id (an annotator of the project).")
     document_ids = serializers.ListField(child=serializers.IntegerField(), allow_empty=False)
-    force = serializers.BooleanField(
+    force = StrictBooleanField(
         default=False, help_text="Also documents from_annotator has an annotation on."
     )
 

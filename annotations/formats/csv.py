@@ -46,8 +46,8 @@ def _delimiter(name: str, header_line: str) -> str:
 def csv_rows(source: Source, *, name: str | None = None) -> Iterator[tuple[int, list[str]]]:
     """``(first line, fields)`` for every non-blank row, the header first.
 
-    ``DatasetFormatError`` for an empty file, text that is not UTF-8 or broken quoting
-    (these end the file: nothing after them can be read reliably)."""
+    ``DatasetFormatError`` for an empty file, text that is not UTF-8, a NUL character or
+    broken quoting (these end the file: nothing after them can be read reliably)."""
     name = source_name(source, name)
     with open_text(source) as stream:
         line = 0
@@ -69,6 +69,8 @@ def csv_rows(source: Source, *, name: str | None = None) -> Iterator[tuple[int, 
             )
             for fields in reader:
                 start, line = line + 1, reader.line_num
+                if any("\x00" in field for field in fields):
+                    raise DatasetFormatError(name, start, None, "a NUL character (not text)")
                 if fields and any(field.strip() for field in fields):
                     yield start, fields
         except UnicodeDecodeError as error:
@@ -129,6 +131,15 @@ class CsvColumns:
         )
 
 
+def first_row(rows: Iterator[tuple[int, list[str]]], name: str) -> list[str]:
+    """The header row of ``csv_rows``; ``DatasetFormatError`` when the file has none (only
+    delimiters or blank fields, e.g. a lone ``|``)."""
+    try:
+        return next(rows)[1]
+    except StopIteration:
+        raise DatasetFormatError(name, 1, None, "the file has no header row") from None
+
+
 def header_names(name: str, header: list[str]) -> list[str]:
     """Trimmed column names; an unnamed column is called ``column N``; no repeats."""
     columns = [cell.strip() or f"column {index}" for index, cell in enumerate(header, start=1)]
@@ -144,8 +155,7 @@ def inspect_csv(source: Source, *, name: str | None = None) -> CsvPreview:
     """The columns, how many data rows, and the first ``SAMPLE_ROWS`` of them."""
     name = source_name(source, name)
     rows = csv_rows(source, name=name)
-    _, header = next(rows)
-    columns = header_names(name, header)
+    columns = header_names(name, first_row(rows, name))
     count, sample = 0, []
     for _, fields in rows:
         count += 1
@@ -160,7 +170,7 @@ def read_csv_texts(
     """Validated records, streamed; ``DatasetFormatError`` at the first bad row."""
     name = source_name(source, name)
     rows = csv_rows(source, name=name)
-    _, header = next(rows)
+    header = first_row(rows, name)
     columns = CsvColumns(name, header, text_column=text_column, id_column=id_column)
     for line, fields in rows:
         yield columns.record(line, fields)

@@ -51,11 +51,12 @@ class SmartyPatRecord:
 
 
 class SmartyPatColumns:
-    """Where each of the format's columns is in a header."""
+    """Where each of the format's columns is in a header (cells read with the quote that
+    ``write_smartypat`` adds before a formula removed)."""
 
     def __init__(self, name: str, header: list[str]) -> None:
         self.name = name
-        self.columns = header_names(name, header)
+        self.columns = header_names(name, [unescape_cell(cell) for cell in header])
         self.index: dict[str, int] = {}
         keys = [_key(column) for column in self.columns]
         for column, spellings in _SPELLINGS.items():
@@ -81,6 +82,7 @@ class SmartyPatColumns:
                 None,
                 f"expected {len(self.columns)} fields (as in the header), got {len(fields)}",
             )
+        fields = [unescape_cell(field) for field in fields]
 
         def cell(column: str) -> str:
             index = self.index.get(column)
@@ -119,9 +121,9 @@ def read_smartypat(source: Source, *, name: str | None = None) -> Iterator[Smart
         _, header = next(rows)
     except StopIteration:
         raise DatasetFormatError(name, 1, None, "the file has no header row") from None
-    columns = SmartyPatColumns(name, [unescape_cell(cell) for cell in header])
+    columns = SmartyPatColumns(name, header)
     for line, fields in rows:
-        yield columns.record(line, [unescape_cell(cell) for cell in fields])
+        yield columns.record(line, fields)
 
 
 def write_smartypat(

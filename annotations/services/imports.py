@@ -339,6 +339,8 @@ def import_mafalda_gold(
         report.sentences += sentence_count
         for item in batch:
             _count_spans(report, item.spans)
+    if not report.texts:  # a blank file: no empty published version
+        raise DatasetFormatError(name, 1, None, "the file holds no texts")
     gold.status = GoldStandard.Status.PUBLISHED
     gold.published_at = timezone.now()
     gold.save(update_fields=["status", "published_at"])

@@ -28,18 +28,19 @@ def query_flag(request: Request, name: str, *, default: bool = False) -> bool:
 
 class QuerySerializer(serializers.Serializer):
     """A serializer of query parameters. DRF reads a QueryDict like an HTML form, where an
-    empty value (``?status=``) of an optional field counts as absent; here it is refused
-    unless the field allows blanks, like any other value the schema does not allow."""
+    empty value (``?status=``) of an optional field counts as absent and a repeated one
+    counts once; here both are refused (unless the field allows blanks, or is a list), like
+    any other value the schema does not allow."""
 
     def to_internal_value(self, data: Any) -> Any:
         if hasattr(data, "getlist"):
-            errors = {
-                name: ["may not be empty"]
-                for name, field in self.fields.items()
-                if not field.read_only
-                and not getattr(field, "allow_blank", False)
-                and "" in data.getlist(name)
-            }
+            errors: dict[str, list[str]] = {}
+            for name, field in self.fields.items():
+                values = [] if field.read_only else data.getlist(name)
+                if "" in values and not getattr(field, "allow_blank", False):
+                    errors[name] = ["may not be empty"]
+                elif len(values) > 1 and not isinstance(field, serializers.ListField):
+                    errors[name] = ["give it once"]
             if errors:
                 raise ValidationError(errors)
         return super().to_internal_value(data)
