@@ -67,6 +67,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # A body over the size limits: 413 before it is read (fallacy_platform.uploads).
     "fallacy_platform.uploads.BodySizeMiddleware",
+    # A NUL character in a query parameter: 400 naming it, before any view.
+    "fallacy_platform.inputs.QueryParameterMiddleware",
     "fallacy_platform.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -179,6 +181,12 @@ REST_FRAMEWORK = {
         "fallacy_platform.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON nested too deep, or a string PostgreSQL cannot store (NUL, lone surrogate): 400.
+    "DEFAULT_PARSER_CLASSES": [
+        "fallacy_platform.inputs.StrictJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     # Documents DRF's error answers (400/403/404/415/429) on every operation.
     "DEFAULT_SCHEMA_CLASS": "fallacy_platform.schema.AutoSchema",
     # ?limit=/?offset= that are not integers in range are a 400, not a guess or a 500.
@@ -212,6 +220,8 @@ SPECTACULAR_SETTINGS = {
     # choice sets whose field name other components use with other choices (issue 15)
     "ENUM_NAME_OVERRIDES": {
         "GenerationJobStatusEnum": "evaluation.generation_models.GenerationJob.Status",
+        "ProjectKindEnum": "annotations.items.PROJECT_KINDS",
+        "PromptVariantKindEnum": "evaluation.benchmarks.base.VARIANT_KINDS",
     },
 }
 
