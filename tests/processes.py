@@ -52,7 +52,9 @@ def manage(*args: str, env: dict[str, str], timeout: float = 120) -> subprocess.
 
 
 @contextmanager
-def celery_worker(env: dict[str, str], queues: str = "default,gpu") -> Iterator[subprocess.Popen]:
+def celery_worker(
+    env: dict[str, str], queues: str = "default,gpu", pool: str = "solo"
+) -> Iterator[subprocess.Popen]:
     process = subprocess.Popen(
         [
             PYTHON,
@@ -64,7 +66,7 @@ def celery_worker(env: dict[str, str], queues: str = "default,gpu") -> Iterator[
             "-Q",
             queues,
             "--pool",
-            "solo",
+            pool,
             "--loglevel",
             "warning",
             "--without-gossip",

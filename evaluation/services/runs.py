@@ -41,6 +41,8 @@ from evaluation.models import ModelRun, PromptVariant, RunScore, RunShard
 from evaluation.services.run_liveness import stale_running, worker_gone
 
 MAX_SHARDS = 64
+# A worker publishing a run's next job waits this long (about 5 minutes) for the broker.
+PATIENT_PUBLISH = {"max_retries": 60, "interval_start": 1, "interval_step": 1, "interval_max": 5}
 SECRET_SETTINGS = frozenset({"api_key"})
 Status = ModelRun.Status
 
@@ -257,10 +259,23 @@ def _enqueue_shards(run: ModelRun, indexes: Sequence[int] | None = None) -> None
         gpu_generate.apply_async(args=[run.pk, index])
 
 
-def _enqueue_scoring(run: ModelRun) -> None:
+def _enqueue_scoring(run: ModelRun, retry_policy: dict[str, Any] | None = None) -> None:
     from evaluation.tasks import score_run
 
-    score_run.apply_async(args=[run.pk])
+    score_run.apply_async(args=[run.pk], retry_policy=retry_policy)
+
+
+def _queue_scoring_patiently(run: ModelRun) -> None:
+    """Queue the scoring of a run whose generation ended (in a worker): waits out a broker
+    restart; past that, the run fails and Resume queues the scoring."""
+    try:
+        _enqueue_scoring(run, retry_policy=PATIENT_PUBLISH)
+    except Exception as error:  # noqa: BLE001 - the run says what went wrong
+        ModelRun.objects.filter(pk=run.pk, status=Status.SCORING).update(
+            status=Status.FAILED,
+            error=f"scoring could not be queued ({error}); Resume queues it",
+            finished_at=timezone.now(),
+        )
 
 
 def _locked(run_id: int) -> ModelRun:
@@ -421,7 +436,7 @@ def _settle(run: ModelRun) -> ModelRun:
         run.finished_at = timezone.now()
     elif all(status == RunShard.Status.DONE for status in statuses.values()):
         run.status = Status.SCORING
-        transaction.on_commit(lambda: _enqueue_scoring(run))
+        transaction.on_commit(lambda: _queue_scoring_patiently(run))
     else:
         run.status, run.finished_at = Status.CANCELLED, timezone.now()
     run.save(update_fields=["status", "error", "finished_at"])

@@ -5,8 +5,8 @@
   a failed write (the database away for a moment) is logged and tried again next time.
 - ``sweep()``: fails the jobs whose heartbeat is older than ``JOB_STALE_SECONDS`` (their
   process died: a killed worker or web process, a lost machine), through their services:
-  run shards fail resumable (``evaluation.services.runs.fail_stale_shards``), import jobs
-  fail (``annotations.services.job_liveness.fail_stale_import_jobs``).
+  run shards fail resumable (``evaluation.services.run_liveness.fail_stale_shards``), import
+  jobs fail (``annotations.services.job_liveness.fail_stale_import_jobs``).
 - ``start_sweeper()``: every Celery worker sweeps when it is ready and then every
   ``JOB_SWEEP_SECONDS`` (``fallacy_platform.celery``); sweeps are idempotent (each job is
   failed under a conditional update or a row lock), so workers may sweep at once.
@@ -75,8 +75,7 @@ class Heartbeat:
 def sweep() -> None:
     """Fail every job whose heartbeat is stale (see the module docstring)."""
     from annotations.services.job_liveness import fail_stale_import_jobs
-
-    from evaluation.services.runs import fail_stale_shards
+    from evaluation.services.run_liveness import fail_stale_shards
 
     for fail_stale in (fail_stale_shards, fail_stale_import_jobs):
         try:
