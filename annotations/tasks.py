@@ -1,9 +1,10 @@
 """Celery tasks of the annotation app (thin: the work is in ``services``).
 
 - ``annotations.run_import_job(job)``: queue ``default`` (the default queue; the name is
-  not ``*.gpu_*``); imports a large uploaded file. Acks late, so a worker that dies before
-  it finished leaves the message to be redelivered; the job then stays ``running`` (the
-  service claims a job once), and its admin uploads the file again.
+  not ``*.gpu_*``); imports a large uploaded file. Acks late; the service claims a job
+  once, so a redelivered message does nothing. A worker that dies mid-import stops the
+  job's heartbeat: the workers' sweep fails the job (``services.job_liveness``; nothing was
+  imported), and its admin uploads the file again.
 """
 
 from __future__ import annotations
