@@ -23,8 +23,9 @@ from django.db.models import QuerySet
 from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from fallacy_platform.query import query_id
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -89,11 +90,9 @@ class PrologRuleListView(_Staff, generics.ListCreateAPIView):
 
     def get_queryset(self) -> QuerySet[PrologRule]:
         rules = PrologRule.objects.select_related("created_by")
-        project = self.request.query_params.get("project")
-        if project:
-            if not project.isdigit():
-                raise ValidationError({"project": ["Expected a project id."]})
-            rules = ownership.in_scope(rules, staff_project(self.request, int(project)))
+        project = query_id(self.request, "project")
+        if project is not None:
+            rules = ownership.in_scope(rules, staff_project(self.request, project))
         else:
             rules = ownership.readable(rules, self.request.user)
         type_name = self.request.query_params.get("type")

@@ -25,6 +25,7 @@ from django.db.models import Prefetch, Q, QuerySet
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from fallacy_platform.query import query_id
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.exceptions import ValidationError as DRFValidationError
@@ -155,11 +156,9 @@ class VariantListView(generics.ListCreateAPIView):
             raise PermissionDenied("Only a project admin may create prompt variants.")
 
     def get_queryset(self) -> QuerySet[PromptVariant]:
-        project = self.request.query_params.get("project")
-        if project:
-            if not project.isdigit():
-                raise DRFValidationError({"project": ["Expected a project id."]})
-            variants = ownership.variants_for(staff_project(self.request, int(project)))
+        project = query_id(self.request, "project")
+        if project is not None:
+            variants = ownership.variants_for(staff_project(self.request, project))
         else:
             variants = ownership.readable(PromptVariant.objects.all(), self.request.user)
         task = self.request.query_params.get("task")
@@ -273,10 +272,9 @@ class LaunchOptionsView(APIView):
         responses={200: LaunchOptionsSerializer, **ERRORS},
     )
     def get(self, request: Request) -> Response:
-        project_id = request.query_params.get("project", "")
-        if not project_id.isdigit():
-            raise DRFValidationError({"project": ["Expected a project id."]})
-        project = staff_project(request, int(project_id))
+        project_id = query_id(request, "project", required=True)
+        assert project_id is not None  # required
+        project = staff_project(request, project_id)
         golds = gold_standards_for(request.user).filter(project=project).order_by("-version")
         fields: list[dict[str, str]] = []
         if project.kind == "items":

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
-from fallacy_platform.inputs import MAX_DEPTH, json_problem
 from rest_framework.test import APIClient
 
+from annotations.formats.storable import MAX_DEPTH, json_problem
 from annotations.models import Document, GoldStandard, ImportJob, Project, Span, Taxonomy
 from tests.test_access import BOUNDS, World, make_world
 
@@ -252,3 +252,41 @@ def test_project_kind_is_an_enum_in_the_schema_and_anything_else_is_refused(worl
     assert components[kind.rsplit("/", 1)[1]]["enum"] == ["spans", "items"]
     response = send(client, "post", "/api/projects/", {"name": "K", "kind": "0"})
     assert response.status_code == 400 and list(response.json()) == ["kind"]
+
+
+@pytest.mark.parametrize("url", ["/api/evaluation/prolog-rules/", "/api/evaluation/variants/"])
+def test_a_project_filter_takes_any_64_bit_id_and_refuses_the_rest(world: World, url: str) -> None:
+    client = client_for(root())
+    assert client.get(url, {"project": str(-(2**63))}).status_code == 404
+    assert client.get(url, {"project": "0"}).status_code == 404
+    assert client.get(url, {"project": world.p1.pk}).status_code == 200
+    for bad in ("", "x", str(2**63), "1.5"):
+        response = client.get(url, {"project": bad})
+        assert response.status_code == 400 and list(response.json()) == ["project"], bad
+    repeated = client.get(f"{url}?project={world.p1.pk}&project={world.p1.pk}")
+    assert repeated.status_code == 400 and list(repeated.json()) == ["project"]
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "where"),
+    [
+        ("texts.txt", b"A text.\n\nA second\x00 text.\n", "texts.txt:3"),
+        ("texts.csv", b"text\nA\x00B\n", "texts.csv:2"),
+        ("texts.jsonl", b'{"text": "fine"}\n{"text": "a\\u0000b"}\n', "texts.jsonl:2: text"),
+        ("texts.jsonl", b'{"text": "\\ud800x"}\n', "texts.jsonl:1: text"),
+        ("texts.jsonl", b'{"text": "x", "meta": ' + nested(100).encode() + b"}\n", "texts.jsonl:1"),
+    ],
+)
+def test_text_no_database_stores_in_an_uploaded_file_is_refused_at_its_line(
+    world: World, name: str, content: bytes, where: str
+) -> None:
+    client = client_for(world.admin)
+    before = state()
+    response = client.post(
+        "/api/datasets/import/",
+        {"format": "text", "project": world.p1.pk, "file": SimpleUploadedFile(name, content)},
+        format="multipart",
+    )
+    assert response.status_code == 400, response.content
+    assert response.json()["detail"].startswith(where), response.json()
+    assert state() == before

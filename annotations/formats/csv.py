@@ -19,6 +19,7 @@ from pathlib import PurePath
 from annotations.formats.errors import DatasetFormatError
 from annotations.formats.jsonl import Source, open_text, source_name
 from annotations.formats.plaintext import TextRecord
+from annotations.formats.storable import NUL
 
 DELIMITERS = (",", ";", "\t", "|")
 SAMPLE_ROWS = 3
@@ -70,7 +71,7 @@ def csv_rows(source: Source, *, name: str | None = None) -> Iterator[tuple[int, 
             for fields in reader:
                 start, line = line + 1, reader.line_num
                 if any("\x00" in field for field in fields):
-                    raise DatasetFormatError(name, start, None, "a NUL character (not text)")
+                    raise DatasetFormatError(name, start, None, NUL)
                 if fields and any(field.strip() for field in fields):
                     yield start, fields
         except UnicodeDecodeError as error:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from annotations.formats.errors import DatasetFormatError
+from annotations.formats.storable import TOO_DEEP, json_problem, shown
 
 Source = str | Path | IO[str] | IO[bytes]
 
@@ -47,7 +48,9 @@ def open_text(source: Source) -> Iterator[IO[str]]:
 
 
 def iter_json_objects(source: Source, name: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line number, object)`` for each non-blank line; one line at a time in memory."""
+    """``(line number, object)`` for each non-blank line; one line at a time in memory.
+    ``DatasetFormatError`` for a line that is not a JSON object or holds text no database
+    can store (``storable``)."""
     with open_text(source) as stream:
         line_number = 0
         try:
@@ -60,10 +63,15 @@ def iter_json_objects(source: Source, name: str) -> Iterator[tuple[int, dict[str
                     raise DatasetFormatError(
                         name, line_number, None, f"invalid JSON: {error.msg} (column {error.colno})"
                     ) from None
+                except RecursionError:
+                    raise DatasetFormatError(name, line_number, None, TOO_DEEP) from None
                 if not isinstance(record, dict):
                     raise DatasetFormatError(
                         name, line_number, None, f"expected a JSON object, got {_kind(record)}"
                     )
+                found = json_problem(record)
+                if found:
+                    raise DatasetFormatError(name, line_number, shown(found[0]) or None, found[1])
                 yield line_number, record
         except UnicodeDecodeError as error:
             line = undecodable_line(source) or line_number + 1

@@ -16,6 +16,7 @@ from annotations.formats.jsonl import (
     source_name,
     undecodable_line,
 )
+from annotations.formats.storable import NUL
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class TextRecord:
 
 def read_text_blocks(source: Source, *, name: str | None = None) -> Iterator[TextRecord]:
     """One record per block of non-blank lines, stripped of surrounding whitespace.
-    ``DatasetFormatError`` (at the line) for text that is not UTF-8."""
+    ``DatasetFormatError`` (at the line) for text that is not UTF-8 or holds a NUL."""
     name = source_name(source, name)
     with open_text(source) as stream:
         block: list[str] = []
@@ -37,6 +38,8 @@ def read_text_blocks(source: Source, *, name: str | None = None) -> Iterator[Tex
         line_number = 0
         try:
             for line_number, line in enumerate(stream, start=1):  # noqa: B007
+                if "\x00" in line:
+                    raise DatasetFormatError(name, line_number, None, NUL)
                 if line.strip():
                     if not block:
                         first_line = line_number

@@ -3,7 +3,8 @@
 - JSON bodies (``StrictJSONParser``, the API's JSON parser): nested at most ``MAX_DEPTH``
   levels, and no string, value or key, holding a NUL character or a lone surrogate (neither
   can be stored in PostgreSQL text; SQLite's driver cannot encode a surrogate). A 400 names
-  the place: ``{"labels[0].explanation": ["..."]}``.
+  the place: ``{"labels[0].explanation": ["..."]}`` (``annotations.formats.storable``, which
+  the dataset readers use too).
 - Query parameters (``QueryParameterMiddleware``): no NUL character in a name or value; a
   400 names the parameter.
 - Booleans of a JSON body (``StrictBooleanField``): ``true`` or ``false``, not ``0``/``1``
@@ -22,59 +23,9 @@ from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.utils import html
 
-MAX_DEPTH = 64
-NUL = "Null characters are not allowed."
-SURROGATE = "Surrogate characters are not allowed."
-TOO_DEEP = f"JSON nested deeper than {MAX_DEPTH} levels is not accepted."
+from annotations.formats.storable import MAX_DEPTH, NUL, TOO_DEEP, json_problem, shown
 
-
-def text_problem(text: str) -> str | None:
-    """Why ``text`` cannot be stored, or None."""
-    if "\x00" in text:
-        return NUL
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            return SURROGATE
-    return None
-
-
-def shown(text: str) -> str:
-    """``text`` printable in an answer: NUL and lone surrogates as backslash escapes."""
-    escaped = text.replace("\x00", "\\x00")
-    return escaped.encode("utf-8", "backslashreplace").decode("utf-8")
-
-
-def _place(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
-
-
-def json_problem(data: Any) -> tuple[str, str] | None:
-    """The first ``(place, message)`` that makes parsed JSON unacceptable, or None.
-
-    Iterative (no recursion), in document order; the place is ``""`` for the whole body."""
-    stack: list[tuple[Any, str, int]] = [(data, "", 0)]
-    while stack:
-        value, path, depth = stack.pop()
-        if isinstance(value, str):
-            problem = text_problem(value)
-            if problem:
-                return path, problem
-        elif isinstance(value, dict | list):
-            if depth >= MAX_DEPTH:
-                return path, TOO_DEEP
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            children = []
-            for key, child in items:
-                problem = text_problem(key) if isinstance(key, str) else None
-                if problem:
-                    return _place(path, key), f"{problem} (in the key)"
-                children.append((child, _place(path, key), depth + 1))
-            stack.extend(reversed(children))
-    return None
+__all__ = ["MAX_DEPTH", "QueryParameterMiddleware", "StrictBooleanField", "StrictJSONParser"]
 
 
 class StrictJSONParser(JSONParser):

@@ -3,6 +3,7 @@ parameter, never silently taken as absent or as false."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rest_framework import serializers
@@ -24,6 +25,27 @@ def query_flag(request: Request, name: str, *, default: bool = False) -> bool:
     if value in TRUE or value in FALSE:
         return value in TRUE
     raise ValidationError({name: [f"must be true or false (1 or 0), not {values[0][:40]!r}"]})
+
+
+MAX_ID = 2**63 - 1
+
+
+def query_id(request: Request, name: str, *, required: bool = False) -> int | None:
+    """``?name=ID``: any 64-bit integer (one that names nothing is the caller's 404); absent:
+    None (400 when ``required``); empty, repeated or not an integer: 400."""
+    values = request.query_params.getlist(name)
+    if not values:
+        if required:
+            raise ValidationError({name: ["This parameter is required."]})
+        return None
+    if len(values) > 1:
+        raise ValidationError({name: ["give it once"]})
+    value = values[0]
+    if not value:
+        raise ValidationError({name: ["may not be empty"]})
+    if not re.fullmatch(r"-?\d{1,19}", value) or abs(int(value)) > MAX_ID + (value[0] == "-"):
+        raise ValidationError({name: [f"expected an id (a 64-bit integer), not {value[:40]!r}"]})
+    return int(value)
 
 
 class QuerySerializer(serializers.Serializer):
