@@ -53,6 +53,7 @@ from typing import Any
 
 import yaml
 
+from annotations.formats.storable import TOO_DEEP, json_problem, shown
 from annotations.labels import NO_FALLACY_ALIASES, LabelResolver, normalise_label
 
 ROOT_NAME = "fallacy"  # the level-0 node every taxonomy gets
@@ -195,6 +196,8 @@ def read_taxonomy_bytes(content: bytes, *, source: str) -> TaxonomySpec:
             data = yaml.load(text, Loader=_StrictLoader)  # a SafeLoader subclass
     except (json.JSONDecodeError, yaml.YAMLError, _DuplicateKeyError) as exc:
         raise TaxonomyFileError(source, [("", f"cannot parse the file: {exc}")]) from exc
+    except RecursionError:
+        raise TaxonomyFileError(source, [("", f"cannot parse the file: {TOO_DEEP}")]) from None
     return parse_taxonomy(data, source=source)
 
 
@@ -209,6 +212,9 @@ def _check_suffix(source: str) -> str:
 
 def parse_taxonomy(data: Any, *, source: str = "<taxonomy>") -> TaxonomySpec:
     """Validate already-loaded file content (a dict); raises ``TaxonomyFileError``."""
+    found = json_problem(data)  # text no database stores (NUL, lone surrogate), or too deep
+    if found:
+        raise TaxonomyFileError(source, [(shown(found[0]), found[1])])
     return _Validator(source).taxonomy(data)
 
 

@@ -290,3 +290,24 @@ def test_text_no_database_stores_in_an_uploaded_file_is_refused_at_its_line(
     assert response.status_code == 400, response.content
     assert response.json()["detail"].startswith(where), response.json()
     assert state() == before
+
+
+@pytest.mark.parametrize("bad", ["a\\u0000b", "\\ud800x"])
+@pytest.mark.parametrize("suffix", [".json", ".yaml"])
+def test_a_taxonomy_file_with_unstorable_text_is_a_400_naming_the_place(
+    world: World, bad: str, suffix: str
+) -> None:
+    body = (
+        '{"name": "t", "version": "1", "title": "T",'
+        f' "types": [{{"name": "x", "definition": "d{bad}"}}]}}'
+    )
+    before = state()
+    response = client_for(root()).post(
+        "/api/taxonomies/",
+        {"file": SimpleUploadedFile(f"t{suffix}", body.encode())},
+        format="multipart",
+    )
+    assert response.status_code == 400, response.content
+    [problem] = response.json()["file"]
+    assert problem.startswith("types[0].definition: ")
+    assert state() == before
