@@ -32,6 +32,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from fallacy_platform.celery import BROKER_ERRORS
 from fallacy_platform.liveness import heartbeat_seconds, stale_seconds
 
 from annotations.models import GoldStandard, Project, Sentence
@@ -233,7 +234,7 @@ def _queue_or_withdraw(runs: Sequence[ModelRun]) -> None:
     try:
         for run in runs:
             _enqueue_shards(run)
-    except Exception as error:
+    except BROKER_ERRORS as error:
         ModelRun.objects.filter(pk__in=[run.pk for run in runs]).delete()
         raise QueueUnavailable(f"the job queue is unavailable: {error}") from error
 
@@ -243,7 +244,7 @@ def _queue_or_fail(run: ModelRun, queue: Any) -> None:
     again (still resumable) and ``QueueUnavailable`` raised."""
     try:
         queue()
-    except Exception as error:
+    except BROKER_ERRORS as error:
         ModelRun.objects.filter(pk=run.pk).update(
             status=Status.FAILED,
             error=f"could not be queued (the job queue is unavailable: {error}); resume it again",
@@ -270,7 +271,7 @@ def _queue_scoring_patiently(run: ModelRun) -> None:
     restart; past that, the run fails and Resume queues the scoring."""
     try:
         _enqueue_scoring(run, retry_policy=PATIENT_PUBLISH)
-    except Exception as error:  # noqa: BLE001 - the run says what went wrong
+    except BROKER_ERRORS as error:
         ModelRun.objects.filter(pk=run.pk, status=Status.SCORING).update(
             status=Status.FAILED,
             error=f"scoring could not be queued ({error}); Resume queues it",

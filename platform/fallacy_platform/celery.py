@@ -11,10 +11,21 @@ from celery import Celery
 from celery.signals import worker_ready
 from celery.worker.consumer import Consumer as CeleryConsumer
 from kombu import Exchange, Queue
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fallacy_platform.settings")
 
 logger = logging.getLogger(__name__)
+
+#: what publishing a task raises while the broker (or the Redis result backend) is away
+BROKER_ERRORS: tuple[type[BaseException], ...] = (
+    KombuOperationalError,
+    RedisConnectionError,
+    RedisTimeoutError,
+    ConnectionError,
+)
 
 app = Celery("fallacy_platform")
 app.config_from_object("django.conf:settings", namespace="CELERY")

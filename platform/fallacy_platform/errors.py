@@ -10,7 +10,6 @@ from __future__ import annotations
 from django.db import DataError, InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
-from kombu.exceptions import OperationalError as BrokerError
 from rest_framework.exceptions import NotFound, ParseError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -56,16 +55,11 @@ SERVICE_RETRY_AFTER_S = 10
 
 
 def _service_errors() -> tuple[type[BaseException], ...]:
-    """The job queue's (kombu's, the launch's own) and Redis's connection errors."""
+    """The job queue's (a publish, a refused launch) and Redis's (the cache) errors."""
     from evaluation.services.runs import QueueUnavailable
+    from fallacy_platform.celery import BROKER_ERRORS
 
-    errors: tuple[type[BaseException], ...] = (BrokerError, QueueUnavailable)
-    try:
-        from redis.exceptions import ConnectionError as RedisConnectionError
-        from redis.exceptions import TimeoutError as RedisTimeoutError
-    except ImportError:  # pragma: no cover - redis is installed with Celery's extra
-        return errors
-    return (*errors, RedisConnectionError, RedisTimeoutError)
+    return (*BROKER_ERRORS, QueueUnavailable)
 
 
 def api_exception_handler(exc: Exception, context: dict) -> Response | None:
