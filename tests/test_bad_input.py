@@ -311,3 +311,22 @@ def test_a_taxonomy_file_with_unstorable_text_is_a_400_naming_the_place(
     [problem] = response.json()["file"]
     assert problem.startswith("types[0].definition: ")
     assert state() == before
+
+
+@pytest.mark.parametrize("bad", ["a\\u0000b", "\\ud800x"])
+def test_a_column_mapping_with_unstorable_text_is_a_400_naming_it(world: World, bad: str) -> None:
+    client = client_for(root())
+    created = send(client, "post", "/api/projects/", {"name": "I", "form_preset": "smartypat"})
+    before = state()
+    response = client.post(
+        f"/api/projects/{created.json()['id']}/imports/",
+        {
+            "file": SimpleUploadedFile("i.csv", b"post\nA text.\n"),
+            "format": "items",
+            "columns": '{"text": "post", "id": "' + bad + '"}',
+        },
+        format="multipart",
+    )
+    assert response.status_code == 400, response.content
+    assert "columns.id" in json.dumps(response.json())
+    assert state() == before

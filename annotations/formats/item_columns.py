@@ -36,6 +36,7 @@ from typing import Any
 from annotations.formats.csv import csv_rows, header_names
 from annotations.formats.errors import DatasetFormatError
 from annotations.formats.jsonl import Source, _kind, iter_json_objects, source_name
+from annotations.formats.storable import TOO_DEEP, json_problem, shown
 
 ROLES = (
     "text",
@@ -112,6 +113,12 @@ def parse_columns(data: Any) -> ItemColumns:
             data = json.loads(data) if data.strip() else {}
         except json.JSONDecodeError as error:
             raise ColumnMappingError({"columns": f"not valid JSON: {error.msg}"}) from None
+        except RecursionError:
+            raise ColumnMappingError({"columns": TOO_DEEP}) from None
+    found = json_problem(data)
+    if found:
+        place = shown(found[0])
+        raise ColumnMappingError({f"columns.{place}" if place else "columns": found[1]})
     if not isinstance(data, Mapping):
         raise ColumnMappingError({"columns": "must be an object mapping roles to columns"})
     problems: dict[str, str] = {}
