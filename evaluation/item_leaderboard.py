@@ -35,6 +35,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from django.db.models.functions import Coalesce
+
 from annotations.formats.cells import csv_writer
 from annotations.items import Form, FormField, parse_form
 from annotations.models import Annotation, Document, Project
@@ -129,7 +131,8 @@ def _model_rows(project: Project, form: Form) -> tuple[list[dict[str, Any]], lis
         ModelRun.objects.filter(project=project, status=ModelRun.Status.DONE, field__in=fields)
         .exclude(task__startswith=JUDGE_PREFIX)
         .select_related("prompt_variant")
-        .order_by("finished_at", "pk")
+        # the same order on every database: a run with no finish time counts from its creation
+        .order_by(Coalesce("finished_at", "created_at"), "pk")
     )
     reports = {
         score.run_id: score.report
