@@ -278,6 +278,9 @@ CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None  # retry for ever
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_WORKER_CONSUMER = "fallacy_platform.celery:Consumer"
+# Jobs keep their state in the database: no task result is stored (the ping tasks' are),
+# so the web process needs no result store (a Redis restart would break its subscription).
+CELERY_TASK_IGNORE_RESULT = True
 # A publish (a launch) fails fast while the broker is down: the API answers 503.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2.0
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "interval_step": 0.4}

@@ -25,13 +25,13 @@ def _worker_facts(queue: str) -> dict[str, str | bool]:
     }
 
 
-@shared_task(name="fallacy_platform.ping")
+@shared_task(name="fallacy_platform.ping", ignore_result=False)
 def ping() -> dict[str, str | bool]:
     """Answers from a worker of the default queue after touching the database."""
     return _worker_facts("default")
 
 
-@shared_task(name="fallacy_platform.gpu_ping")
+@shared_task(name="fallacy_platform.gpu_ping", ignore_result=False)
 def gpu_ping() -> dict[str, str | bool]:
     """Answers from a worker of the gpu queue (routed there by its name)."""
     return _worker_facts("gpu")
