@@ -26,8 +26,8 @@ from evaluation.models import ModelRun, PromptVariant, RunShard
 from evaluation.services.runs import (
     MAX_SHARDS,
     LaunchError,
-    _enqueue_shards,
     _model_label,
+    _queue_or_withdraw,
     _unique_name,
     model_problems,
 )
@@ -180,5 +180,5 @@ def launch_item_runs(
                 )
                 runs.append(run)
         if enqueue:
-            transaction.on_commit(lambda: [_enqueue_shards(run) for run in runs])
+            transaction.on_commit(lambda: _queue_or_withdraw(runs))
     return runs

@@ -33,8 +33,8 @@ from evaluation.models import ModelRun, PromptVariant, RunShard
 from evaluation.services.runs import (
     LaunchError,
     Status,
-    _enqueue_shards,
     _model_label,
+    _queue_or_withdraw,
     _unique_name,
     spec_problems,
 )
@@ -244,5 +244,5 @@ def launch_judge_run(
         )
         RunShard.objects.create(run=run, index=0)
         if enqueue:
-            transaction.on_commit(lambda: _enqueue_shards(run))
+            transaction.on_commit(lambda: _queue_or_withdraw([run]))
     return run

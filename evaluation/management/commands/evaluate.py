@@ -39,7 +39,12 @@ from evaluation.models import ModelRun, PromptVariant
 from evaluation.scoring import PROFILES
 from evaluation.selectors import score_run
 from evaluation.services.item_launch import launch_item_runs
-from evaluation.services.runs import LaunchError, complete_scoring, launch_runs
+from evaluation.services.runs import (
+    LaunchError,
+    QueueUnavailable,
+    complete_scoring,
+    launch_runs,
+)
 from evaluation.supervisor import supervise_shard
 
 WORKER_HINT_SECONDS = 15
@@ -184,6 +189,8 @@ class Command(BaseCommand):
                 )
         except LaunchError as error:
             raise launch_refused(error, lambda field: f"--{field}") from None
+        except QueueUnavailable as error:
+            raise CommandError(f"{error}; nothing was launched, try again") from None
         for run in runs:
             self.stderr.write(f"queued run {run.pk}: {run.name} ({run.total} requests)")
         if inline:
