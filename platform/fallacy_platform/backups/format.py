@@ -134,7 +134,8 @@ TABLES: tuple[Table, ...] = (
            "gold_standard document start end labels details proposed_by"),
     _table("import_jobs", ImportJob,
            "created_by format options file_name content size status lines_total lines_done "
-           "report errors created_at started_at finished_at", implicit="project"),
+           "report errors created_at started_at finished_at", implicit="project",
+           skipped="heartbeat_at"),  # liveness of the process running it, not data
     # the owner is the restore's to choose: an identical global variant, else the project
     _table("prompt_variants", PromptVariant,
            "task name version kind template parser shots seed decoding unparseable "
@@ -145,7 +146,8 @@ TABLES: tuple[Table, ...] = (
            "generated generation_seconds created_by created_at started_at finished_at",
            implicit="project"),
     _table("run_shards", RunShard,
-           "run index status runner_pid worker attempts error started_at finished_at"),
+           "run index status runner_pid worker attempts error started_at finished_at",
+           skipped="heartbeat_at"),
     _table("run_outputs", RunOutput,
            "run document unit_index unit_text raw_output prompt answer parsed_labels "
            "cache_key from_cache seconds created_at"),
