@@ -382,7 +382,11 @@ def test_only_the_operators_servers_are_addressed(settings) -> None:
     ):
         assert fields({"base_url": refused}) == ["settings.base_url"], refused
     assert fields({"base_url": "http://gpu.lab:8000/team/../other"}) == ["settings.base_url"]
-    assert fields({"base_url": "http://127.0.0.1:8000/v1"}) == []  # this machine's
+    # a list is the whole list: this machine's servers only where it names them
+    assert fields({"base_url": "http://127.0.0.1:8000/v1"}) == ["settings.base_url"]
+    settings.MODEL_SERVER_ALLOWED_URLS = ["http://gpu.lab:8000/team", "http://127.0.0.1:8000"]
+    assert fields({"base_url": "http://127.0.0.1:8000/v1"}) == []
+    assert fields({"base_url": "http://127.0.0.1:6379/v1"}) == ["settings.base_url"]
 
 
 def test_check_allows_local_servers_without_a_key() -> None:

@@ -4,9 +4,9 @@
   name -> ``{"key_env": "VARIABLE"}`` or ``{"key": "sk-..."}``, with ``"base_url"`` or
   ``"base_urls"``: the only servers that credential's key is ever sent to. A run chooses a
   credential by name (``settings.credential``); it never names a variable nor carries a key.
-- ``MODEL_SERVER_ALLOWED_URLS``: the servers a run may address. Empty (the default): servers
-  on this machine (127.0.0.1, localhost, ::1), every credential's servers and
-  ``OPENAI_BASE_URL``; ``*`` allows any server.
+- ``MODEL_SERVER_ALLOWED_URLS``: the servers a run may address, and only those (a server on
+  this machine too). Empty (the default): servers on this machine (127.0.0.1, localhost,
+  ::1), every credential's servers and ``OPENAI_BASE_URL``; ``*`` allows any server.
 
 A server matches an allowed address when scheme, host and port are equal and its API path
 (``.../v1``) starts with the allowed one, segment by segment. Outside Django (scripts that
@@ -136,5 +136,9 @@ def allowed_urls() -> Sequence[str]:
 
 
 def url_allowed(url: str) -> bool:
-    """Whether a run may address ``url`` (servers on this machine always may)."""
-    return is_local(url) or any(url_matches(url, allowed) for allowed in allowed_urls())
+    """Whether a run may address ``url``: servers on this machine only by default (no list)
+    or when the operator's list names them."""
+    configured = _django_setting("MODEL_SERVER_ALLOWED_URLS", None)
+    if not configured and is_local(url):
+        return True
+    return any(url_matches(url, allowed) for allowed in allowed_urls())
