@@ -99,6 +99,9 @@ class GenerationJob(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Written by the worker running the job while it runs."
+    )
 
     class Meta:
         ordering = ["-created_at"]

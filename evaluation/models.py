@@ -176,6 +176,9 @@ class ModelRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    scoring_heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Written by the worker scoring the run while it scores."
+    )
 
     class Meta:
         ordering = ["-created_at"]

@@ -4,9 +4,12 @@
   shard's runner process. Acks late with prefetch 1 (settings). A worker that dies mid-job
   is found by the shard's heartbeat (``services.run_liveness``): the run fails, resumable.
   The message, redelivered after the broker's visibility timeout, then does nothing.
-- ``evaluation.score_run(run)``: queue ``default``; scores the stored outputs.
+- ``evaluation.score_run(run)``: queue ``default``; scores the stored outputs, writing the
+  run's heartbeat: a worker that dies while scoring leaves the run failed by the sweep
+  (Resume queues the scoring again); a redelivered task of a run not scoring does nothing.
 - ``evaluation.gpu_generate_fallacies(job)``: queue ``gpu`` (by its name); one Prolog-checked
-  generation job (``services.prolog_generation.run_job``; swipl in its own process).
+  generation job (``services.prolog_generation.run_job``; swipl in its own process), with
+  a heartbeat: a worker that dies leaves the job failed by the sweep (launch it again).
 - ``evaluation.compute_agreement(result)``: queue ``default``; every agreement figure of a
   project for one inputs hash (``agreement_jobs.compute``).
 """

@@ -36,6 +36,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
+from fallacy_platform.liveness import Heartbeat
 
 from annotations.items import FormError, parse_form
 from annotations.models import Document, Project
@@ -62,6 +63,7 @@ from evaluation.prolog import (
     parse_rule_file,
 )
 from evaluation.services.generation import cache_results
+from evaluation.services.generation_liveness import beat_generation_job, claim_generation_job
 from evaluation.services.runs import LaunchError, spec_problems
 
 METHODS = ("prolog", "direct")
@@ -347,20 +349,21 @@ class _Client:
 
 
 def run_job(job_id: int) -> GenerationJob:
-    """Run one queued job (in the worker); a failure is recorded on the job."""
+    """Run one queued job (in the worker), writing its heartbeat meanwhile; a failure is
+    recorded on the job. A job that is not queued (live elsewhere, finished, failed) is
+    left as it is, unless its worker died (``services.generation_liveness``)."""
+    if not claim_generation_job(job_id=job_id):
+        return GenerationJob.objects.get(pk=job_id)
     job = GenerationJob.objects.select_related("rule", "judge_variant", "project").get(pk=job_id)
-    if job.status == GenerationJob.Status.DONE:
-        return job
-    job.status, job.started_at, job.error = GenerationJob.Status.RUNNING, timezone.now(), ""
-    job.save(update_fields=["status", "started_at", "error"])
     client = _Client(job)
-    try:
-        _run(job, client)
-        job.status = GenerationJob.Status.DONE
-    except Exception as error:  # recorded, the worker goes on
-        job.status, job.error = GenerationJob.Status.FAILED, f"{type(error).__name__}: {error}"
-    finally:
-        client.close()
+    with Heartbeat(lambda: beat_generation_job(job_id=job_id)):
+        try:
+            _run(job, client)
+            job.status = GenerationJob.Status.DONE
+        except Exception as error:  # recorded, the worker goes on
+            job.status, job.error = GenerationJob.Status.FAILED, f"{type(error).__name__}: {error}"
+        finally:
+            client.close()
     job.requests_sent, job.from_cache = client.sent, client.cached
     job.report = {**job.report, "requests": {"sent": client.sent, "from_cache": client.cached}}
     job.finished_at = timezone.now()

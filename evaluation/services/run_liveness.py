@@ -1,5 +1,6 @@
-"""Liveness of run shards: heartbeats written by a shard's supervisor, and the sweep that
-fails the shards whose worker died (see ``fallacy_platform.liveness``).
+"""Liveness of run shards and of a run's scoring: heartbeats written by a shard's supervisor
+(or the scoring task), and the sweep that fails the shards (or the scoring) whose worker
+died (see ``fallacy_platform.liveness``).
 
 A shard that is ``running`` has a supervisor (a Celery task) writing ``heartbeat_at``
 every ``JOB_HEARTBEAT_SECONDS``. When the worker is killed (or its machine lost), the
@@ -7,6 +8,10 @@ heartbeat stops; the next sweep, in any worker, finds it older than ``JOB_STALE_
 and fails the shard (cancels it, if the run was being cancelled), and the run's state
 follows its shards (failed: Resume continues from the stored outputs). Only the requests
 that were in flight in the dead runner had no output: Resume sends those again.
+
+The scoring task of a ``scoring`` run claims it (``claim_scoring``) and writes the run's
+``scoring_heartbeat_at`` while it scores; when it dies, the sweep fails the run and Resume
+queues the scoring again. A scoring run no task has claimed yet (still queued) is left alone.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
+from fallacy_platform.liveness import stale_seconds
 
-from evaluation.models import RunShard
+from evaluation.models import ModelRun, RunShard
 
 
 def stale_running(shards: QuerySet[RunShard], *, before: datetime) -> QuerySet[RunShard]:
@@ -69,7 +75,6 @@ def fail_stale_shards(*, stale_after: float) -> list[str]:
 
 @transaction.atomic
 def _fail_stale_of_run(run_id: int, stale_after: float) -> list[str]:
-    from evaluation.models import ModelRun
     from evaluation.services.runs import _settle
 
     run = ModelRun.objects.select_for_update().filter(pk=run_id).first()
@@ -93,3 +98,54 @@ def _fail_stale_of_run(run_id: int, stale_after: float) -> list[str]:
     if stale:
         _settle(run)
     return [f"run {run_id} shard {shard.index}: {shard.status}" for shard in stale]
+
+
+# --- the scoring stage ----------------------------------------------------------------------
+
+
+def _dead_scorer(*, before: datetime) -> Q:
+    """A scoring run whose scorer started and has written no heartbeat since ``before`` (a
+    run still waiting for its scoring task has none yet, and is left alone)."""
+    return Q(status=ModelRun.Status.SCORING, scoring_heartbeat_at__lt=before)
+
+
+def claim_scoring(*, run_id: int) -> bool:
+    """Take the scoring of a run for this worker: True when the run is scoring and no live
+    worker scores it (a redelivered task of a run failed by the sweep, finished, or scored
+    elsewhere does nothing)."""
+    now = timezone.now()
+    free = Q(scoring_heartbeat_at__isnull=True) | _dead_scorer(
+        before=now - timedelta(seconds=stale_seconds())
+    )
+    return bool(
+        ModelRun.objects.filter(free, pk=run_id, status=ModelRun.Status.SCORING).update(
+            scoring_heartbeat_at=now
+        )
+    )
+
+
+def beat_scoring(*, run_id: int) -> None:
+    ModelRun.objects.filter(pk=run_id, status=ModelRun.Status.SCORING).update(
+        scoring_heartbeat_at=timezone.now()
+    )
+
+
+def fail_stale_scoring(*, stale_after: float) -> list[str]:
+    """Fail every scoring run whose scorer's heartbeat is older than ``stale_after``
+    seconds (its outputs are stored: Resume queues the scoring again); returns what it did,
+    one line each. Each run is failed by a conditional update."""
+    dead = _dead_scorer(before=timezone.now() - timedelta(seconds=stale_after))
+    failed: list[str] = []
+    for run_id in ModelRun.objects.filter(dead).values_list("pk", flat=True):
+        error = (
+            f"scoring: the worker scoring it died (no heartbeat for over {stale_after:.0f} s);"
+            " Resume queues the scoring"
+        )
+        if ModelRun.objects.filter(dead, pk=run_id).update(
+            status=ModelRun.Status.FAILED,
+            error=error,
+            finished_at=timezone.now(),
+            scoring_heartbeat_at=None,
+        ):
+            failed.append(f"run {run_id} scoring: failed")
+    return failed

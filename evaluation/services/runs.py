@@ -33,13 +33,18 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 from fallacy_platform.celery import BROKER_ERRORS
-from fallacy_platform.liveness import heartbeat_seconds, stale_seconds
+from fallacy_platform.liveness import Heartbeat, heartbeat_seconds, stale_seconds
 
 from annotations.models import GoldStandard, Project, Sentence
 from evaluation.backends import GenerationParams, ModelSpec, SettingProblem, check_spec
 from evaluation.benchmarks import TaskError, get_task, is_item_task
 from evaluation.models import ModelRun, PromptVariant, RunScore, RunShard
-from evaluation.services.run_liveness import stale_running, worker_gone
+from evaluation.services.run_liveness import (
+    beat_scoring,
+    claim_scoring,
+    stale_running,
+    worker_gone,
+)
 
 MAX_SHARDS = 64
 # A worker publishing a run's next job waits this long (about 5 minutes) for the broker.
@@ -479,25 +484,28 @@ def score_and_store(*, run: ModelRun) -> list[RunScore]:
 
 
 def complete_scoring(*, run_id: int) -> ModelRun:
-    """The scoring task: score, then mark the run done (or failed with the error)."""
+    """The scoring task: claim the scoring run, score it while writing its heartbeat
+    (``services.run_liveness``), then mark it done (or failed with the error). A run that is
+    not scoring, or that a live worker scores, is left as it is."""
+    if not claim_scoring(run_id=run_id):
+        return ModelRun.objects.get(pk=run_id)
     run = ModelRun.objects.select_related("gold_standard__project__taxonomy", "prompt_variant").get(
         pk=run_id
     )
     try:
-        score_and_store(run=run)
+        with Heartbeat(lambda: beat_scoring(run_id=run_id)):
+            score_and_store(run=run)
     except Exception as error:  # noqa: BLE001 - the run shows what went wrong
-        with transaction.atomic():
-            run = _locked(run_id)
-            run.status, run.error, run.finished_at = (
-                Status.FAILED,
-                f"scoring: {error}",
-                timezone.now(),
-            )
-            run.save(update_fields=["status", "error", "finished_at"])
+        _end_scoring(run_id, Status.FAILED, f"scoring: {error}")
         raise
-    with transaction.atomic():
-        run = _locked(run_id)
-        if run.status == Status.SCORING:
-            run.status, run.finished_at = Status.DONE, timezone.now()
-            run.save(update_fields=["status", "finished_at"])
+    return _end_scoring(run_id, Status.DONE, "")
+
+
+@transaction.atomic
+def _end_scoring(run_id: int, status: str, error: str) -> ModelRun:
+    run = _locked(run_id)
+    if run.status == Status.SCORING:
+        run.status, run.finished_at, run.scoring_heartbeat_at = status, timezone.now(), None
+        run.error = error or run.error
+        run.save(update_fields=["status", "error", "finished_at", "scoring_heartbeat_at"])
     return run

@@ -1,12 +1,15 @@
-"""Liveness of long jobs (run shards, import jobs) through heartbeats on their rows.
+"""Liveness of long jobs (run shards, a run's scoring, generation jobs, import jobs) through
+heartbeats on their rows.
 
 - ``Heartbeat(beat)``: while a job runs, a daemon thread calls ``beat()`` (which writes the
   job's ``heartbeat_at``) every ``JOB_HEARTBEAT_SECONDS``, on its own database connection;
   a failed write (the database away for a moment) is logged and tried again next time.
 - ``sweep()``: fails the jobs whose heartbeat is older than ``JOB_STALE_SECONDS`` (their
   process died: a killed worker or web process, a lost machine), through their services:
-  run shards fail resumable (``evaluation.services.run_liveness.fail_stale_shards``), import
-  jobs fail (``annotations.services.job_liveness.fail_stale_import_jobs``).
+  run shards fail resumable (``evaluation.services.run_liveness.fail_stale_shards``), so
+  does a run's scoring (``fail_stale_scoring``: Resume queues it), generation jobs fail
+  (``evaluation.services.generation_liveness``: launched again, the cache answers what
+  they sent), import jobs fail (``annotations.services.job_liveness.fail_stale_import_jobs``).
 - ``start_sweeper()``: every Celery worker sweeps when it is ready and then every
   ``JOB_SWEEP_SECONDS`` (``fallacy_platform.celery``); sweeps are idempotent (each job is
   failed under a conditional update or a row lock), so workers may sweep at once.
@@ -75,9 +78,15 @@ class Heartbeat:
 def sweep() -> None:
     """Fail every job whose heartbeat is stale (see the module docstring)."""
     from annotations.services.job_liveness import fail_stale_import_jobs
-    from evaluation.services.run_liveness import fail_stale_shards
+    from evaluation.services.generation_liveness import fail_stale_generation_jobs
+    from evaluation.services.run_liveness import fail_stale_scoring, fail_stale_shards
 
-    for fail_stale in (fail_stale_shards, fail_stale_import_jobs):
+    for fail_stale in (
+        fail_stale_shards,
+        fail_stale_scoring,
+        fail_stale_generation_jobs,
+        fail_stale_import_jobs,
+    ):
         try:
             found = fail_stale(stale_after=stale_seconds())
         except DatabaseError as error:

@@ -144,7 +144,7 @@ TABLES: tuple[Table, ...] = (
            "gold_standard name backend model_name task prompt_variant level field judged_run "
            "limit shards config environment status error cancel_requested total done "
            "generated generation_seconds created_by created_at started_at finished_at",
-           implicit="project"),
+           implicit="project", skipped="scoring_heartbeat_at"),
     _table("run_shards", RunShard,
            "run index status runner_pid worker attempts error started_at finished_at",
            skipped="heartbeat_at"),
