@@ -13,6 +13,7 @@ from datetime import timedelta
 
 from django.db.models import Q
 from django.utils import timezone
+from fallacy_platform.liveness import fail_each
 
 from annotations.models import ImportJob
 from annotations.services.import_jobs import error_entry
@@ -30,19 +31,16 @@ def fail_stale_import_jobs(*, stale_after: float) -> list[str]:
     update, so a job that finishes meanwhile keeps its own end."""
     cutoff = timezone.now() - timedelta(seconds=stale_after)
     stale = Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff)
-    failed: list[str] = []
-    for job_id in ImportJob.objects.filter(stale, status=ImportJob.Status.RUNNING).values_list(
-        "pk", flat=True
-    ):
-        message = (
-            f"the process importing it died (no heartbeat for over {stale_after:.0f} s); "
-            "nothing was imported: upload the file again"
-        )
-        if ImportJob.objects.filter(stale, pk=job_id, status=ImportJob.Status.RUNNING).update(
-            status=ImportJob.Status.FAILED,
-            errors=[error_entry(None, None, message)],
-            content=b"",
-            finished_at=timezone.now(),
-        ):
-            failed.append(f"import job {job_id}: failed")
-    return failed
+    message = (
+        f"the process importing it died (no heartbeat for over {stale_after:.0f} s); "
+        "nothing was imported: upload the file again"
+    )
+    return fail_each(
+        ImportJob.objects.all(),
+        stale & Q(status=ImportJob.Status.RUNNING),
+        line="import job {pk}: failed",
+        status=ImportJob.Status.FAILED,
+        errors=[error_entry(None, None, message)],
+        content=b"",
+        finished_at=timezone.now(),
+    )

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 
 from django.db.models import Q
 from django.utils import timezone
-from fallacy_platform.liveness import stale_seconds
+from fallacy_platform.liveness import fail_each, stale_seconds
 
 from evaluation.models import GenerationJob
 
@@ -54,14 +54,15 @@ def fail_stale_generation_jobs(*, stale_after: float) -> list[str]:
     seconds; returns what it did, one line each. Each job is failed by a conditional
     update, so a job that finishes meanwhile keeps its own end."""
     dead = _dead(before=timezone.now() - timedelta(seconds=stale_after))
-    failed: list[str] = []
-    for job_id in GenerationJob.objects.filter(dead).values_list("pk", flat=True):
-        error = (
-            f"the worker running it died (no heartbeat for over {stale_after:.0f} s); launch it"
-            " again: the requests it already sent are answered from the cache"
-        )
-        if GenerationJob.objects.filter(dead, pk=job_id).update(
-            status=GenerationJob.Status.FAILED, error=error, finished_at=timezone.now()
-        ):
-            failed.append(f"generation job {job_id}: failed")
-    return failed
+    error = (
+        f"the worker running it died (no heartbeat for over {stale_after:.0f} s); launch it"
+        " again: the requests it already sent are answered from the cache"
+    )
+    return fail_each(
+        GenerationJob.objects.all(),
+        dead,
+        line="generation job {pk}: failed",
+        status=GenerationJob.Status.FAILED,
+        error=error,
+        finished_at=timezone.now(),
+    )

@@ -23,7 +23,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
-from fallacy_platform.liveness import stale_seconds
+from fallacy_platform.liveness import fail_each, stale_seconds
 
 from evaluation.models import ModelRun, RunShard
 
@@ -135,17 +135,16 @@ def fail_stale_scoring(*, stale_after: float) -> list[str]:
     seconds (its outputs are stored: Resume queues the scoring again); returns what it did,
     one line each. Each run is failed by a conditional update."""
     dead = _dead_scorer(before=timezone.now() - timedelta(seconds=stale_after))
-    failed: list[str] = []
-    for run_id in ModelRun.objects.filter(dead).values_list("pk", flat=True):
-        error = (
-            f"scoring: the worker scoring it died (no heartbeat for over {stale_after:.0f} s);"
-            " Resume queues the scoring"
-        )
-        if ModelRun.objects.filter(dead, pk=run_id).update(
-            status=ModelRun.Status.FAILED,
-            error=error,
-            finished_at=timezone.now(),
-            scoring_heartbeat_at=None,
-        ):
-            failed.append(f"run {run_id} scoring: failed")
-    return failed
+    error = (
+        f"scoring: the worker scoring it died (no heartbeat for over {stale_after:.0f} s);"
+        " Resume queues the scoring"
+    )
+    return fail_each(
+        ModelRun.objects.all(),
+        dead,
+        line="run {pk} scoring: failed",
+        status=ModelRun.Status.FAILED,
+        error=error,
+        finished_at=timezone.now(),
+        scoring_heartbeat_at=None,
+    )

@@ -25,6 +25,7 @@ from types import TracebackType
 
 from django.conf import settings
 from django.db import DatabaseError, connection
+from django.db.models import Q, QuerySet
 
 logger = logging.getLogger(__name__)
 
@@ -73,6 +74,17 @@ class Heartbeat:
     ) -> None:
         self.stopped.set()
         self.thread.join(timeout=max(5.0, self.interval))
+
+
+def fail_each(rows: QuerySet, condition: Q, *, line: str, **fields: object) -> list[str]:
+    """Give each row of ``rows`` matching ``condition`` the ``fields``, one conditional update
+    a row (a row that changed meanwhile, e.g. finished, keeps its own state); returns
+    ``line`` (formatted with the row's ``pk``) for each row changed."""
+    changed: list[str] = []
+    for pk in rows.filter(condition).values_list("pk", flat=True):
+        if rows.filter(condition, pk=pk).update(**fields):
+            changed.append(line.format(pk=pk))
+    return changed
 
 
 def sweep() -> None:
