@@ -35,7 +35,7 @@ from annotations.selectors.access import STAFF_ROLES
 from evaluation import ownership
 from evaluation.api_runs import _has_role_anywhere, require_admin, staff_project
 from evaluation.models import PrologRule
-from evaluation.run_serializers import flatten_errors
+from evaluation.run_serializers import flatten_errors, owner_project_field
 from evaluation.services.prolog_generation import RuleVersionError, save_rule_version
 
 MAX_SOURCE = 200_000
@@ -49,13 +49,7 @@ class PrologRuleSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(
         slug_field="username", read_only=True, allow_null=True
     )
-    project = serializers.IntegerField(
-        source="project_id",
-        required=False,
-        allow_null=True,
-        default=None,
-        help_text="The owning project; null: global (a built-in, superusers edit).",
-    )
+    project = owner_project_field()
 
     class Meta:
         model = PrologRule

@@ -19,7 +19,7 @@ from django.db import models
 from django.db.models import Q
 
 from annotations.models import Document, Project
-from evaluation.models import PromptVariant
+from evaluation.models import PromptVariant, owner_project
 
 
 class PrologRule(models.Model):
@@ -29,14 +29,7 @@ class PrologRule(models.Model):
     version = models.PositiveIntegerField(default=1)
     source = models.TextField()
     builtin = models.BooleanField(default=False)
-    project = models.ForeignKey(
-        Project,
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="+",
-        help_text="The owning project; none: global (built-in, superusers edit).",
-    )
+    project = owner_project()
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )

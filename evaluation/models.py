@@ -34,6 +34,18 @@ VARIANT_CONTENT_FIELDS = (
 )
 
 
+def owner_project() -> models.ForeignKey:
+    """The project owning a shared resource (prompt variant, rule file); none: global."""
+    return models.ForeignKey(
+        Project,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="The owning project; none: global (built-in, superusers edit).",
+    )
+
+
 class PromptVariant(models.Model):
     """A versioned prompt template of a task (stored data, not code)."""
 
@@ -59,14 +71,7 @@ class PromptVariant(models.Model):
     )
     description = models.TextField(blank=True)
     builtin = models.BooleanField(default=False)
-    project = models.ForeignKey(
-        Project,
-        on_delete=models.CASCADE,
-        null=True,
-        blank=True,
-        related_name="+",
-        help_text="The owning project; none: global (built-in, superusers edit).",
-    )
+    project = owner_project()
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
     )

@@ -71,16 +71,21 @@ class ParamsSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
-class VariantSerializer(serializers.ModelSerializer):
-    task = serializers.ChoiceField(choices=sorted(TASKS), default=MafaldaTask.name)
-    decoding = ParamsSerializer(required=False, default=dict)
-    project = serializers.IntegerField(
+def owner_project_field() -> serializers.IntegerField:
+    """A shared resource's owning project, by id; null: global."""
+    return serializers.IntegerField(
         source="project_id",
         required=False,
         allow_null=True,
         default=None,
         help_text="The owning project; null: global (a built-in, superusers edit).",
     )
+
+
+class VariantSerializer(serializers.ModelSerializer):
+    task = serializers.ChoiceField(choices=sorted(TASKS), default=MafaldaTask.name)
+    decoding = ParamsSerializer(required=False, default=dict)
+    project = owner_project_field()
 
     class Meta:
         model = PromptVariant
