@@ -184,6 +184,11 @@ run_import_job(job_id=job.pk)
 """
 
 
+def heartbeat_after_start(job: JobEnv) -> bool:
+    started, beat = job.query("SELECT started_at, heartbeat_at FROM annotations_importjob")[0]
+    return beat > started
+
+
 def test_an_import_whose_process_died_is_failed_by_the_sweep(tmp_path, services):
     job = make_job(tmp_path, **services)
     big = tmp_path / "big.txt"
@@ -207,9 +212,9 @@ def test_an_import_whose_process_died_is_failed_by_the_sweep(tmp_path, services)
             lambda: job.one("SELECT COUNT(*) FROM annotations_importjob WHERE status = 'running'"),
             timeout=60,
         )
-        time.sleep(1.5)  # a few heartbeats
-        started, beat = job.query("SELECT started_at, heartbeat_at FROM annotations_importjob")[0]
-        assert beat > started  # the importing process writes heartbeats
+        # the importing process writes heartbeats while it runs
+        wait_for(lambda: heartbeat_after_start(job) or importer.poll() is not None, timeout=60)
+        assert heartbeat_after_start(job)
         assert importer.poll() is None, "the import must be killed mid-way"
         importer.kill()
         importer.wait()
