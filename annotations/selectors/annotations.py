@@ -77,7 +77,7 @@ def next_document(user: Any, project: Project) -> Document | None:
     """The first document assigned to the user, in project order, not yet submitted by them;
     when the project orders its queue by disagreement (its suggestion settings), the
     documents where the suggesting runs disagree most come first (then project order)."""
-    from evaluation.services.suggestions import disagreement_first  # evaluation builds on us
+    from evaluation.suggestions.services import disagreement_first  # evaluation builds on us
 
     submitted = Annotation.objects.filter(document=OuterRef("pk"), annotator=user, status=SUBMITTED)
     assigned = Assignment.objects.filter(document=OuterRef("pk"), annotator=user)

@@ -54,7 +54,7 @@ IN_PROGRESS = Annotation.Status.IN_PROGRESS
 PROJECT_STATUSES = ("unassigned", "todo", "in_progress", "done")
 MY_STATUSES = ("todo", "in_progress", "submitted")
 # "disagreement": documents where the runs turned into suggestions disagree most first (a
-# score stored per document by evaluation.services.suggestions; none counts as 0)
+# score stored per document by evaluation.suggestions.services; none counts as 0)
 ORDERINGS = (
     "position",
     "-position",
@@ -166,7 +166,7 @@ def default_ordering(project: Project, *, staff: bool) -> str:
     if hasattr(project, "queue_ordering"):
         disagreement = project.queue_ordering == "disagreement"
     else:
-        from evaluation.services.suggestions import disagreement_first  # evaluation builds on us
+        from evaluation.suggestions.services import disagreement_first  # evaluation builds on us
 
         disagreement = disagreement_first(project)
     return "disagreement" if disagreement else "position"

@@ -263,7 +263,7 @@ def adjudication_state(document: Document) -> dict[str, Any]:
 
 def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[str, Any]:
     """Documents with a submitted annotation, lowest agreement first, then by position."""
-    from evaluation.agreement_jobs import agreement_for, document_sort_keys
+    from evaluation.agreement.jobs import agreement_for, document_sort_keys
     from evaluation.models import AgreementResult
 
     result = agreement_for(project=project)

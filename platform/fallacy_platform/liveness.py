@@ -6,9 +6,9 @@ heartbeats on their rows.
   a failed write (the database away for a moment) is logged and tried again next time.
 - ``sweep()``: fails the jobs whose heartbeat is older than ``JOB_STALE_SECONDS`` (their
   process died: a killed worker or web process, a lost machine), through their services:
-  run shards fail resumable (``evaluation.services.run_liveness.fail_stale_shards``), so
+  run shards fail resumable (``evaluation.runs.liveness.fail_stale_shards``), so
   does a run's scoring (``fail_stale_scoring``: Resume queues it), generation jobs fail
-  (``evaluation.services.generation_liveness``: launched again, the cache answers what
+  (``evaluation.synthesis.liveness``: launched again, the cache answers what
   they sent), import jobs fail (``annotations.services.job_liveness.fail_stale_import_jobs``).
 - ``start_sweeper()``: every Celery worker sweeps when it is ready and then every
   ``JOB_SWEEP_SECONDS`` (``fallacy_platform.celery``); sweeps are idempotent (each job is
@@ -90,8 +90,8 @@ def fail_each(rows: QuerySet, condition: Q, *, line: str, **fields: object) -> l
 def sweep() -> None:
     """Fail every job whose heartbeat is stale (see the module docstring)."""
     from annotations.services.job_liveness import fail_stale_import_jobs
-    from evaluation.services.generation_liveness import fail_stale_generation_jobs
-    from evaluation.services.run_liveness import fail_stale_scoring, fail_stale_shards
+    from evaluation.runs.liveness import fail_stale_scoring, fail_stale_shards
+    from evaluation.synthesis.liveness import fail_stale_generation_jobs
 
     for fail_stale in (
         fail_stale_shards,
