@@ -1,5 +1,5 @@
 """Celery tasks of evaluation jobs (thin: the work is in ``runs.supervisor`` and the
-services of each domain).
+services of each domain). They are queued by name through ``evaluation.dispatch`` only.
 
 - ``evaluation.gpu_generate(run, shard)``: queue ``gpu`` (by its name); supervises the
   shard's runner process. Acks late with prefetch 1 (settings). A worker that dies mid-job
@@ -23,15 +23,17 @@ import socket
 from celery import shared_task
 from django.conf import settings
 
-from evaluation.agreement import jobs as agreement_jobs
+from evaluation import dispatch
+from evaluation.agreement.jobs import compute
 from evaluation.runs.services import complete_scoring
 from evaluation.runs.supervisor import supervise_shard
+from evaluation.synthesis.services import run_job
 
 RUN_TIME_LIMIT = int(getattr(settings, "EVALUATION_RUN_TIME_LIMIT", 24 * 3600))
 
 
 @shared_task(
-    name="evaluation.gpu_generate",
+    name=dispatch.GPU_GENERATE,
     acks_late=True,
     reject_on_worker_lost=True,
     time_limit=RUN_TIME_LIMIT + 600,
@@ -43,18 +45,16 @@ def gpu_generate(run_id: int, shard: int) -> str:
     )
 
 
-@shared_task(name="evaluation.score_run", acks_late=True)
+@shared_task(name=dispatch.SCORE_RUN, acks_late=True)
 def score_run(run_id: int) -> str:
     return complete_scoring(run_id=run_id).status
 
 
-@shared_task(name="evaluation.compute_agreement", acks_late=True)
+@shared_task(name=dispatch.COMPUTE_AGREEMENT, acks_late=True)
 def compute_agreement(result_id: int) -> str:
-    return agreement_jobs.compute(result_id)
+    return compute(result_id)
 
 
-@shared_task(name="evaluation.gpu_generate_fallacies", acks_late=True)
+@shared_task(name=dispatch.GPU_GENERATE_FALLACIES, acks_late=True)
 def gpu_generate_fallacies(job_id: int) -> str:
-    from evaluation.synthesis.services import run_job
-
     return run_job(job_id).status

@@ -25,8 +25,7 @@ from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.backends import BackendError
 from evaluation.backends.credentials import parse_credentials
-from evaluation.generation_models import GenerationJob
-from evaluation.models import ModelRun, PromptVariant
+from evaluation.models import GenerationJob, ModelRun, PromptVariant
 from evaluation.runs.runner import run_shard
 from tests.openai_server import FakeOpenAIServer, openai_server
 from tests.test_generation import TYPE, seed

@@ -16,9 +16,10 @@ from annotations.models import ImportJob, Project
 from annotations.services.job_liveness import fail_stale_import_jobs
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
+from evaluation.dispatch import QueueUnavailable
 from evaluation.models import ModelRun, PromptVariant, RunShard
 from evaluation.runs.liveness import fail_stale_shards
-from evaluation.runs.services import QueueUnavailable, cancel_run, resume_run, start_shard
+from evaluation.runs.services import cancel_run, resume_run, start_shard
 
 pytestmark = pytest.mark.django_db
 STALE = 90.0

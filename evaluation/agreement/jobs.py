@@ -35,6 +35,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotations.models import GoldStandard, Project
+from evaluation import dispatch
 from evaluation.agreement.data import (
     CODE_VERSION,
     DocumentWork,
@@ -62,9 +63,7 @@ RETRY_FAILED_AFTER = timedelta(minutes=1)
 
 
 def _enqueue(result_id: int) -> None:
-    from evaluation.tasks import compute_agreement
-
-    transaction.on_commit(lambda: compute_agreement.delay(result_id))
+    dispatch.send_on_commit((dispatch.COMPUTE_AGREEMENT, [result_id]))
 
 
 def agreement_for(

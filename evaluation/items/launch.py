@@ -27,9 +27,9 @@ from evaluation.runs.services import (
     MAX_SHARDS,
     LaunchError,
     _model_label,
-    _queue_or_withdraw,
     _unique_name,
     model_problems,
+    queue_launched,
 )
 
 Status = ModelRun.Status
@@ -180,5 +180,5 @@ def launch_item_runs(
                 )
                 runs.append(run)
         if enqueue:
-            transaction.on_commit(lambda: _queue_or_withdraw(runs))
+            queue_launched(runs)
     return runs

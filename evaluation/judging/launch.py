@@ -34,8 +34,8 @@ from evaluation.runs.services import (
     LaunchError,
     Status,
     _model_label,
-    _queue_or_withdraw,
     _unique_name,
+    queue_launched,
     spec_problems,
 )
 
@@ -244,5 +244,5 @@ def launch_judge_run(
         )
         RunShard.objects.create(run=run, index=0)
         if enqueue:
-            transaction.on_commit(lambda: _queue_or_withdraw([run]))
+            queue_launched([run])
     return run

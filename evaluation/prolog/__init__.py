@@ -5,7 +5,7 @@ One rule file per fallacy type (``rules/*.pl``) formalises the type's logical sh
 query; then come the rule clauses and a few example facts (some satisfy the query, some do
 not). The first declared fact predicate is the speaker's claim: one fact of it per example.
 
-- ``rulefile``: ``parse_rule_file(source)`` -> ``RuleFile`` (type, ``facts``
+- ``rulefile``: ``parse_rule_file(source)`` -> ``RuleFile`` (``rule``: type, ``facts``
   (``FactPredicate`` name, arity, args, meaning), ``query``, ``query_vars``,
   ``rule_clauses``, ``example_facts``); ``RuleFileError`` names the line. A clause whose
   head is a declared fact predicate is an example fact, every other one is the rule.
@@ -31,7 +31,8 @@ from pathlib import Path
 from evaluation.prolog.facts import ParsedFacts, Rejection, parse_facts
 from evaluation.prolog.oneshot import check_rule_file, satisfying
 from evaluation.prolog.oracle import Oracle, OracleError, PrologMessage, QueryResult
-from evaluation.prolog.rulefile import FactPredicate, RuleFile, RuleFileError, parse_rule_file
+from evaluation.prolog.rule import FactPredicate, RuleFile, RuleFileError
+from evaluation.prolog.rulefile import parse_rule_file
 
 RULES_DIR = Path(__file__).with_name("rules")
 

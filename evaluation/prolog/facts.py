@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from evaluation.prolog.rulefile import RuleFile
+from evaluation.prolog.rule import RuleFile
 from evaluation.prolog.terms import TermError, Token, read_ground_term, tokenize
 
 __all__ = ["Rejection", "ParsedFacts", "parse_facts"]

@@ -38,7 +38,7 @@ from evaluation.prolog.oracle import (
     raise_load_errors,
     satisfying_source,
 )
-from evaluation.prolog.rulefile import RuleFile
+from evaluation.prolog.rule import RuleFile
 
 __all__ = ["MAX_OUTPUT_BYTES", "STARTUP_S", "check_rule_file", "query", "satisfying"]
 

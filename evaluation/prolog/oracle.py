@@ -30,7 +30,7 @@ from pathlib import Path
 
 from swiplserver import PrologConnectionFailedError, PrologError, PrologMQI
 
-from evaluation.prolog.rulefile import RuleFile
+from evaluation.prolog.rule import RuleFile
 
 __all__ = [
     "PrologMessage",

@@ -16,61 +16,16 @@ every other clause belongs to the rule. Example facts must be ground facts that
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
+from evaluation.prolog.facts import parse_facts
+from evaluation.prolog.rule import FactPredicate, RuleFile, RuleFileError
 from evaluation.prolog.terms import Clause, TermError, Token, split_clauses
 
-__all__ = ["FactPredicate", "RuleFile", "RuleFileError", "parse_rule_file"]
+__all__ = ["parse_rule_file"]
 
 _HEADER = re.compile(r"^%!\s*(?:(type|fact|query|description)\s*:)?\s*(.*?)\s*$")
 _SIGNATURE = re.compile(r"^([a-z][A-Za-z0-9_]*)\s*(?:\((.*)\))?$")
 _ARG = re.compile(r"^[A-Z][A-Za-z0-9_]*$")
-
-
-class RuleFileError(ValueError):
-    """A rule file that cannot be used; ``line`` is 1-based (0: the file as a whole)."""
-
-    def __init__(self, message: str, *, line: int = 0) -> None:
-        super().__init__(f"line {line}: {message}" if line else message)
-        self.line = line
-        self.reason = message
-
-
-@dataclass(frozen=True)
-class FactPredicate:
-    """A declared fact predicate: ``name/arity``, its argument names and one-line meaning."""
-
-    name: str
-    arity: int
-    args: tuple[str, ...]
-    meaning: str
-
-    @property
-    def indicator(self) -> str:
-        return f"{self.name}/{self.arity}"
-
-
-@dataclass(frozen=True)
-class RuleFile:
-    """A parsed rule file (``parse_rule_file``); ``source`` is the whole text."""
-
-    type: str
-    facts: tuple[FactPredicate, ...]
-    query: str
-    query_vars: tuple[str, ...]
-    rule_clauses: str
-    example_facts: str
-    description: str = ""
-    source: str = field(default="", repr=False)
-
-    @property
-    def signatures(self) -> frozenset[tuple[str, int]]:
-        """``{(name, arity)}`` of the declared fact predicates."""
-        return frozenset((p.name, p.arity) for p in self.facts)
-
-    def dynamic_directive(self) -> str:
-        """``:- dynamic p/2, q/1.``: the fact predicates exist even with no facts."""
-        return ":- dynamic " + ", ".join(p.indicator for p in self.facts) + ".\n"
 
 
 def _signature(text: str, *, line: int, what: str) -> tuple[str, tuple[str, ...]]:
@@ -132,8 +87,6 @@ def _head(clause: Clause) -> tuple[str, int] | None:
 
 def parse_rule_file(source: str) -> RuleFile:
     """Parse a rule file's text; ``RuleFileError`` names the line of the first problem."""
-    from evaluation.prolog.facts import parse_facts  # facts imports this module
-
     entries = _read_header(source)
     by_key: dict[str, list[tuple[str, int]]] = {}
     for key, value, line in entries:

@@ -26,6 +26,7 @@ from django.utils import timezone
 from fallacy_platform.liveness import fail_each, stale_seconds
 
 from evaluation.models import ModelRun, RunShard
+from evaluation.runs.states import settle
 
 
 def stale_running(shards: QuerySet[RunShard], *, before: datetime) -> QuerySet[RunShard]:
@@ -75,8 +76,6 @@ def fail_stale_shards(*, stale_after: float) -> list[str]:
 
 @transaction.atomic
 def _fail_stale_of_run(run_id: int, stale_after: float) -> list[str]:
-    from evaluation.runs.services import _settle
-
     run = ModelRun.objects.select_for_update().filter(pk=run_id).first()
     if run is None:
         return []
@@ -96,7 +95,7 @@ def _fail_stale_of_run(run_id: int, stale_after: float) -> list[str]:
         shard.runner_pid, shard.finished_at = None, timezone.now()
         shard.save(update_fields=["status", "error", "runner_pid", "finished_at"])
     if stale:
-        _settle(run)
+        settle(run)
     return [f"run {run_id} shard {shard.index}: {shard.status}" for shard in stale]
 
 

@@ -32,10 +32,10 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
-from fallacy_platform.celery import BROKER_ERRORS
 from fallacy_platform.liveness import Heartbeat, heartbeat_seconds, stale_seconds
 
 from annotations.models import GoldStandard, Project, Sentence
+from evaluation import dispatch
 from evaluation.backends import GenerationParams, ModelSpec, SettingProblem, check_spec
 from evaluation.benchmarks import TaskError, get_task, is_item_task
 from evaluation.models import ModelRun, PromptVariant, RunScore, RunShard
@@ -45,10 +45,9 @@ from evaluation.runs.liveness import (
     stale_running,
     worker_gone,
 )
+from evaluation.runs.states import settle
 
 MAX_SHARDS = 64
-# A worker publishing a run's next job waits this long (about 5 minutes) for the broker.
-PATIENT_PUBLISH = {"max_retries": 60, "interval_start": 1, "interval_step": 1, "interval_max": 5}
 SECRET_SETTINGS = frozenset({"api_key"})
 Status = ModelRun.Status
 
@@ -69,10 +68,6 @@ class LaunchError(ValueError):
 
 class RunStateError(ValueError):
     """The run is not in a state that allows this (e.g. cancelling a finished run)."""
-
-
-class QueueUnavailable(RuntimeError):
-    """The job could not be queued (the broker is unreachable); nothing was launched."""
 
 
 def _model_label(spec: ModelSpec) -> str:
@@ -229,59 +224,37 @@ def launch_runs(
                 )
                 runs.append(run)
         if enqueue:
-            transaction.on_commit(lambda: _queue_or_withdraw(runs))
+            queue_launched(runs)
     return runs
 
 
-def _queue_or_withdraw(runs: Sequence[ModelRun]) -> None:
-    """Queue the new runs' shards; if the broker refuses, delete the runs again (a shard
-    queued before that finds no run and does nothing) and raise ``QueueUnavailable``."""
-    try:
-        for run in runs:
-            _enqueue_shards(run)
-    except BROKER_ERRORS as error:
-        ModelRun.objects.filter(pk__in=[run.pk for run in runs]).delete()
-        raise QueueUnavailable(f"the job queue is unavailable: {error}") from error
+def shard_message(run: ModelRun, index: int) -> dispatch.Message:
+    return (dispatch.GPU_GENERATE, [run.pk, index])
 
 
-def _queue_or_fail(run: ModelRun, queue: Any) -> None:
-    """Queue a resumed or rescored run's job; if the broker refuses, the run is failed
-    again (still resumable) and ``QueueUnavailable`` raised."""
-    try:
-        queue()
-    except BROKER_ERRORS as error:
+def queue_launched(runs: Sequence[ModelRun]) -> None:
+    """Queue every shard of the runs just created once the launch commits; when the broker
+    refuses, the runs are deleted again (a shard queued before that finds no run and does
+    nothing) and ``QueueUnavailable`` is raised."""
+    pks = [run.pk for run in runs]
+    dispatch.send_on_commit(
+        *(shard_message(run, index) for run in runs for index in range(run.shards)),
+        undo=lambda reason: ModelRun.objects.filter(pk__in=pks).delete(),
+    )
+
+
+def _queue_again(run: ModelRun, *messages: dispatch.Message) -> None:
+    """Queue a resumed or rescored run's jobs once this commits; when the broker refuses,
+    the run fails again (still resumable) and ``QueueUnavailable`` is raised."""
+
+    def fail(reason: str) -> None:
         ModelRun.objects.filter(pk=run.pk).update(
             status=Status.FAILED,
-            error=f"could not be queued (the job queue is unavailable: {error}); resume it again",
+            error=f"could not be queued ({reason}); resume it again",
             finished_at=timezone.now(),
         )
-        raise QueueUnavailable(f"the job queue is unavailable: {error}") from error
 
-
-def _enqueue_shards(run: ModelRun, indexes: Sequence[int] | None = None) -> None:
-    from evaluation.tasks import gpu_generate
-
-    for index in range(run.shards) if indexes is None else indexes:
-        gpu_generate.apply_async(args=[run.pk, index])
-
-
-def _enqueue_scoring(run: ModelRun, retry_policy: dict[str, Any] | None = None) -> None:
-    from evaluation.tasks import score_run
-
-    score_run.apply_async(args=[run.pk], retry_policy=retry_policy)
-
-
-def _queue_scoring_patiently(run: ModelRun) -> None:
-    """Queue the scoring of a run whose generation ended (in a worker): waits out a broker
-    restart; past that, the run fails and Resume queues the scoring."""
-    try:
-        _enqueue_scoring(run, retry_policy=PATIENT_PUBLISH)
-    except BROKER_ERRORS as error:
-        ModelRun.objects.filter(pk=run.pk, status=Status.SCORING).update(
-            status=Status.FAILED,
-            error=f"scoring could not be queued ({error}); Resume queues it",
-            finished_at=timezone.now(),
-        )
+    dispatch.send_on_commit(*messages, undo=fail)
 
 
 def _locked(run_id: int) -> ModelRun:
@@ -334,10 +307,10 @@ def resume_run(*, run: ModelRun) -> ModelRun:
             status=RunShard.Status.QUEUED, error="", finished_at=None, attempts=0
         )
         run.status = Status.QUEUED
-        transaction.on_commit(lambda: _queue_or_fail(run, lambda: _enqueue_shards(run, pending)))
+        _queue_again(run, *(shard_message(run, index) for index in pending))
     else:
         run.status = Status.SCORING
-        transaction.on_commit(lambda: _queue_or_fail(run, lambda: _enqueue_scoring(run)))
+        _queue_again(run, (dispatch.SCORE_RUN, [run.pk]))
     run.save(update_fields=["cancel_requested", "error", "finished_at", "status"])
     return run
 
@@ -355,7 +328,7 @@ def rescore_run(*, run: ModelRun) -> ModelRun:
         raise RunStateError(f"run {run.name!r} has unfinished shards; resume it instead")
     run.status, run.error = Status.SCORING, ""
     run.save(update_fields=["status", "error"])
-    transaction.on_commit(lambda: _queue_or_fail(run, lambda: _enqueue_scoring(run)))
+    _queue_again(run, (dispatch.SCORE_RUN, [run.pk]))
     return run
 
 
@@ -392,7 +365,7 @@ def start_shard(*, run_id: int, index: int, worker: str = "") -> ShardStart | No
         if shard.status in (RunShard.Status.QUEUED, RunShard.Status.RUNNING):
             shard.status, shard.finished_at = RunShard.Status.CANCELLED, timezone.now()
             shard.save(update_fields=["status", "finished_at"])
-        _settle(run)
+        settle(run)
         return ShardStart(run, shard, go=False)
     now = timezone.now()
     shard.status, shard.worker, shard.started_at = RunShard.Status.RUNNING, worker, now
@@ -420,33 +393,7 @@ def finish_shard(*, run_id: int, index: int, status: str, error: str = "") -> Mo
     RunShard.objects.filter(run=run, index=index).update(
         status=status, error=error, runner_pid=None, finished_at=timezone.now()
     )
-    return _settle(run)
-
-
-def _settle(run: ModelRun) -> ModelRun:
-    """Derive the run's state from its shards (the run row is locked by the caller)."""
-    statuses = dict(run.run_shards.values_list("index", "status"))
-    active = {RunShard.Status.QUEUED, RunShard.Status.RUNNING}
-    if any(status in active for status in statuses.values()) or run.status in (
-        Status.SCORING,
-        Status.DONE,
-    ):
-        return run
-    failed = run.run_shards.filter(status=RunShard.Status.FAILED)
-    if failed.exists():
-        run.status = Status.FAILED
-        run.error = "\n".join(
-            f"shard {i}: {e}" if run.shards > 1 else e
-            for i, e in failed.values_list("index", "error")
-        )
-        run.finished_at = timezone.now()
-    elif all(status == RunShard.Status.DONE for status in statuses.values()):
-        run.status = Status.SCORING
-        transaction.on_commit(lambda: _queue_scoring_patiently(run))
-    else:
-        run.status, run.finished_at = Status.CANCELLED, timezone.now()
-    run.save(update_fields=["status", "error", "finished_at"])
-    return run
+    return settle(run)
 
 
 def score_and_store(*, run: ModelRun) -> list[RunScore]:

@@ -40,6 +40,7 @@ from fallacy_platform.liveness import Heartbeat
 
 from annotations.items import FormError, parse_form
 from annotations.models import Document, Project
+from evaluation import dispatch
 from evaluation.backends import (
     GenerationParams,
     GenerationRequest,
@@ -230,9 +231,7 @@ def _smartypat_project(name: str, created_by: AbstractBaseUser | None) -> Projec
 
 
 def _enqueue(job_id: int) -> None:
-    from evaluation.tasks import gpu_generate_fallacies
-
-    gpu_generate_fallacies.apply_async(args=[job_id])
+    dispatch.send((dispatch.GPU_GENERATE_FALLACIES, [job_id]))
 
 
 # ----------------------------------------------------------------------------------- prompts

@@ -219,7 +219,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     # choice sets whose field name other components use with other choices (issue 15)
     "ENUM_NAME_OVERRIDES": {
-        "GenerationJobStatusEnum": "evaluation.generation_models.GenerationJob.Status",
+        "GenerationJobStatusEnum": "evaluation.models.GenerationJob.Status",
         "ProjectKindEnum": "annotations.items.PROJECT_KINDS",
         "PromptVariantKindEnum": "evaluation.benchmarks.base.VARIANT_KINDS",
     },

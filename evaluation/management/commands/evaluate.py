@@ -33,6 +33,7 @@ from annotations.items import FormError, parse_form
 from annotations.models import GoldStandard, Project
 from evaluation import ownership
 from evaluation.backends import ModelSpec
+from evaluation.dispatch import QueueUnavailable
 from evaluation.items.launch import launch_item_runs
 from evaluation.items.runs import PROFILE as ITEMS_PROFILE
 from evaluation.management.commands._launch import launch_refused
@@ -40,7 +41,6 @@ from evaluation.models import ModelRun, PromptVariant
 from evaluation.runs.selectors import score_run
 from evaluation.runs.services import (
     LaunchError,
-    QueueUnavailable,
     complete_scoring,
     launch_runs,
 )

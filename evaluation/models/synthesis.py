@@ -1,7 +1,6 @@
-"""Prolog-checked generation (issue 15): versioned rule files and generation jobs.
+"""Item synthesis (Prolog-checked generation): versioned rule files and generation jobs.
 
-Imported at the end of ``evaluation.models`` (so Django registers the models with the
-``evaluation`` app); the work is in ``evaluation.synthesis.services``.
+The work is in ``evaluation.synthesis``.
 
 - ``PrologRule``: one version of a fallacy type's rule file (``evaluation.prolog``). Rows
   are never edited: a change is a new version (``save_rule_version`` refuses a file with
@@ -19,7 +18,7 @@ from django.db import models
 from django.db.models import Q
 
 from annotations.models import Document, Project
-from evaluation.models import PromptVariant, owner_project
+from evaluation.models.runs import PromptVariant, owner_project
 
 
 class PrologRule(models.Model):

@@ -1,0 +1,69 @@
+"""The one module of the evaluation app that enqueues Celery tasks.
+
+Tasks are sent by their names (below; ``evaluation.tasks`` registers them under the same
+names), so the services that queue work never import the tasks, which import them. The
+queue follows from the name (settings: ``*.gpu_*`` goes to the ``gpu`` queue).
+
+A broker that refuses a message (Redis is away) is handled here, once: ``send`` runs the
+caller's ``undo`` (it removes what waits for the work that will not run: the runs just
+launched are deleted, a resumed run failed again) and raises ``QueueUnavailable``, which
+the API answers with 503 and ``Retry-After`` (``fallacy_platform.errors``). With
+``task_always_eager`` (tests only) the task runs in this process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from django.db import transaction
+from fallacy_platform.celery import BROKER_ERRORS, app
+
+GPU_GENERATE = "evaluation.gpu_generate"  # (run, shard): supervise the shard's runner
+SCORE_RUN = "evaluation.score_run"  # (run): score its stored outputs
+GPU_GENERATE_FALLACIES = "evaluation.gpu_generate_fallacies"  # (job): one generation job
+COMPUTE_AGREEMENT = "evaluation.compute_agreement"  # (result): a project's agreement figures
+
+#: publish retries of a worker queueing the next stage itself: waits out a broker restart
+PATIENT_PUBLISH = {"max_retries": 60, "interval_start": 1, "interval_step": 1, "interval_max": 5}
+
+Message = tuple[str, Sequence[Any]]  # (task name, positional arguments)
+
+
+class QueueUnavailable(RuntimeError):
+    """The job queue refused a task (its broker is unavailable)."""
+
+
+def send(
+    *messages: Message,
+    undo: Callable[[str], object] | None = None,
+    retry_policy: dict[str, Any] | None = None,
+) -> None:
+    """Publish each message in order. When the broker refuses one, ``undo(reason)`` runs
+    and ``QueueUnavailable(reason)`` is raised."""
+    try:
+        for name, args in messages:
+            _publish(name, args, retry_policy)
+    except BROKER_ERRORS as error:
+        reason = f"the job queue is unavailable: {error}"
+        if undo is not None:
+            undo(reason)
+        raise QueueUnavailable(reason) from error
+
+
+def send_on_commit(
+    *messages: Message,
+    undo: Callable[[str], object] | None = None,
+    retry_policy: dict[str, Any] | None = None,
+) -> None:
+    """``send`` once the current transaction commits, so that a worker never looks for a
+    row that is not there yet."""
+    transaction.on_commit(lambda: send(*messages, undo=undo, retry_policy=retry_policy))
+
+
+def _publish(name: str, args: Sequence[Any], retry_policy: dict[str, Any] | None) -> None:
+    if app.conf.task_always_eager:
+        app.loader.import_default_modules()  # registers the tasks, which then run here
+    app.signature(name, args=tuple(args)).apply_async(
+        retry_policy=retry_policy, ignore_result=app.conf.task_ignore_result
+    )
