@@ -1,13 +1,13 @@
-"""REST routes for agreement figures (mounted at /api/evaluation/)."""
+"""Routes of a project's agreement figures (mounted at /api/evaluation/)."""
 
 from django.urls import path
 
-from evaluation.agreement import api as api_agreement
+from evaluation.agreement import api
 
 urlpatterns = [
     path(
         "projects/<int:pk>/agreement/",
-        api_agreement.ProjectAgreementView.as_view(),
+        api.ProjectAgreementView.as_view(),
         name="evaluation-project-agreement",
     ),
 ]

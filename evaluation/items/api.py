@@ -1,6 +1,6 @@
 """REST API of an item project's results (thin: the work is in ``items.leaderboard``).
 
-Mounted at /api/evaluation/ (``evaluation.urls`` includes this module's ``urlpatterns``).
+Mounted at /api/evaluation/ (routes in ``items.urls``).
 Reviewers and admins of the project (superusers everywhere); anyone else gets 404, so the
 project's existence does not leak. A span project has no item results: 404 too.
 """
@@ -8,7 +8,6 @@ project's existence does not leak. A span project has no item results: 404 too.
 from __future__ import annotations
 
 from django.http import HttpResponse
-from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound, ValidationError
@@ -57,12 +56,3 @@ class ItemLeaderboardView(APIView):
         response = HttpResponse(to_csv(board), content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="results-{project.pk}.csv"'
         return response
-
-
-urlpatterns = [
-    path(
-        "projects/<int:pk>/item-leaderboard/",
-        ItemLeaderboardView.as_view(),
-        name="evaluation-item-leaderboard",
-    ),
-]

@@ -1,4 +1,4 @@
-"""REST API of LLM-as-judge runs and rating agreement, and their routes.
+"""REST API of LLM-as-judge runs and rating agreement (routes in ``judging.urls``).
 
 - ``POST /api/evaluation/judges/``: a project admin launches a judge run
   (``evaluation.judging.launch``); 201 with the run as ``Run``; every refused
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.urls import path
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -23,7 +22,6 @@ from rest_framework.views import APIView
 
 from evaluation import ownership
 from evaluation.backends import ModelSpec
-from evaluation.judging import ratings_api as api_ratings
 from evaluation.judging.launch import launch_judge_run
 from evaluation.models import ModelRun
 from evaluation.runs.api import ERRORS, TAGS, require_admin, serialize_runs, staff_project
@@ -106,13 +104,3 @@ class JudgeLaunchView(APIView):
         except LaunchError as error:
             return Response(error.as_dict(), status=status.HTTP_400_BAD_REQUEST)
         return Response({"runs": serialize_runs(request, [run])}, status=status.HTTP_201_CREATED)
-
-
-urlpatterns = [
-    path("judges/", JudgeLaunchView.as_view(), name="evaluation-judge-launch"),
-    path(
-        "projects/<int:pk>/ratings/",
-        api_ratings.ProjectRatingsView.as_view(),
-        name="evaluation-project-ratings",
-    ),
-]

@@ -1,4 +1,4 @@
-"""REST API of suggestions (a finished run's labels offered to annotators), and its routes.
+"""REST API of suggestions: a finished run's labels offered to annotators (routes: ``urls``).
 
 - ``GET|PUT /api/evaluation/projects/<id>/suggestions/settings/``: whether the project is
   assisted, and the annotators' queue ordering (``position``, or ``disagreement``: documents
@@ -26,7 +26,6 @@ from __future__ import annotations
 from typing import Any
 
 from django.shortcuts import get_object_or_404
-from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from fallacy_platform.inputs import StrictBooleanField
@@ -399,37 +398,3 @@ class AcceptSentenceView(SuggestionErrorsMixin, APIView):
             annotator=request.user,
         )
         return Response({"decisions": DecisionSerializer(made, many=True).data})
-
-
-urlpatterns = [
-    path(
-        "projects/<int:pk>/suggestions/",
-        CreateSuggestionsView.as_view(),
-        name="evaluation-suggestions-create",
-    ),
-    path(
-        "projects/<int:pk>/suggestions/settings/",
-        AssistedView.as_view(),
-        name="evaluation-suggestions-settings",
-    ),
-    path(
-        "projects/<int:pk>/suggestions/report/",
-        SuggestionReportView.as_view(),
-        name="evaluation-suggestions-report",
-    ),
-    path(
-        "documents/<int:pk>/suggestions/",
-        DocumentSuggestionsView.as_view(),
-        name="evaluation-document-suggestions",
-    ),
-    path(
-        "documents/<int:pk>/suggestions/accept-sentence/",
-        AcceptSentenceView.as_view(),
-        name="evaluation-suggestions-accept-sentence",
-    ),
-    path(
-        "suggestions/<int:pk>/decision/",
-        DecisionView.as_view(),
-        name="evaluation-suggestion-decision",
-    ),
-]

@@ -21,7 +21,6 @@ from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Count, QuerySet
-from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -404,34 +403,3 @@ class GenerationCredentialsView(APIView):
         if not (admin.exists() or can_create_projects(request.user)):
             raise PermissionDenied("Only those who may generate items see the credentials.")
         return Response(credential_options())
-
-
-urlpatterns = [
-    path("generation-jobs/", GenerationJobListView.as_view(), name="evaluation-generation-jobs"),
-    path(
-        "generation-credentials/",
-        GenerationCredentialsView.as_view(),
-        name="evaluation-generation-credentials",
-    ),
-    path(
-        "generation-jobs/<int:pk>/",
-        GenerationJobDetailView.as_view(),
-        name="evaluation-generation-job",
-    ),
-    path(
-        "generation-jobs/<int:pk>/items/",
-        GenerationItemsView.as_view(),
-        name="evaluation-generation-items",
-    ),
-    path(
-        "generation-items/<int:pk>/review/",
-        GeneratedItemReviewView.as_view(),
-        name="evaluation-generation-item-review",
-    ),
-    path(
-        "projects/<int:pk>/generation-releases/",
-        GenerationReleasesView.as_view(),
-        name="evaluation-generation-releases",
-    ),
-    path("generation-report/", GenerationReportView.as_view(), name="evaluation-generation-report"),
-]

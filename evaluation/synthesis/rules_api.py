@@ -20,7 +20,6 @@ from typing import Any
 
 from django.db import IntegrityError
 from django.db.models import QuerySet
-from django.urls import path
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from fallacy_platform.query import query_id
@@ -167,13 +166,3 @@ class PrologRuleDetailView(_Staff, generics.RetrieveAPIView):
     )
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         return super().get(request, *args, **kwargs)
-
-
-urlpatterns = [
-    path("prolog-rules/", PrologRuleListView.as_view(), name="evaluation-prolog-rules"),
-    path(
-        "prolog-rules/<int:pk>/",
-        PrologRuleDetailView.as_view(),
-        name="evaluation-prolog-rule-detail",
-    ),
-]

@@ -1,0 +1,37 @@
+"""Routes of model runs: scoring, prompt variants, launch options, runs, the leaderboard
+(mounted at /api/evaluation/)."""
+
+from django.urls import path
+
+from evaluation.runs import api, scores_api
+
+urlpatterns = [
+    path("score/", scores_api.ScoreView.as_view(), name="evaluation-score"),
+    path("agreement/", scores_api.AgreementView.as_view(), name="evaluation-agreement"),
+    path("variants/", api.VariantListView.as_view(), name="evaluation-variants"),
+    path(
+        "variants/<int:pk>/",
+        api.VariantDetailView.as_view(),
+        name="evaluation-variant-detail",
+    ),
+    path(
+        "launch-options/",
+        api.LaunchOptionsView.as_view(),
+        name="evaluation-launch-options",
+    ),
+    path("runs/", api.RunListView.as_view(), name="evaluation-runs"),
+    path("runs/<int:pk>/", api.RunDetailView.as_view(), name="evaluation-run-detail"),
+    path("runs/<int:pk>/cancel/", api.RunCancelView.as_view(), name="evaluation-run-cancel"),
+    path("runs/<int:pk>/resume/", api.RunResumeView.as_view(), name="evaluation-run-resume"),
+    path(
+        "runs/<int:pk>/rescore/",
+        api.RunRescoreView.as_view(),
+        name="evaluation-run-rescore",
+    ),
+    path(
+        "runs/<int:pk>/requests/",
+        api.RunRequestsView.as_view(),
+        name="evaluation-run-requests",
+    ),
+    path("leaderboard/", api.LeaderboardView.as_view(), name="evaluation-leaderboard"),
+]
