@@ -228,7 +228,7 @@ def launch_runs(
     return runs
 
 
-def shard_message(run: ModelRun, index: int) -> dispatch.Message:
+def _shard_message(run: ModelRun, index: int) -> dispatch.Message:
     return (dispatch.GPU_GENERATE, [run.pk, index])
 
 
@@ -238,7 +238,7 @@ def queue_launched(runs: Sequence[ModelRun]) -> None:
     nothing) and ``QueueUnavailable`` is raised."""
     pks = [run.pk for run in runs]
     dispatch.send_on_commit(
-        *(shard_message(run, index) for run in runs for index in range(run.shards)),
+        *(_shard_message(run, index) for run in runs for index in range(run.shards)),
         undo=lambda reason: ModelRun.objects.filter(pk__in=pks).delete(),
     )
 
@@ -307,7 +307,7 @@ def resume_run(*, run: ModelRun) -> ModelRun:
             status=RunShard.Status.QUEUED, error="", finished_at=None, attempts=0
         )
         run.status = Status.QUEUED
-        _queue_again(run, *(shard_message(run, index) for index in pending))
+        _queue_again(run, *(_shard_message(run, index) for index in pending))
     else:
         run.status = Status.SCORING
         _queue_again(run, (dispatch.SCORE_RUN, [run.pk]))
