@@ -5,7 +5,7 @@
   run shards fail resumable (``evaluation.runs.liveness.fail_stale_shards``), so
   does a run's scoring (``fail_stale_scoring``: Resume queues it), generation jobs fail
   (``evaluation.synthesis.liveness``: launched again, the cache answers what
-  they sent), import jobs fail (``annotations.services.job_liveness.fail_stale_import_jobs``).
+  they sent), import jobs fail (``annotations.importing.liveness.fail_stale_import_jobs``).
 - ``start_sweeper()``: every Celery worker sweeps when it is ready and then every
   ``JOB_SWEEP_SECONDS``; sweeps are idempotent (each job is failed under a conditional
   update or a row lock), so workers may sweep at once. The Celery app imports this module
@@ -22,7 +22,7 @@ from celery.signals import worker_ready
 from django.conf import settings
 from django.db import DatabaseError, connection
 
-from annotations.services.job_liveness import fail_stale_import_jobs
+from annotations.importing.liveness import fail_stale_import_jobs
 from evaluation.runs.liveness import fail_stale_scoring, fail_stale_shards
 from evaluation.synthesis.liveness import fail_stale_generation_jobs
 from fallacy_platform.liveness import stale_seconds
