@@ -12,9 +12,14 @@ import { flattenTaxonomy, type LabelOption, sortLabels } from "../../lib/labels"
 import { layoutLanes } from "../../lib/layout";
 import * as S from "../../lib/selection";
 import { navigate, paths } from "../../router";
-import type { DocumentDetail, Me, Project, ServerSpan } from "../../types";
-import { NO_FALLACY } from "../../types";
-import type { DocumentAnnotation } from "../../types/documents";
+import {
+  type DocumentAnnotation,
+  type DocumentDetail,
+  type Me,
+  NO_FALLACY,
+  type Project,
+  type ServerSpan,
+} from "../../types";
 import { AnnotateTopBar } from "./AnnotateTopBar";
 import { SelectionPanel } from "./SelectionPanel";
 import { SpanListPanel } from "./SpanListPanel";

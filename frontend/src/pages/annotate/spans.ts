@@ -5,8 +5,7 @@ import type { SpanFields } from "../../lib/autosave";
 import { categoryColor } from "../../lib/colors";
 import { type LabelOption, sortLabels } from "../../lib/labels";
 import * as S from "../../lib/selection";
-import type { Sentence, ServerSpan } from "../../types";
-import { NO_FALLACY } from "../../types";
+import { NO_FALLACY, type Sentence, type ServerSpan } from "../../types";
 
 export interface LocalSpan extends SpanFields {
   key: string;

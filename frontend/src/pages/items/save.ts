@@ -6,7 +6,7 @@
 // HTTP function is injected, so it runs under Vitest.
 
 import { errorMessage, type Http, type SaveStatus } from "../../lib/autosave";
-import type { ItemAnswer, ItemState } from "../../types/documents";
+import type { ItemAnswer, ItemState } from "../../types";
 
 export type Changes = Record<string, ItemAnswer | null>;
 
