@@ -7,7 +7,7 @@ import { get, http } from "../../api";
 import { DocumentText } from "../../components/DocumentText";
 import { GuidelinesPanel } from "../../components/Guidelines";
 import { type ConfirmMode, LabelPicker } from "../../components/LabelPicker";
-import { errorMessage } from "../../lib/autosave";
+import { errorMessage } from "../../lib/http";
 import { flattenTaxonomy, type LabelOption, sortLabels } from "../../lib/labels";
 import { layoutLanes } from "../../lib/layout";
 import * as S from "../../lib/selection";

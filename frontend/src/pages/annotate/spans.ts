@@ -1,7 +1,7 @@
 // The annotation page's spans: local copies of the server's, and what the text shows of them.
 
 import type { ShownSpan } from "../../components/DocumentText";
-import type { SpanFields } from "../../lib/autosave";
+import type { SpanFields } from "../../lib/spanOps";
 import { categoryColor } from "../../lib/colors";
 import { type LabelOption, sortLabels } from "../../lib/labels";
 import * as S from "../../lib/selection";

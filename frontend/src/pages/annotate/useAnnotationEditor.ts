@@ -4,7 +4,10 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, get, http, post } from "../../api";
-import { applyOps, documentStorageKey, newKey, type Op, SaveQueue, type SaveStatus, type SpanFields } from "../../lib/autosave";
+import { SaveQueue } from "../../lib/autosave";
+import { documentStorageKey } from "../../lib/autosaveStorage";
+import type { SaveStatus } from "../../lib/saveStatus";
+import { applyOps, newKey, type Op, type SpanFields } from "../../lib/spanOps";
 import type { Annotation, DocumentAnnotation, ServerSpan } from "../../types";
 import { fieldsOf, keyOf, type LocalSpan, makeLocal, sortSpans, storage, toLocal, type UndoEntry } from "./spans";
 import { mergeServerSpan } from "./suggestions";

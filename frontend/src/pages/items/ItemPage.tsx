@@ -12,7 +12,7 @@ import { LoadErrorMessage } from "../../components/PageMessage";
 import { SaveStatusBadge } from "../../components/SaveStatus";
 import { TopBar } from "../../components/TopBar";
 import { type LoadError, toLoadError } from "../../hooks/useResource";
-import type { SaveStatus } from "../../lib/autosave";
+import type { SaveStatus } from "../../lib/saveStatus";
 import { navigate, paths } from "../../router";
 import type { ItemAnswer, ItemState, Me } from "../../types";
 import { missingAnswers, RATING_KINDS, withChanges } from "./logic";

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Http } from "../../lib/autosave";
+import type { Http } from "../../lib/http";
 import type { ItemResponse } from "../../types";
 import { ResponseSaver } from "./save";
 
