@@ -28,7 +28,6 @@ from annotations.selectors.access import (
     STAFF_ROLES,
     User,
     anonymous,
-    documents_for,
     has_role_anywhere,
     is_staff_of,
     is_staff_role,
@@ -48,14 +47,12 @@ __all__ = [
     "has_role_anywhere",
     "is_admin_of",
     "is_staff_anywhere",
-    "may_edit_shared",
     "readable",
     "require_admin",
     "runs_for",
     "sees_everything",
     "staff_project",
     "staff_projects_for",
-    "suggestion_documents_for",
     "suggestions_for",
     "visible_run",
 ]
@@ -112,25 +109,12 @@ def suggestions_for(user: User | None, document: Document, *, assisted: bool) ->
     return Suggestion.objects.none()
 
 
-def suggestion_documents_for(user: User | None) -> QuerySet[Document]:
-    """The documents whose suggestions the user may decide on: the ones they see."""
-    return documents_for(user)
-
-
 def readable(rows: QuerySet[M], user: User | None) -> QuerySet[M]:
     """Prompt variants or rule files ``user`` may read: global ones and those of projects
     they review or administer (every row for a superuser)."""
     if sees_everything(user):
         return rows
     return rows.filter(Q(project__isnull=True) | Q(project__in=staff_projects_for(user)))
-
-
-def may_edit_shared(user: User | None, project: Project | None) -> bool:
-    """Project admins edit their project's variants and rule files; superusers edit every
-    row, global ones included."""
-    if sees_everything(user):
-        return True
-    return project is not None and is_admin_of(user, project)
 
 
 # --- API helpers ---------------------------------------------------------------------------

@@ -12,8 +12,8 @@ Rules (per project, by the user's Membership role):
 - non-members and anonymous users: nothing;
 - a superuser (``Rules.superusers_see_everything``) sees every project, document,
   annotation and gold standard, and counts as admin where they hold no membership; where
-  they hold one, a document's annotations are listed as that role lists them
-  (``listed_annotations_sql``).
+  they hold one, the project's pages that depend on the role show what that role shows (a
+  document's annotation list: ``listed_annotations``; the document list; the gold page).
 
 Every read states its visibility through this module: the querysets (``projects_for``,
 ``documents_for``, ``annotations_for``, ``gold_standards_for``), the per-row decisions of the
@@ -264,6 +264,18 @@ def annotator_documents_sql(user: User, document: str) -> tuple[str, list[Any]]:
     if rules().annotators_see_unassigned_documents:
         return "1 = 1", []
     return assigned_sql(user, document)
+
+
+def annotator_documents_join_sql(user: User, document: str) -> tuple[str, list[Any]]:
+    """``annotator_documents`` as a join on document ``document`` (an alias) of a project
+    the user is an annotator member of: the assigned ones (one row each: a document is
+    assigned to an annotator once), or no join when annotators see every document."""
+    if rules().annotators_see_unassigned_documents:
+        return "", []
+    return (
+        f" JOIN {_table(Assignment)} s_ ON s_.document_id = {document}.id AND s_.annotator_id = %s",
+        [user.pk],
+    )
 
 
 def annotation_visible_sql(user: User, annotation: str, document: str) -> tuple[str, list[Any]]:
