@@ -217,7 +217,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    # choice sets whose field name other components use with other choices (issue 15)
+    # choice sets whose field name other components use with other choices
     "ENUM_NAME_OVERRIDES": {
         "GenerationJobStatusEnum": "evaluation.generation_models.GenerationJob.Status",
         "ProjectKindEnum": "annotations.items.PROJECT_KINDS",

@@ -1,4 +1,4 @@
-// Shapes of the project-admin API (issue 10): taxonomies, projects, imports, members,
+// Shapes of the project-admin API: taxonomies, projects, imports, members,
 // assignment and progress.
 
 import type { Project } from "../types";
