@@ -307,6 +307,8 @@ LOGGING = {
 # UPLOAD_MAX_BYTES, any other body and a multipart body's other fields REQUEST_MAX_BYTES;
 # a larger one is a 413 before it is read. Files over 2.5 MiB are spooled to temporary files.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(100 * 1024 * 1024)))
+# An import file up to this size is imported inside its request; a larger one is queued.
+IMPORT_INLINE_MAX_BYTES = 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("REQUEST_MAX_BYTES", str(10 * 1024 * 1024)))
 FILE_UPLOAD_HANDLERS = [
     "fallacy_platform.uploads.LimitedUploadHandler",
@@ -331,6 +333,11 @@ else:
             "LOCATION": str(DATA_DIR / "cache"),
         }
     }
+
+# The shared datasets ``load_demo`` reads (MAFALDA, FLUB): ../shared/datasets by default.
+SHARED_DATASETS_DIR = Path(
+    os.environ.get("FALLACY_SHARED_DATASETS", BASE_DIR.parent / "shared" / "datasets")
+)
 
 # --- security -------------------------------------------------------------------------------
 # The Django admin's URL (without a leading slash); another path than admin/ keeps it out of

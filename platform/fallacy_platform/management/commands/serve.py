@@ -76,7 +76,7 @@ class Command(BaseCommand):
         db = settings.DATABASES["default"]
         self.stdout.write(
             f"Serving on http://{host}:{port}/  (API docs: http://{host}:{port}/api/docs/, "
-            f"admin: http://{host}:{port}/{getattr(settings, 'ADMIN_URL', 'admin/')})\n"
+            f"admin: http://{host}:{port}/{settings.ADMIN_URL})\n"
             f"database: {settings.DATABASE_VENDOR} {db.get('NAME')}; "
             f"broker: {settings.CELERY_BROKER_URL}\n"
             "Press Ctrl+C to stop."
