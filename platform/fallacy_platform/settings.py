@@ -149,7 +149,8 @@ if env_list("PASSWORD_HASHERS"):
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
-# Django's database sessions and ModelBackend, their per-request reads written out as SQL
+# Django's cached_db sessions on the default cache; ModelBackend with its per-request user
+# read written out as SQL (fallacy_platform.sessions)
 SESSION_ENGINE = "fallacy_platform.sessions"
 AUTHENTICATION_BACKENDS = ["fallacy_platform.sessions.UserBackend"]
 
@@ -316,9 +317,10 @@ FILE_UPLOAD_HANDLERS = [
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
 
-# --- cache: login throttles (shared by every web worker) ----------------------------------
+# --- cache: login throttles and sessions (shared by every web worker) ---------------------
 # CACHE_URL=redis://… in production; files under the data directory otherwise (not
-# per-process memory: gunicorn's workers must see the same failed-login counts).
+# per-process memory: gunicorn's workers must see the same failed-login counts and the same
+# sessions; a session the cache lost is read from the database again).
 CACHE_URL = os.environ.get("CACHE_URL", "")
 if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
     CACHES = {
