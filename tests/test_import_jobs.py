@@ -17,9 +17,9 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from annotations.importing.jobs import INLINE_MAX_BYTES
 from annotations.models import Document, GoldStandard, ImportJob, Membership, Project
 from annotations.naming import readable_name
-from annotations.services.import_jobs import INLINE_MAX_BYTES
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 from tests.processes import celery_worker, embedded_env

@@ -37,9 +37,8 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.utils import timezone
 
-from annotations.labels import NO_FALLACY_ALIASES, normalise_label
+from annotations.labels import NO_FALLACY, NO_FALLACY_ALIASES, normalise_label
 from annotations.models import (
-    NO_FALLACY,
     Annotation,
     Assignment,
     Document,

@@ -9,7 +9,7 @@ heartbeats on their rows.
   run shards fail resumable (``evaluation.services.run_liveness.fail_stale_shards``), so
   does a run's scoring (``fail_stale_scoring``: Resume queues it), generation jobs fail
   (``evaluation.services.generation_liveness``: launched again, the cache answers what
-  they sent), import jobs fail (``annotations.services.job_liveness.fail_stale_import_jobs``).
+  they sent), import jobs fail (``annotations.importing.liveness.fail_stale_import_jobs``).
 - ``start_sweeper()``: every Celery worker sweeps when it is ready and then every
   ``JOB_SWEEP_SECONDS`` (``fallacy_platform.celery``); sweeps are idempotent (each job is
   failed under a conditional update or a row lock), so workers may sweep at once.
@@ -89,7 +89,7 @@ def fail_each(rows: QuerySet, condition: Q, *, line: str, **fields: object) -> l
 
 def sweep() -> None:
     """Fail every job whose heartbeat is stale (see the module docstring)."""
-    from annotations.services.job_liveness import fail_stale_import_jobs
+    from annotations.importing.liveness import fail_stale_import_jobs
     from evaluation.services.generation_liveness import fail_stale_generation_jobs
     from evaluation.services.run_liveness import fail_stale_scoring, fail_stale_shards
 

@@ -30,14 +30,15 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from annotations.formats import DatasetFormatError
-from annotations.formats.doccano import DoccanoRecord, read_doccano
-from annotations.formats.jsonl import LabelTriple, Source, source_name
-from annotations.formats.mafalda import TO_CLEAN, MafaldaRecord, read_mafalda
-from annotations.formats.plaintext import TextRecord, read_texts
-from annotations.labels import LabelResolver, normalise_label
+from annotations.importing.formats import DatasetFormatError
+from annotations.importing.formats.doccano import DoccanoRecord, read_doccano
+from annotations.importing.formats.jsonl import LabelTriple, Source, source_name
+from annotations.importing.formats.mafalda import TO_CLEAN, MafaldaRecord, read_mafalda
+from annotations.importing.formats.plaintext import TextRecord, read_texts
+from annotations.importing.sentences import Range, SentenceError, sentences_from_units
+from annotations.importing.split_ahead import split_ahead
+from annotations.labels import NO_FALLACY, LabelResolver, normalise_label
 from annotations.models import (
-    NO_FALLACY,
     Annotation,
     Assignment,
     Document,
@@ -49,7 +50,6 @@ from annotations.models import (
     Span,
 )
 from annotations.selectors.taxonomy import label_resolver
-from annotations.sentences import Range, SentenceError, sentences_from_units
 from annotations.services.documents import (
     BATCH_SIZE,
     NewDocument,
@@ -57,7 +57,6 @@ from annotations.services.documents import (
     create_documents,
     next_position,
 )
-from annotations.split_ahead import split_ahead
 
 TO_CLEAN_KEY = normalise_label(TO_CLEAN)
 

@@ -5,9 +5,9 @@ A header row, then one item a row with the columns ``id``, ``original post`` (th
 ``declarative rewrite`` (the post restated as plain statements; optional). Header names
 are matched ignoring case, ``_``/``-`` and repeated spaces (``Original_Post`` works), and
 a few other spellings are accepted (``text``, ``types``, ``rewrite``); any other column is
-kept in the record. Reading uses ``annotations.formats.csv`` (delimiter, quoting, line
-numbers as there). Writing neutralises spreadsheet formulas (``annotations.formats.cells``:
-``=...`` is written ``'=...``) and reading removes exactly the quote it added.
+kept in the record. Reading uses ``formats.csv`` (delimiter, quoting, line numbers as
+there). Writing neutralises spreadsheet formulas (``formats.cells``: ``=...`` is written
+``'=...``) and reading removes exactly the quote it added.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
-from annotations.formats.cells import csv_writer, unescape_cell
-from annotations.formats.csv import csv_rows, header_names
-from annotations.formats.errors import DatasetFormatError
-from annotations.formats.jsonl import Source, source_name
+from annotations.importing.formats.cells import csv_writer, unescape_cell
+from annotations.importing.formats.csv import csv_rows, header_names
+from annotations.importing.formats.errors import DatasetFormatError
+from annotations.importing.formats.jsonl import Source, source_name
 
 COLUMNS = ("id", "original post", "fallacy types", "declarative rewrite")
 _SPELLINGS: dict[str, tuple[str, ...]] = {

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from annotations.formats.errors import DatasetFormatError
-from annotations.formats.storable import TOO_DEEP, json_problem, shown
+from annotations.importing.formats.errors import DatasetFormatError
+from annotations.importing.formats.storable import TOO_DEEP, json_problem, shown
 
 Source = str | Path | IO[str] | IO[bytes]
 

@@ -33,10 +33,10 @@ from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
 
-from annotations.formats.csv import csv_rows, header_names
-from annotations.formats.errors import DatasetFormatError
-from annotations.formats.jsonl import Source, _kind, iter_json_objects, source_name
-from annotations.formats.storable import TOO_DEEP, json_problem, shown
+from annotations.importing.formats.csv import csv_rows, header_names
+from annotations.importing.formats.errors import DatasetFormatError
+from annotations.importing.formats.jsonl import Source, _kind, iter_json_objects, source_name
+from annotations.importing.formats.storable import TOO_DEEP, json_problem, shown
 
 ROLES = (
     "text",

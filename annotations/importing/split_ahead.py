@@ -23,7 +23,7 @@ from concurrent.futures.process import BrokenProcessPool
 from itertools import chain
 from typing import TypeVar
 
-from annotations.sentences import Range, split_sentences
+from annotations.importing.sentences import Range, split_sentences
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ from django.db.models import Q
 from django.utils import timezone
 from fallacy_platform.liveness import fail_each
 
+from annotations.importing.validation import error_entry
 from annotations.models import ImportJob
-from annotations.services.import_jobs import error_entry
 
 
 def beat_import_job(*, job_id: int) -> None:

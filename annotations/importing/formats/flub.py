@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from annotations.formats.jsonl import (
+from annotations.importing.formats.jsonl import (
     RecordChecker,
     Source,
     _kind,

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotations.formats.errors import DatasetFormatError
-from annotations.formats.jsonl import (
+from annotations.importing.formats.errors import DatasetFormatError
+from annotations.importing.formats.jsonl import (
     RecordChecker,
     Source,
     iter_json_objects,
@@ -16,7 +16,7 @@ from annotations.formats.jsonl import (
     source_name,
     undecodable_line,
 )
-from annotations.formats.storable import NUL
+from annotations.importing.formats.storable import NUL
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from annotations.formats.errors import DatasetFormatError
-from annotations.formats.jsonl import Source, open_text, source_name
-from annotations.formats.plaintext import TextRecord
-from annotations.formats.storable import NUL
+from annotations.importing.formats.errors import DatasetFormatError
+from annotations.importing.formats.jsonl import Source, open_text, source_name
+from annotations.importing.formats.plaintext import TextRecord
+from annotations.importing.formats.storable import NUL
 
 DELIMITERS = (",", ";", "\t", "|")
 SAMPLE_ROWS = 3

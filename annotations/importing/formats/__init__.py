@@ -4,6 +4,6 @@ Readers yield one validated record per line with its 1-based line number and rai
 ``DatasetFormatError`` naming the file, the line and the field at the first problem.
 """
 
-from annotations.formats.errors import DatasetFormatError
+from annotations.importing.formats.errors import DatasetFormatError
 
 __all__ = ["DatasetFormatError"]

@@ -22,7 +22,7 @@ whose ``metadata`` is laid out as ``annotations.items`` says::
   then also their aliases) ignoring case and spacing; an unknown label is an error naming
   the line and the file's field.
 
-All or nothing, as ``services.imports``: records are validated while the file streams and
+All or nothing, as ``importing.datasets``: records are validated while the file streams and
 written in batches inside one transaction; the first bad record raises
 ``DatasetFormatError`` (file, line, field) and rolls everything back. An id repeated in
 the file, or already the id of one of the project's documents, is an error: re-importing
@@ -40,17 +40,17 @@ from typing import Any
 
 from django.db import transaction
 
-from annotations.formats import DatasetFormatError
-from annotations.formats.flub import FlubRecord, read_flub
-from annotations.formats.item_columns import (
+from annotations.importing.formats import DatasetFormatError
+from annotations.importing.formats.flub import FlubRecord, read_flub
+from annotations.importing.formats.item_columns import (
     GOLD_ROLES,
     ItemColumns,
     ItemRecord,
     parse_columns,
     read_item_columns,
 )
-from annotations.formats.jsonl import Source, source_name
-from annotations.formats.smartypat import SmartyPatRecord, read_smartypat
+from annotations.importing.formats.jsonl import Source, source_name
+from annotations.importing.formats.smartypat import SmartyPatRecord, read_smartypat
 from annotations.items import Form, FormError, FormField, parse_form
 from annotations.labels import LabelResolver, normalise_label
 from annotations.models import Document, Project
@@ -400,7 +400,7 @@ class IdCheck:
 
 def columns_from(data: Any) -> ItemColumns:
     """A column mapping from JSON; ``ItemImportError`` naming ``columns.<role>``."""
-    from annotations.formats.item_columns import ColumnMappingError
+    from annotations.importing.formats.item_columns import ColumnMappingError
 
     try:
         return parse_columns(data)

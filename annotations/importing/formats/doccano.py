@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from annotations.formats.jsonl import (
+from annotations.importing.formats.jsonl import (
     LabelTriple,
     RecordChecker,
     Source,
