@@ -47,6 +47,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Length
 
 from annotations.models import Annotation, Assignment, Document, Membership, Project
+from annotations.queue_order import disagreement_first
 from annotations.selectors.access import STAFF_ROLES, role_in
 
 SUBMITTED = Annotation.Status.SUBMITTED
@@ -157,8 +158,6 @@ def default_ordering(project: Project, *, staff: bool) -> str:
     if hasattr(project, "queue_ordering"):
         disagreement = project.queue_ordering == "disagreement"
     else:
-        from evaluation.services.suggestions import disagreement_first  # evaluation builds on us
-
         disagreement = disagreement_first(project)
     return "disagreement" if disagreement else "position"
 
