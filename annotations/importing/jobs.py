@@ -60,7 +60,7 @@ from annotations.models import ImportJob, Project
 logger = logging.getLogger(__name__)
 
 FORMATS = ("mafalda", "doccano", "text", "csv", *ITEM_FORMATS)
-INLINE_MAX_BYTES = int(getattr(settings, "IMPORT_INLINE_MAX_BYTES", 1024 * 1024))
+INLINE_MAX_BYTES = settings.IMPORT_INLINE_MAX_BYTES
 MAX_UPLOAD_BYTES = settings.UPLOAD_MAX_BYTES
 
 

@@ -71,15 +71,6 @@ ORDERINGS = (
 # --- the one definition of a document's status -------------------------------------------
 
 
-def submitted_at_least(required: Any, within: dict[str, Any]) -> QuerySet:
-    """Ids of the documents with at least ``required`` submitted annotations, among the
-    documents matching ``within`` (filter keywords on documents, e.g. ``{"project_id": 3}``).
-    ``required`` is an int, or None for each document's project's
-    ``annotators_per_document``. Reads the documents' counters (kept by the database)."""
-    need = F("project__annotators_per_document") if required is None else required
-    return Document.objects.filter(submitted_count__gte=need, **within).values("id")
-
-
 def _status_tests(required: Any) -> tuple[Q, Q, Q]:
     """The three facts the status is made of, on the document's counters (kept by the
     database, ``annotations.models``): done (enough submissions), started (an annotation
@@ -261,16 +252,6 @@ def project_totals(project: Project) -> dict[str, int]:
         "assignments": project.assignment_count,
         "submitted": project.submitted_count,
     }
-
-
-def status_totals(project_ids: list[int]) -> dict[int, dict[str, int]]:
-    """{project id: {documents, done, in_progress, todo, unassigned}} (``project_totals``
-    without assignments/submitted), in one query on the projects' counters."""
-    out = {pid: {"documents": 0, **dict.fromkeys(PROJECT_STATUSES, 0)} for pid in project_ids}
-    for project in Project.objects.filter(pk__in=project_ids):
-        totals = project_totals(project)
-        out[project.pk] = {k: totals[k] for k in ("documents", *PROJECT_STATUSES)}
-    return out
 
 
 def _annotator_rows(project: Project, user: Any | None = None) -> list[AnnotatorProgress]:

@@ -35,11 +35,11 @@ _sweeper_lock = threading.Lock()
 
 
 def heartbeat_seconds() -> float:
-    return float(getattr(settings, "JOB_HEARTBEAT_SECONDS", 10))
+    return settings.JOB_HEARTBEAT_SECONDS
 
 
 def stale_seconds() -> float:
-    return float(getattr(settings, "JOB_STALE_SECONDS", 90))
+    return settings.JOB_STALE_SECONDS
 
 
 class Heartbeat:
@@ -126,7 +126,7 @@ def start_sweeper() -> threading.Thread:
     global _sweeper
     with _sweeper_lock:
         if _sweeper is None or not _sweeper.is_alive():
-            interval = float(getattr(settings, "JOB_SWEEP_SECONDS", 30))
+            interval = settings.JOB_SWEEP_SECONDS
             _sweeper = threading.Thread(
                 target=_sweep_forever, args=(interval,), name="job-sweeper", daemon=True
             )
