@@ -31,11 +31,7 @@ from simple_history.models import HistoricalRecords
 
 from annotations.models import Annotation, Document, Project, Sentence, Span, Taxonomy
 from annotations.selectors.access import annotation_visible_sql
-
-
-def is_offset(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
+from annotations.spans import is_offset
 
 _A, _D, _P, _T = (m._meta.db_table for m in (Annotation, Document, Project, Taxonomy))
 _S, _SN = Span._meta.db_table, Sentence._meta.db_table
