@@ -27,7 +27,7 @@ from evaluation.agreement import jobs as agreement_jobs
 from evaluation.runs.services import complete_scoring
 from evaluation.runs.supervisor import supervise_shard
 
-RUN_TIME_LIMIT = int(getattr(settings, "EVALUATION_RUN_TIME_LIMIT", 24 * 3600))
+RUN_TIME_LIMIT = settings.EVALUATION_RUN_TIME_LIMIT
 
 
 @shared_task(
