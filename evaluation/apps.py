@@ -4,3 +4,20 @@ from django.apps import AppConfig
 class EvaluationConfig(AppConfig):
     name = "evaluation"
     verbose_name = "Evaluation"
+
+    def ready(self) -> None:
+        """Hook evaluation's rules into the annotation app (which imports no evaluation) and
+        register the sweeps that fail jobs whose process died and evaluation's part of a
+        project archive."""
+        from fallacy_platform.liveness import register_sweep
+
+        from annotations import queue_order
+        from annotations.backups.format import register_part
+        from evaluation.backups import PART
+        from evaluation.runs.liveness import fail_stale_scoring, fail_stale_shards
+        from evaluation.suggestions.services import disagreement_first
+        from evaluation.synthesis.liveness import fail_stale_generation_jobs
+
+        queue_order.register_disagreement_first(disagreement_first)
+        register_sweep(fail_stale_shards, fail_stale_scoring, fail_stale_generation_jobs)
+        register_part(PART)

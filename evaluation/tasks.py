@@ -29,7 +29,7 @@ from evaluation.runs.services import complete_scoring
 from evaluation.runs.supervisor import supervise_shard
 from evaluation.synthesis.services import run_job
 
-RUN_TIME_LIMIT = int(getattr(settings, "EVALUATION_RUN_TIME_LIMIT", 24 * 3600))
+RUN_TIME_LIMIT = settings.EVALUATION_RUN_TIME_LIMIT
 
 
 @shared_task(

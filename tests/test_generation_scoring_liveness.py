@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from fallacy_platform.sweeper import sweep
+from fallacy_platform.liveness import sweep
 
 from evaluation.backends import ModelSpec
 from evaluation.models import GenerationJob, ModelRun, RunScore

@@ -6,8 +6,8 @@ lies in exactly one of them. ``split_sentences`` computes them; ``sentences_from
 rebuilds them from sentence units given as strings (MAFALDA's ``sentences_with_labels``
 keys), repairing what the given units leave out.
 
-The splitter is sentencex (``SPLITTER``; ``FALLACY_SENTENCE_SPLITTER=pysbd`` selects the
-previous one, kept for comparisons) with rules around it: it gets double quotation marks
+The splitter is sentencex (``SPLITTER``; ``FALLACY_SENTENCE_SPLITTER=pysbd`` selects pysbd,
+for comparisons) with rules around it: it gets double quotation marks
 as spaces (alone, it keeps a quotation whole however many sentences it holds), a lower-case
 word after a closing quotation mark does not start a sentence (``"Why not?" she asked.``),
 a line break ends a sentence, and so does the text before a Reddit-style header
@@ -191,7 +191,7 @@ def _whitespace_tolerant_pattern(unit: str) -> re.Pattern[str]:
     return re.compile(r"\s+".join(re.escape(token) for token in unit.split()))
 
 
-def _locate(text: str, unit: str, cursor: int) -> Range | None:
+def locate_unit(text: str, unit: str, cursor: int) -> Range | None:
     """First occurrence of ``unit`` (stripped) at or after ``cursor``: exact, then with any
     run of whitespace matching any other run (``\\r\\n`` against ``\\n``, double spaces)."""
     needle = unit.strip()
@@ -211,7 +211,7 @@ def align_units(text: str, units: list[str]) -> list[Range]:
     ranges: list[Range] = []
     cursor = 0
     for index, unit in enumerate(units):
-        located = _locate(text, unit, cursor)
+        located = locate_unit(text, unit, cursor)
         if located is None:
             raise UnitNotFoundError(index, unit)
         ranges.append(located)
@@ -247,9 +247,9 @@ def sentences_from_units(text: str, units: list[str]) -> UnitAlignment:
     dropped: list[int] = []
     cursor = 0
     for index, unit in enumerate(units):
-        found = _locate(text, unit, cursor)
+        found = locate_unit(text, unit, cursor)
         if found is None:
-            if _locate(text, unit, 0) is None:
+            if locate_unit(text, unit, 0) is None:
                 raise UnitNotFoundError(index, unit)
             dropped.append(index)
             continue

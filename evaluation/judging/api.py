@@ -21,10 +21,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evaluation import ownership
+from evaluation.access import require_admin, staff_project
 from evaluation.backends import ModelSpec
 from evaluation.judging.launch import launch_judge_run
 from evaluation.models import ModelRun
-from evaluation.runs.api import ERRORS, TAGS, require_admin, serialize_runs, staff_project
+from evaluation.runs.api import ERRORS, TAGS, serialize_runs
 from evaluation.runs.serializers import (
     LaunchResponseSerializer,
     ModelChoiceSerializer,

@@ -1,6 +1,6 @@
 """The Celery app: queues ``default`` (CPU work) and ``gpu`` (model inference).
 
-Every worker sweeps for jobs whose process died (``fallacy_platform.sweeper``) when it is
+Every worker sweeps for jobs whose process died (``fallacy_platform.liveness``) when it is
 ready and then periodically. Its consumer survives a lost Redis connection (``Consumer``).
 """
 
@@ -8,6 +8,7 @@ import logging
 import os
 
 from celery import Celery
+from celery.signals import worker_ready
 from celery.worker.consumer import Consumer as CeleryConsumer
 from kombu import Exchange, Queue
 from kombu.exceptions import OperationalError as KombuOperationalError
@@ -32,7 +33,6 @@ app.conf.task_queues = tuple(
     Queue(name, Exchange(name, type="direct"), routing_key=name) for name in ("default", "gpu")
 )
 app.autodiscover_tasks()
-app.conf.imports = ("fallacy_platform.sweeper",)  # a worker's sweep, started when it is ready
 
 
 class Consumer(CeleryConsumer):
@@ -59,3 +59,10 @@ class Consumer(CeleryConsumer):
         finally:
             if transport is not None and client is not None:
                 transport.client = client
+
+
+@worker_ready.connect
+def start_job_sweeper(sender=None, **kwargs) -> None:
+    from fallacy_platform.liveness import start_sweeper
+
+    start_sweeper()

@@ -2,6 +2,9 @@
 
 export const NO_FALLACY = "no fallacy";
 
+/** What kind of work a project's documents are: span annotation or answering an item's form. */
+export type ProjectKind = "spans" | "items";
+
 export interface Me {
   id: number;
   username: string;
@@ -62,7 +65,7 @@ export interface Project {
   archived?: boolean;
   annotators_per_document?: number;
   /** "spans" (span-annotated texts) or "items" (texts answered through a form). */
-  kind?: "spans" | "items";
+  kind?: ProjectKind;
 }
 
 export interface Page<T> {
