@@ -11,9 +11,10 @@ a generation job, suggestions (one project assisted) and prompt variants per pro
 ``evaluation.access`` docstrings) in plain Python over the world's facts; ``observe`` asks
 every read path: the ORM querysets, the hand-written SQL reads (the span write's read,
 opening a document, the project page, the document page, the project-and-role read) and
-the APIs over them. The flip test turns each switch of ``access.Rules`` and checks that
-every path the rule governs changes with it, as the oracle says, and that together the
-switches reach every path: the SQL paths take their visibility from the definition.
+the APIs over them (item responses included). The flip test turns each switch of
+``access.Rules`` and checks that every path the rule governs changes with it, as the oracle
+says, and that together the switches reach every path: the SQL paths take their visibility
+from the definition.
 """
 
 from __future__ import annotations
@@ -276,6 +277,10 @@ def expected(w: World, flags: Flags) -> Facts:
                 p = w.documents[d]
                 if p in w.assisted or o.staff(u, p):
                     add("api suggestions", [s for s, doc in w.suggestions.items() if doc == d])
+        add(
+            "api item responses",
+            [a for a in _responses(w) if o.document(u, w.annotations[a][0]) and o.annotation(u, a)],
+        )
         for p in w.projects:
             found = o.document_list(u, p)
             if found is not None:
@@ -354,6 +359,11 @@ def observe(w: World) -> Facts:
             rows = client.get(f"/api/evaluation/documents/{d}/suggestions/")
             if rows.status_code == 200:
                 add("api suggestions", [s["id"] for s in rows.json()["suggestions"]])
+        for a in _responses(w):
+            d, author, _ = w.annotations[a]
+            response = client.get(f"/api/documents/{d}/response/?annotator={author}")
+            if response.status_code == 200 and response.json()["annotation"] is not None:
+                add("api item responses", [response.json()["annotation"]["id"]])
         for p in w.projects:
             response = client.get(f"/api/projects/{p}/documents/?limit=100")
             if response.status_code == 200:
@@ -372,6 +382,13 @@ def observe(w: World) -> Facts:
         variants = [v["id"] for v in _rows(client.get("/api/evaluation/variants/"))]
         add("api variants", [v for v in variants if v in w.variants])  # not the built-ins
     return {path: frozenset(facts) for path, facts in out.items()}
+
+
+def _responses(w: World) -> list[int]:
+    """The annotations read as item responses: those of the first document (a sample: an
+    item's form is costly to render)."""
+    first = min(w.documents)
+    return [a for a, (d, _, _) in w.annotations.items() if d == first]
 
 
 def _span_read(user: Any, **which: Any) -> Callable[[], Any]:
