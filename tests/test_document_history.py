@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from annotations.models import NO_FALLACY, Annotation, Span
-from tests.test_access import BOUNDS, PASSWORD, World, make_world
+from tests.factories import BOUNDS, PASSWORD, World, make_world
 
 pytestmark = pytest.mark.django_db
 

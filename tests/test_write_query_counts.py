@@ -26,7 +26,7 @@ from rest_framework.test import APIClient
 from annotations.api.serializers import SpanSerializer, span_data
 from annotations.models import Annotation, Span, TaxonomyNode
 from annotations.services import annotations as services
-from tests.test_access import BOUNDS, World, make_world
+from tests.factories import BOUNDS, World, make_world
 
 pytestmark = pytest.mark.django_db
 
