@@ -212,7 +212,7 @@ def test_a_killed_runner_resumes_with_no_request_missing_or_duplicated(
                 job_env.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id)
                 in ("done", "failed")
             ),
-            timeout=300,
+            timeout=900,  # model generation: minutes when the machine is busy
         )
         counts = run_counts(job_env, run_id)
         assert counts["status"] == "done", job_env.one(
@@ -272,7 +272,7 @@ def test_cancel_stops_the_runner_and_resume_finishes(job_env: JobEnv, tiny_model
                 job_env.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id)
                 in ("done", "failed")
             ),
-            timeout=300,
+            timeout=900,  # model generation: minutes when the machine is busy
         )
         counts = run_counts(job_env, run_id)
         assert counts["status"] == "done"
