@@ -256,7 +256,7 @@ def _in_published_gold(documents: QuerySet[Document]) -> bool:
 
 @admin.register(ImportJob)
 class ImportJobAdmin(admin.ModelAdmin):
-    """View only: jobs are made by uploads in the app (``services.import_jobs``)."""
+    """View only: jobs are made by uploads in the app (``importing.jobs``)."""
 
     list_display = ["id", "file_name", "project", "format", "status", "size", "created_at"]
     list_filter = ["status", "format", "project"]

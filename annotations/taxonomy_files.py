@@ -53,7 +53,7 @@ from typing import Any
 
 import yaml
 
-from annotations.formats.storable import TOO_DEEP, json_problem, shown
+from annotations.importing.formats.storable import TOO_DEEP, json_problem, shown
 from annotations.labels import NO_FALLACY_ALIASES, LabelResolver, normalise_label
 
 ROOT_NAME = "fallacy"  # the level-0 node every taxonomy gets

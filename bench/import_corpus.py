@@ -60,9 +60,9 @@ def worker(corpus: Path, database_url: str) -> dict:
     from django.core.management import call_command
     from django.db import connection
 
+    from annotations.importing.datasets import import_mafalda_gold
     from annotations.models import GoldSpan, Sentence
     from annotations.services.exports import export_mafalda
-    from annotations.services.imports import import_mafalda_gold
     from annotations.services.projects import create_project
     from annotations.services.taxonomy import install_preset
 

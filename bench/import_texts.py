@@ -146,7 +146,7 @@ def splitter_rate(texts: list[str], splitter: str) -> tuple[float, int]:
         os.environ["FALLACY_SENTENCE_SPLITTER"] = splitter
     import importlib
 
-    import annotations.sentences as sentences
+    import annotations.importing.sentences as sentences
 
     sentences = importlib.reload(sentences)  # picks up the environment's splitter
     sentences.split_sentences(texts[0])  # load the splitter's model before timing

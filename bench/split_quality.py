@@ -20,8 +20,8 @@ non-blank text at least one sentence (checked on the FLUB texts too, which are C
 
 Speed: texts per second, one process, on the 200 gold texts and on ``--speed-texts`` texts
 of ``bench/import_texts.py``'s corpus (200–5,000 characters). ``project`` is
-``annotations.sentences.split_sentences`` (library plus rules, ranges located in the text);
-the other rows are the libraries alone. A library that is not installed is skipped.
+``annotations.importing.sentences.split_sentences`` (library plus rules, ranges located in
+the text); the other rows are the libraries alone. A library that is not installed is skipped.
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ def candidates() -> dict[str, Splitter]:
         found["syntok"] = syntok
     except ImportError:
         print("syntok: not installed")
-    import annotations.sentences as project
+    import annotations.importing.sentences as project
 
     label = getattr(project, "SPLITTER", "pysbd")
     split_sentences = project.split_sentences
@@ -199,7 +199,7 @@ def boundary_keys(text: str, starts: list[int]) -> set[int]:
 
 
 def gold_boundaries() -> list[tuple[str, set[int]]]:
-    from annotations.sentences import _locate
+    from annotations.importing.sentences import locate_unit
 
     out = []
     with GOLD.open(encoding="utf-8") as stream:
@@ -209,7 +209,7 @@ def gold_boundaries() -> list[tuple[str, set[int]]]:
             units = list(json.loads(record["sentences_with_labels"]))
             starts, cursor, previous_end = [], 0, 0
             for unit in units:
-                found = _locate(text, unit, cursor)
+                found = locate_unit(text, unit, cursor)
                 if found is None:  # a unit repeating earlier text (MAFALDA text 24)
                     continue
                 gap = text[previous_end : found[0]]

@@ -37,7 +37,7 @@ from typing import Any
 
 from django.db.models.functions import Coalesce
 
-from annotations.formats.cells import csv_writer
+from annotations.importing.formats.cells import csv_writer
 from annotations.items import Form, FormField, parse_form
 from annotations.models import Annotation, Document, Project
 from evaluation.item_runs import JUDGE_PREFIX, field_labels

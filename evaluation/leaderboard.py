@@ -28,7 +28,7 @@ from typing import Any
 from django.db import IntegrityError
 from django.db.models import Count
 
-from annotations.formats.cells import csv_writer
+from annotations.importing.formats.cells import csv_writer
 from annotations.models import GoldStandard, TaxonomyNode
 from evaluation import selectors, stored
 from evaluation.models import ModelRun, RunScore

@@ -23,7 +23,8 @@ from nltk.metrics.agreement import AnnotationTask
 from nltk.metrics.distance import jaccard_distance, masi_distance
 from rest_framework.test import APIClient
 
-from annotations.models import NO_FALLACY, Annotation, Membership, Project, Span
+from annotations.labels import NO_FALLACY
+from annotations.models import Annotation, Membership, Project, Span
 from annotations.services.documents import add_document
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset

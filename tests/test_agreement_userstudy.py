@@ -19,8 +19,8 @@ from fallacy_platform import celery_app
 from rest_framework.test import APIClient
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
+from annotations.importing.datasets import import_doccano_annotations, import_mafalda_gold
 from annotations.models import Membership, Project
-from annotations.services.imports import import_doccano_annotations, import_mafalda_gold
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 from evaluation import agreement_jobs

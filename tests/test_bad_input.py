@@ -1,7 +1,7 @@
 """Bad input the API must refuse with a 400 naming the place, changing nothing (never a 500):
 strings PostgreSQL cannot store (NUL, a lone surrogate) anywhere in a JSON body, JSON nested
 too deep, a NUL in a query parameter, and upload files that are empty, one byte or hold no
-CSV header (``fallacy_platform/inputs.py``, ``annotations/formats/csv.py``).
+CSV header (``fallacy_platform/inputs.py``, ``annotations/importing/formats/csv.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from annotations.formats.storable import MAX_DEPTH, json_problem
+from annotations.importing.formats.storable import MAX_DEPTH, json_problem
 from annotations.models import Document, GoldStandard, ImportJob, Project, Span, Taxonomy
 from tests.factories import BOUNDS, World, make_world
 

@@ -1,6 +1,6 @@
-"""Every CSV export neutralises spreadsheet formulas (``annotations.formats.cells``): a run,
-model or text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return comes out
-with a leading ``'``; numbers stay numbers; a SmartyPat export imports back to the same texts.
+"""Every CSV export neutralises spreadsheet formulas (``annotations.importing.formats.cells``):
+a run, model or text starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return comes
+out with a leading ``'``; numbers stay numbers; a SmartyPat export imports back to the same texts.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from annotations.formats.cells import csv_writer, safe_cell, unescape_cell
+from annotations.importing.datasets import import_mafalda_gold
+from annotations.importing.formats.cells import csv_writer, safe_cell, unescape_cell
 from annotations.models import Document, Membership, Project
-from annotations.services.imports import import_mafalda_gold
 from annotations.services.item_exports import export_smartypat
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset

@@ -9,7 +9,8 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from annotations.models import NO_FALLACY, Annotation, Span
+from annotations.labels import NO_FALLACY
+from annotations.models import Annotation, Span
 from tests.factories import BOUNDS, PASSWORD, World, make_world
 
 pytestmark = pytest.mark.django_db

@@ -191,7 +191,7 @@ def test_the_service_refuses_blank_texts_taken_ids_and_texts_with_gold_spans(wor
 def test_a_blank_text_that_got_past_the_checks_adds_no_document(world):
     """``create_documents`` refuses a document without sentences even where no reader or
     service checked the text first; ``add_documents`` rolls the whole batch back."""
-    from annotations.sentences import SentenceError
+    from annotations.importing.sentences import SentenceError
     from annotations.services.documents import NewDocument, add_documents
 
     before = Document.objects.filter(project=world.p1).count()

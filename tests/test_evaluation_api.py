@@ -16,13 +16,13 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
-from annotations.formats import DatasetFormatError
-from annotations.models import GoldStandard, Membership, Project
-from annotations.services.imports import (
+from annotations.importing.datasets import (
     import_doccano_annotations,
     import_mafalda_gold,
     import_texts,
 )
+from annotations.importing.formats import DatasetFormatError
+from annotations.models import GoldStandard, Membership, Project
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.models import ModelRun, RunOutput

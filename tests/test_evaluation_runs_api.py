@@ -22,8 +22,8 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
+from annotations.importing.datasets import import_doccano_annotations, import_mafalda_gold
 from annotations.models import GoldStandard, Membership, Project, Sentence
-from annotations.services.imports import import_doccano_annotations, import_mafalda_gold
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.backends import ModelSpec

@@ -15,9 +15,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotations.adjudication import AnnotatorSpan, proposals
+from annotations.labels import NO_FALLACY
 from annotations.models import (
     ADJUDICATION,
-    NO_FALLACY,
     Annotation,
     Document,
     GoldDocument,

@@ -13,12 +13,12 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
+from annotations.importing.datasets import import_mafalda_gold
+from annotations.importing.items import import_items
 from annotations.models import Membership, Project
 from annotations.selectors.access import may_export_gold
 from annotations.selectors.gold import gold_state
 from annotations.services.gold import save_document_gold
-from annotations.services.imports import import_mafalda_gold
-from annotations.services.item_imports import import_items
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
 from tests.test_item_segmentation import COLUMNS, FORM, ROWS, _csv

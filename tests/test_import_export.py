@@ -11,9 +11,15 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from annotations.formats import DatasetFormatError
+from annotations.importing.datasets import (
+    import_doccano_annotations,
+    import_mafalda_gold,
+    import_texts,
+)
+from annotations.importing.formats import DatasetFormatError
+from annotations.importing.sentences import check_tiling
+from annotations.labels import NO_FALLACY
 from annotations.models import (
-    NO_FALLACY,
     Annotation,
     Document,
     GoldDocument,
@@ -23,13 +29,7 @@ from annotations.models import (
     Sentence,
     Span,
 )
-from annotations.sentences import check_tiling
 from annotations.services.exports import export_doccano, export_mafalda
-from annotations.services.imports import (
-    import_doccano_annotations,
-    import_mafalda_gold,
-    import_texts,
-)
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 

@@ -22,11 +22,11 @@ from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
 from annotations.form_presets import FLUB_LABELS, available_form_presets, form_preset
-from annotations.formats import DatasetFormatError
+from annotations.importing.formats import DatasetFormatError
+from annotations.importing.items import import_items
 from annotations.items import check_value, parse_form
 from annotations.models import Document, ImportJob, Project
 from annotations.services.item_exports import export_items, export_smartypat
-from annotations.services.item_imports import import_items
 from annotations.services.projects import create_project, update_project
 from annotations.services.taxonomy import install_preset
 from tests.conftest import SHARED_DATASETS

@@ -24,8 +24,8 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from annotations.form_presets import form_preset
+from annotations.importing.items import import_items
 from annotations.models import Project
-from annotations.services.item_imports import import_items
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.backends import Backend, GenerationResult, ModelSpec

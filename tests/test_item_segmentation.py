@@ -16,9 +16,9 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
-from annotations.formats import DatasetFormatError
+from annotations.importing.formats import DatasetFormatError
+from annotations.importing.items import import_items
 from annotations.models import Document, Membership, Project
-from annotations.services.item_imports import import_items
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.backends import Backend, GenerationResult, ModelSpec

@@ -160,7 +160,7 @@ def test_cancel_of_a_run_whose_worker_died_takes_effect_at_once(tmp_path, databa
 
 IMPORT_SCRIPT = """
 from annotations.models import Project
-from annotations.services.import_jobs import create_import_job, run_import_job
+from annotations.importing.jobs import create_import_job, run_import_job
 job = create_import_job(
     project=Project.objects.get(name="Jobs"), file_name="big.txt",
     content=open(PATH, "rb").read(), format="text",

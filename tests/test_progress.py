@@ -13,8 +13,8 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
+from annotations.importing.datasets import import_doccano_annotations, import_mafalda_gold
 from annotations.models import Annotation, Membership, Project
-from annotations.services.imports import import_doccano_annotations, import_mafalda_gold
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 

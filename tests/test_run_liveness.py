@@ -12,8 +12,8 @@ from django.utils import timezone
 from fallacy_platform.errors import api_exception_handler
 from kombu.exceptions import OperationalError as KombuOperationalError
 
+from annotations.importing.liveness import fail_stale_import_jobs
 from annotations.models import ImportJob, Project
-from annotations.services.job_liveness import fail_stale_import_jobs
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.models import ModelRun, PromptVariant, RunShard

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotations.services.imports import import_doccano_annotations, import_mafalda_gold
+from annotations.importing.datasets import import_doccano_annotations, import_mafalda_gold
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.services import import_run

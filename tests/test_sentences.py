@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from annotations.sentences import (
+from annotations.importing.sentences import (
     SentenceError,
     UnitNotFoundError,
     align_units,
@@ -258,7 +258,7 @@ def test_the_previous_splitter_is_still_selectable_and_tiles(mafalda_gold_path: 
 
     script = (
         "import json, sys\n"
-        "from annotations.sentences import SPLITTER, check_tiling, split_sentences\n"
+        "from annotations.importing.sentences import SPLITTER, check_tiling, split_sentences\n"
         "assert SPLITTER == 'pysbd', SPLITTER\n"
         "count = 0\n"
         "for line in open(sys.argv[1], encoding='utf-8'):\n"

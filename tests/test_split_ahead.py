@@ -8,9 +8,9 @@ import multiprocessing
 
 import pytest
 
-from annotations import split_ahead as module
-from annotations.sentences import split_sentences
-from annotations.split_ahead import split_ahead
+from annotations.importing import split_ahead as module
+from annotations.importing.sentences import split_sentences
+from annotations.importing.split_ahead import split_ahead
 
 TEXTS = [
     f'Text {i}. Dr. Smith said "we will win. Always." Then he left!\nPOST: and {i} more?'

@@ -23,11 +23,11 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from annotations.importing.datasets import import_mafalda_gold
 from annotations.models import Annotation, Document, Membership, Project, Sentence, Span
 from annotations.services.annotations import start_annotation, submit_annotation
 from annotations.services.assignments import assign_to_annotators
 from annotations.services.exports import export_doccano
-from annotations.services.imports import import_mafalda_gold
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.agreement_data import project_work

@@ -10,8 +10,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotations.labels import NO_FALLACY, NO_FALLACY_ALIASES, LabelResolver
-from annotations.models import NO_FALLACY as MODEL_NO_FALLACY
 from annotations.models import Taxonomy, TaxonomyNode
+from annotations.models.annotations import NO_FALLACY as MODEL_NO_FALLACY
 from annotations.selectors.taxonomy import label_resolver, taxonomy_tree, type_to_category
 from annotations.services.taxonomy import (
     TaxonomyExistsError,

@@ -7,9 +7,9 @@ from fallacy_platform.inputs import StrictBooleanField
 from rest_framework import serializers
 
 from annotations.form_presets import FORM_PRESETS
+from annotations.importing.jobs import FORMATS
 from annotations.items import PROJECT_KINDS
 from annotations.models import ImportJob, Membership, Project
-from annotations.services.import_jobs import FORMATS
 
 # --- projects ---------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 Visibility as everywhere (``selectors.access``): a project outside the user's projects is a
 404; a member without the needed role gets a 403 (admins write; reviewers also read the
 members). Writes go through ``services.projects``, ``services.taxonomy`` and
-``services.import_jobs``; their ``ValidationError``s become 400 bodies naming the field.
+``importing.jobs``; their ``ValidationError``s become 400 bodies naming the field.
 """
 
 from __future__ import annotations
@@ -41,10 +41,11 @@ from annotations.api.admin_serializers import (
 from annotations.api.serializers import ProjectDetailSerializer, ProjectListSerializer
 from annotations.api.views import ServiceErrorsMixin
 from annotations.form_presets import FORM_PRESETS, form_preset, get_form_preset
-from annotations.formats import DatasetFormatError
-from annotations.formats.csv import inspect_csv
-from annotations.formats.item_columns import is_jsonl
-from annotations.formats.jsonl import iter_json_objects
+from annotations.importing import jobs as import_jobs
+from annotations.importing.formats import DatasetFormatError
+from annotations.importing.formats.csv import inspect_csv
+from annotations.importing.formats.item_columns import is_jsonl
+from annotations.importing.formats.jsonl import iter_json_objects
 from annotations.models import ImportJob, Membership, Project, Taxonomy
 from annotations.selectors.access import STAFF_ROLES, projects_for, role_in
 from annotations.selectors.annotations import progress_for
@@ -57,7 +58,7 @@ from annotations.selectors.projects import (
     recent_import_jobs,
     taxonomy_rows,
 )
-from annotations.services import import_jobs, projects
+from annotations.services import projects
 from annotations.services.taxonomy import (
     TaxonomyExistsError,
     install_preset,

@@ -23,15 +23,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.formats import DatasetFormatError
-from annotations.models import Membership, Project
-from annotations.selectors.access import may_export_gold, projects_for, role_in
-from annotations.services.exports import ExportError, export_doccano, export_mafalda, published_gold
-from annotations.services.imports import (
+from annotations.importing.datasets import (
     import_doccano_annotations,
     import_mafalda_gold,
     import_texts,
 )
+from annotations.importing.formats import DatasetFormatError
+from annotations.models import Membership, Project
+from annotations.selectors.access import may_export_gold, projects_for, role_in
+from annotations.services.exports import ExportError, export_doccano, export_mafalda, published_gold
 from annotations.services.item_exports import EXPORTERS as ITEM_EXPORTERS
 from annotations.services.item_exports import export_items
 

@@ -17,6 +17,7 @@ from django.db.models import Count
 
 from annotations import adjudication
 from annotations.models import (
+    ADJUDICATION,
     Annotation,
     Document,
     GoldDocument,
@@ -25,8 +26,8 @@ from annotations.models import (
     Project,
     Span,
 )
+from annotations.orderings import adjudication_order
 from annotations.selectors.taxonomy import taxonomy_tree
-from annotations.services.gold import adjudication_draft, latest_published
 
 HISTORY_LIMIT = 500
 
@@ -65,6 +66,20 @@ def _documents(gold: GoldStandard | None) -> set[int]:
         return set()
     return set(
         GoldDocument.objects.filter(gold_standard=gold).values_list("document_id", flat=True)
+    )
+
+
+def adjudication_draft(project: Project) -> GoldStandard | None:
+    return GoldStandard.objects.filter(
+        project=project, status=GoldStandard.Status.DRAFT, source=ADJUDICATION
+    ).first()
+
+
+def latest_published(project: Project) -> GoldStandard | None:
+    return (
+        project.gold_standards.filter(status=GoldStandard.Status.PUBLISHED)
+        .order_by("-version")
+        .first()
     )
 
 
@@ -262,15 +277,9 @@ def adjudication_state(document: Document) -> dict[str, Any]:
 
 
 def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[str, Any]:
-    """Documents with a submitted annotation, lowest agreement first, then by position."""
-    from evaluation.agreement_jobs import agreement_for, document_sort_keys
-    from evaluation.models import AgreementResult
-
-    result = agreement_for(project=project)
-    status = "done" if result.status == AgreementResult.Status.DONE else "computing"
-    if result.status == AgreementResult.Status.FAILED:
-        status = "failed"
-    keys = document_sort_keys(project)
+    """Documents with a submitted annotation, lowest agreement first (``orderings``), then
+    by position."""
+    status, keys = adjudication_order(project)
     rows = (
         Annotation.objects.filter(document__project=project, status=Annotation.Status.SUBMITTED)
         .values("document_id", "document__name", "document__position")

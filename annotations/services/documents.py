@@ -2,7 +2,7 @@
 
 Every way a document comes in goes through ``create_documents`` (imports, ``add_documents``,
 ``add_document`` for the API and the Django admin), so every document has its sentences
-(split by ``annotations.sentences`` unless the source gives units) and a readable name.
+(split by ``annotations.importing.sentences`` unless the source gives units) and a readable name.
 Documents and sentences are written in bulk without Django's per-value preparation
 (``insert_documents``: multi-row ``INSERT … RETURNING``; ``insert_sentences``: ``COPY`` on
 PostgreSQL, multi-row ``INSERT`` on SQLite). A document's text changes only through
@@ -29,9 +29,9 @@ from django.db import connection, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from annotations.importing.sentences import Range, SentenceError, check_tiling, split_sentences
 from annotations.models import Annotation, Assignment, Document, GoldSpan, Project, Sentence
 from annotations.naming import readable_name
-from annotations.sentences import Range, SentenceError, check_tiling, split_sentences
 
 BATCH_SIZE = 500
 SENTENCE_ROWS = 500  # rows per INSERT on SQLite: 2,000 parameters (its limit: 32,766)
@@ -77,8 +77,8 @@ def create_documents(
     """Bulk-create documents and their sentences (no transaction of its own: importers call
     it batch by batch inside theirs); returns the documents and how many sentences.
     Sentence ranges given are checked to tile the text; split ones tile it by construction
-    (``annotations.sentences``; ``split`` maps a text to its ``split_sentences`` ranges
-    when the caller split it already, see ``annotations.split_ahead``). A text without
+    (``annotations.importing.sentences``; ``split`` maps a text to its ``split_sentences`` ranges
+    when the caller split it already, see ``annotations.importing.split_ahead``). A text without
     sentences (blank) is refused."""
     documents = [
         _new_document(

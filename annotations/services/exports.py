@@ -17,11 +17,10 @@ from typing import IO, Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
-from annotations.formats.doccano import doccano_object, write_doccano
-from annotations.formats.mafalda import LABELS, NOTHING, mafalda_object, write_mafalda
-from annotations.labels import LabelResolver
+from annotations.importing.formats.doccano import doccano_object, write_doccano
+from annotations.importing.formats.mafalda import LABELS, NOTHING, mafalda_object, write_mafalda
+from annotations.labels import NO_FALLACY, LabelResolver
 from annotations.models import (
-    NO_FALLACY,
     Annotation,
     GoldDocument,
     GoldSpan,

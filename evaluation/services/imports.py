@@ -23,8 +23,13 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotations.formats import DatasetFormatError
-from annotations.formats.jsonl import RecordChecker, Source, iter_json_objects, source_name
+from annotations.importing.formats import DatasetFormatError
+from annotations.importing.formats.jsonl import (
+    RecordChecker,
+    Source,
+    iter_json_objects,
+    source_name,
+)
 from annotations.models import Document, GoldDocument, GoldStandard, Project
 from annotations.services.documents import BATCH_SIZE, batched
 from evaluation.models import ModelRun, RunOutput

@@ -1,6 +1,6 @@
 // Fetch wrapper for the Django REST API: session cookie + CSRF header, JSON in and out.
 
-import type { HttpResult } from "./lib/autosave";
+import { errorMessage, type HttpResult, isOk, parseBody } from "./lib/http";
 
 export function cookie(name: string): string | null {
   for (const part of document.cookie.split(";")) {
@@ -40,37 +40,16 @@ export async function http(method: string, url: string, body?: unknown): Promise
       credentials: "same-origin",
       signal: ctrl.signal,
     });
-    let data: unknown = null;
-    const text = await res.text();
-    if (text) {
-      try {
-        data = JSON.parse(text);
-      } catch {
-        data = text;
-      }
-    }
-    return { status: res.status, data };
+    return { status: res.status, data: parseBody(await res.text()) };
   } finally {
     clearTimeout(timer);
   }
 }
 
-function describe(status: number, data: unknown): string {
-  if (data && typeof data === "object") {
-    const obj = data as Record<string, unknown>;
-    if (typeof obj.detail === "string") return obj.detail;
-    for (const [k, v] of Object.entries(obj)) {
-      const m = Array.isArray(v) ? v[0] : v;
-      if (typeof m === "string") return k === "non_field_errors" ? m : `${k}: ${m}`;
-    }
-  }
-  return `Request failed (${status})`;
-}
-
 export async function api<T>(method: string, url: string, body?: unknown): Promise<T> {
-  const { status, data } = await http(method, url, body);
-  if (status < 200 || status >= 300) throw new ApiError(status, data, describe(status, data));
-  return data as T;
+  const res = await http(method, url, body);
+  if (!isOk(res)) throw new ApiError(res.status, res.data, errorMessage(res.data, `Request failed (${res.status})`));
+  return res.data as T;
 }
 
 export const get = <T,>(url: string) => api<T>("GET", url);

@@ -4,8 +4,7 @@
 // Opening a document only reads: its annotation is created with the first saved change.
 
 import { get } from "./api";
-import type { DocumentDetail, Project } from "./types";
-import type { DocumentAnnotation } from "./types/documents";
+import type { DocumentAnnotation, DocumentDetail, Project } from "./types";
 
 export interface DocumentBundle {
   doc: Promise<DocumentDetail>;

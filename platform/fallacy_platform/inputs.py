@@ -3,8 +3,8 @@
 - JSON bodies (``StrictJSONParser``, the API's JSON parser): nested at most ``MAX_DEPTH``
   levels, and no string, value or key, holding a NUL character or a lone surrogate (neither
   can be stored in PostgreSQL text; SQLite's driver cannot encode a surrogate). A 400 names
-  the place: ``{"labels[0].explanation": ["..."]}`` (``annotations.formats.storable``, which
-  the dataset readers use too).
+  the place: ``{"labels[0].explanation": ["..."]}``
+  (``annotations.importing.formats.storable``, which the dataset readers use too).
 - Query parameters (``QueryParameterMiddleware``): no NUL character in a name or value; a
   400 names the parameter.
 - Booleans of a JSON body (``StrictBooleanField``): ``true`` or ``false``, not ``0``/``1``
@@ -23,7 +23,7 @@ from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.utils import html
 
-from annotations.formats.storable import MAX_DEPTH, NUL, TOO_DEEP, json_problem, shown
+from annotations.importing.formats.storable import MAX_DEPTH, NUL, TOO_DEEP, json_problem, shown
 
 __all__ = ["MAX_DEPTH", "QueryParameterMiddleware", "StrictBooleanField", "StrictJSONParser"]
 

@@ -54,9 +54,9 @@ def _write(path: Path, records: list[dict]) -> Path:
 
 
 def build(name: str, *, assisted: bool) -> dict:
+    from annotations.importing.datasets import import_mafalda_gold
     from annotations.models import Membership, Project, Taxonomy
     from annotations.services.assignments import assign_to_annotators
-    from annotations.services.imports import import_mafalda_gold
     from annotations.services.projects import add_member, create_project
     from annotations.services.taxonomy import install_preset
     from evaluation.services import import_run

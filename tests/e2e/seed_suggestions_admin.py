@@ -49,9 +49,9 @@ def _write(path: Path, records: list[dict]) -> Path:
 
 
 def build() -> dict:
+    from annotations.importing.datasets import import_mafalda_gold
     from annotations.models import Membership, Project, Taxonomy
     from annotations.services.assignments import assign_to_annotators
-    from annotations.services.imports import import_mafalda_gold
     from annotations.services.projects import add_member, create_project
     from annotations.services.taxonomy import install_preset
     from evaluation.models import ModelRun

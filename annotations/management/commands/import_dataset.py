@@ -5,7 +5,7 @@ Item formats (``flub``, ``smartypat``, ``items``) go into an item project; a new
 gets the form preset's form (``--form-preset``, by default the format's own: flub,
 smartypat), kind ``items`` and the preset's taxonomy (unless ``--taxonomy`` is given).
 ``items`` reads any CSV or JSON Lines file through ``--columns`` (a JSON mapping, see
-``annotations.formats.item_columns``).
+``annotations.importing.formats.item_columns``).
 
 All or nothing: a bad record stops the import, names file, line and field, and leaves the
 database as it was (the project too, when this command would have created it).
@@ -24,20 +24,20 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from annotations.form_presets import get_form_preset
-from annotations.formats import DatasetFormatError
-from annotations.models import Project, Taxonomy
-from annotations.services.imports import (
+from annotations.importing.datasets import (
     ImportReport,
     import_doccano_annotations,
     import_mafalda_gold,
     import_texts,
 )
-from annotations.services.item_imports import (
+from annotations.importing.formats import DatasetFormatError
+from annotations.importing.items import (
     ITEM_FORMATS,
     ItemImportError,
     ItemImportReport,
     import_items,
 )
+from annotations.models import Project, Taxonomy
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import (
     TaxonomyExistsError,

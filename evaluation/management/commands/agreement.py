@@ -31,8 +31,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotations.importing.sentences import split_sentences
 from annotations.models import Sentence
-from annotations.sentences import split_sentences
 from evaluation.agreement_data import CODE_VERSION
 from evaluation.agreement_jobs import ALPHA_LIBRARY, OWN_LIBRARY, PROFILE, library, provenance
 from evaluation.references import annotator_reference, gold_reference

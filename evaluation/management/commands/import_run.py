@@ -10,7 +10,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotations.formats import DatasetFormatError
+from annotations.importing.formats import DatasetFormatError
 from annotations.models import GoldStandard, Project
 from evaluation.services import RunImportError, import_run
 

@@ -1,5 +1,5 @@
 import { formatEta, formatThroughput, isActive } from "../lib/format";
-import type { Run } from "../types/evaluation";
+import type { Run } from "../types";
 import { ProgressBar } from "./ProgressBar";
 
 const TONE: Record<string, "ok" | "busy" | "err" | "muted"> = {

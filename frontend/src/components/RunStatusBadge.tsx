@@ -1,4 +1,4 @@
-import type { RunStatus } from "../types/evaluation";
+import type { RunStatus } from "../types";
 import { isActive } from "../lib/format";
 
 const TEXT: Record<string, string> = {

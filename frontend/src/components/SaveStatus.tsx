@@ -1,4 +1,4 @@
-import type { SaveStatus } from "../lib/autosave";
+import type { SaveStatus } from "../lib/saveStatus";
 
 export function SaveStatusBadge({ status, onRetry }: { status: SaveStatus; onRetry: () => void }) {
   let text: string;

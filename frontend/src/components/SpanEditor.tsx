@@ -1,8 +1,7 @@
 import { categoryColor } from "../lib/colors";
 import type { LabelOption } from "../lib/labels";
 import { fillTemplate, parseTemplate, slotOrder } from "../lib/template";
-import type { Details, LabelDetail } from "../types";
-import { NO_FALLACY } from "../types";
+import { type Details, type LabelDetail, NO_FALLACY } from "../types";
 
 export interface EditorSpan {
   key: string;

@@ -1,5 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { applyOps, documentStorageKey, type Http, type HttpResult, SaveQueue, type SaveStatus, errorMessage } from "./autosave";
+import { SaveQueue } from "./autosave";
+import { documentStorageKey } from "./autosaveStorage";
+import type { Http, HttpResult } from "./http";
+import type { SaveStatus } from "./saveStatus";
+import { applyOps } from "./spanOps";
 import type { ServerSpan } from "../types";
 
 class MemoryStore {
@@ -266,15 +270,6 @@ describe("autosave queue", () => {
     await vi.runAllTimersAsync();
     expect(await done).toBe(true);
     expect(server.spans.size).toBe(1);
-  });
-
-  it("formats DRF error bodies", () => {
-    expect(errorMessage({ detail: "Nope" })).toBe("Nope");
-    expect(errorMessage({ annotation: ["submitted annotations are read-only"] })).toBe(
-      "annotation: submitted annotations are read-only",
-    );
-    expect(errorMessage({ non_field_errors: ["bad range"] })).toBe("bad range");
-    expect(errorMessage("<html>")).toBe("The server refused the change.");
   });
 
   describe("before the annotation exists", () => {

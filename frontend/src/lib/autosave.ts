@@ -7,45 +7,16 @@
 // queue calls `ensureAnnotation` (POST my-annotation) just before the first write is sent.
 // Until then the changes wait under a per-document storage key.
 
-import type { Details, ServerSpan } from "../types";
-
-export interface SpanFields {
-  start: number;
-  end: number;
-  labels: string[];
-  details: Details;
-}
-
-export type Op =
-  | { kind: "create"; key: string; fields: SpanFields }
-  | { kind: "update"; key: string; fields: Partial<SpanFields> }
-  | { kind: "delete"; key: string };
-
-export interface HttpResult {
-  status: number;
-  data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
-
-/** Resolves with any HTTP status; rejects only when no response came (network down). */
-export type Http = (method: string, url: string, body?: unknown) => Promise<HttpResult>;
-
-export interface KeyValueStore {
-  getItem(key: string): string | null;
-  setItem(key: string, value: string): void;
-  removeItem(key: string): void;
-}
+import type { ServerSpan } from "../types";
+import { type KeyValueStore, readOps, storageKeyFor, writeOps } from "./autosaveStorage";
+import { errorMessage, type Http, type HttpResult, isOk, statusOf } from "./http";
+import { backoffDelay, type SaveStatus, saveStatus, StatusReporter } from "./saveStatus";
+import { coalesce, fieldsApplied, type Op, sameFields } from "./spanOps";
 
 export interface ServerRef {
   id: number;
   revision: number;
 }
-
-export type SaveStatus =
-  | { state: "saved" }
-  | { state: "saving"; pending: number }
-  | { state: "offline"; pending: number }
-  | { state: "retrying"; pending: number; message: string }
-  | { state: "error"; pending: number; message: string };
 
 export interface QueueOptions {
   /** The annotation the spans belong to; null/absent: `ensureAnnotation` creates it lazily. */
@@ -73,96 +44,6 @@ export interface QueueOptions {
   onStatus?(status: SaveStatus): void;
 }
 
-export function storageKeyFor(annotationId: number): string {
-  return `fallacy.autosave.v1.${annotationId}`;
-}
-
-/** Where a document's unsaved changes wait (before and after its annotation exists). */
-export function documentStorageKey(documentId: number, userId: number): string {
-  return `fallacy.autosave.v1.doc.${documentId}.user.${userId}`;
-}
-
-/** The HTTP status of a failed request (ApiError and the like), or null without a response. */
-function statusOf(e: unknown): number | null {
-  const status = (e as { status?: unknown } | null)?.status;
-  return typeof status === "number" ? status : null;
-}
-
-export function newKey(): string {
-  if (typeof crypto !== "undefined" && "randomUUID" in crypto) return crypto.randomUUID();
-  // RFC 4122 v4 from Math.random (insecure contexts without crypto.randomUUID)
-  return "xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx".replace(/[xy]/g, (c) => {
-    const r = (Math.random() * 16) | 0;
-    return (c === "x" ? r : (r & 0x3) | 0x8).toString(16);
-  });
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-export function sameFields(fields: SpanFields, span: ServerSpan): boolean {
-  return (
-    fields.start === span.start &&
-    fields.end === span.end &&
-    sameJson([...fields.labels].sort(), [...span.labels].sort()) &&
-    sameJson(canonicalDetails(fields.details), canonicalDetails(span.details ?? {}))
-  );
-}
-
-/** The server span already holds every field of a (partial) change. */
-export function fieldsApplied(fields: Partial<SpanFields>, span: ServerSpan): boolean {
-  if (fields.start !== undefined && fields.start !== span.start) return false;
-  if (fields.end !== undefined && fields.end !== span.end) return false;
-  if (fields.labels && !sameJson([...fields.labels].sort(), [...span.labels].sort())) return false;
-  return !fields.details || sameJson(canonicalDetails(fields.details), canonicalDetails(span.details ?? {}));
-}
-
-function canonicalDetails(d: Details): unknown {
-  return Object.keys(d)
-    .sort()
-    .map((k) => [
-      k,
-      Object.keys(d[k]?.slots ?? {})
-        .sort()
-        .filter((s) => d[k].slots[s])
-        .map((s) => [s, d[k].slots[s]]),
-      d[k]?.explanation ?? "",
-    ]);
-}
-
-/** First message of a DRF error body ({"field": ["message"]} or {"detail": "..."}). */
-export function errorMessage(data: unknown, fallback = "The server refused the change."): string {
-  if (!data || typeof data !== "object") return fallback;
-  const obj = data as Record<string, unknown>;
-  if (typeof obj.detail === "string") return obj.detail;
-  for (const [field, value] of Object.entries(obj)) {
-    const msg = Array.isArray(value) ? value[0] : value;
-    if (typeof msg === "string") return field === "non_field_errors" ? msg : `${field}: ${msg}`;
-  }
-  return fallback;
-}
-
-/** Apply queued operations to a list of spans (for showing unsaved work after a reload). */
-export function applyOps<T extends SpanFields & { key: string }>(
-  spans: T[],
-  ops: readonly Op[],
-  make: (key: string, fields: SpanFields) => T,
-): T[] {
-  const byKey = new Map(spans.map((s) => [s.key, s]));
-  for (const op of ops) {
-    const cur = byKey.get(op.key);
-    if (op.kind === "create") {
-      byKey.set(op.key, cur ? { ...cur, ...op.fields } : make(op.key, op.fields));
-    } else if (op.kind === "update") {
-      if (cur) byKey.set(op.key, { ...cur, ...op.fields });
-    } else {
-      byKey.delete(op.key);
-    }
-  }
-  return [...byKey.values()];
-}
-
 export class SaveQueue {
   annotationId: number | null;
   private ensuring: Promise<number> | null = null;
@@ -181,20 +62,20 @@ export class SaveQueue {
   /** Sending is stopped until retryNow (signed out, or the annotation cannot be created). */
   private authError: string | null = null;
   private rejection: string | null = null;
-  private waiters: ((ok: boolean) => void)[] = [];
-  private lastStatus = "";
+  private reporter: StatusReporter;
   private stopped = false;
   /** The head operation after an attempt without an answer (or a 5xx): it may be applied. */
   private uncertainOp: Op | null = null;
 
   constructor(opts: QueueOptions) {
     this.opts = opts;
+    this.reporter = new StatusReporter((status) => this.opts.onStatus?.(status));
     this.annotationId = opts.annotationId ?? null;
     for (const [k, r] of opts.refs ?? []) this.refs.set(k, r);
     // Changes kept under the per-annotation key (older pages) are picked up and moved.
     const legacy = opts.storageKey && this.annotationId != null ? storageKeyFor(this.annotationId) : null;
     for (const key of [this.storageKey(), legacy]) {
-      const ops = key ? this.read(key) : null;
+      const ops = key ? readOps(opts.store, key) : null;
       if (!ops?.length) continue;
       this.ops = ops;
       if (legacy && key === legacy) {
@@ -202,17 +83,6 @@ export class SaveQueue {
         opts.store?.removeItem(legacy);
       }
       break;
-    }
-  }
-
-  private read(key: string): Op[] | null {
-    const raw = this.opts.store?.getItem(key);
-    if (!raw) return null;
-    try {
-      const parsed = JSON.parse(raw);
-      return parsed?.v === 1 && Array.isArray(parsed.ops) ? parsed.ops : null;
-    } catch {
-      return null; // unreadable: start empty
     }
   }
 
@@ -260,13 +130,13 @@ export class SaveQueue {
   }
 
   status(): SaveStatus {
-    const pending = this.ops.length;
-    if (this.authError) return { state: "error", pending, message: this.authError };
-    if (pending && this.offline) return { state: "offline", pending };
-    if (pending && this.retryMessage) return { state: "retrying", pending, message: this.retryMessage };
-    if (pending) return { state: "saving", pending };
-    if (this.rejection) return { state: "error", pending, message: this.rejection };
-    return { state: "saved" };
+    return saveStatus({
+      pending: this.ops.length,
+      blocked: this.authError,
+      offline: this.offline,
+      retryMessage: this.retryMessage,
+      rejection: this.rejection,
+    });
   }
 
   /** Forget the last refusal shown in the status. */
@@ -276,67 +146,18 @@ export class SaveQueue {
   }
 
   private emit() {
-    const st = this.status();
-    const sig = JSON.stringify(st);
-    if (sig !== this.lastStatus) {
-      this.lastStatus = sig;
-      this.opts.onStatus?.(st);
-    }
-    if (st.state === "saved") this.settle(true);
-    else if (st.state !== "saving") this.settle(false);
-  }
-
-  private settle(ok: boolean) {
-    const w = this.waiters;
-    this.waiters = [];
-    for (const f of w) f(ok);
+    this.reporter.report(this.status());
   }
 
   private persist() {
     const key = this.storageKey();
-    if (!key || !this.opts.store) return;
-    try {
-      if (this.ops.length) this.opts.store.setItem(key, JSON.stringify({ v: 1, ops: this.ops }));
-      else this.opts.store.removeItem(key);
-    } catch {
-      /* storage full or disabled: the in-memory queue still works */
-    }
+    if (key && this.opts.store) writeOps(this.opts.store, key, this.ops);
   }
 
   /** Add a change. `delayMs` lets quick successive edits (typing) coalesce before sending. */
   enqueue(op: Op, delayMs = 0) {
     if (this.stopped) return;
-    const firstFree = this.headInFlight ? 1 : 0;
-    if (op.kind === "update") {
-      for (let i = this.ops.length - 1; i >= firstFree; i--) {
-        const prev = this.ops[i];
-        if (prev.key !== op.key) continue;
-        if (prev.kind === "create") {
-          this.ops[i] = { ...prev, fields: { ...prev.fields, ...op.fields } };
-          op = null as unknown as Op;
-        } else if (prev.kind === "update") {
-          this.ops[i] = { ...prev, fields: { ...prev.fields, ...op.fields } };
-          op = null as unknown as Op;
-        }
-        break;
-      }
-      if (op) this.ops.push(op);
-    } else if (op.kind === "delete") {
-      let createdHere = false;
-      const kept: Op[] = [];
-      this.ops.forEach((prev, i) => {
-        if (i >= firstFree && prev.key === op.key) {
-          if (prev.kind === "create") createdHere = true;
-          return; // superseded by the delete
-        }
-        kept.push(prev);
-      });
-      this.ops = kept;
-      // A span created and deleted while queued never needs to reach the server.
-      if (!createdHere) this.ops.push(op);
-    } else {
-      this.ops.push(op);
-    }
+    this.ops = coalesce(this.ops, op, this.headInFlight ? 1 : 0);
     this.persist();
     this.emit();
     this.schedule(delayMs);
@@ -374,7 +195,7 @@ export class SaveQueue {
   /** Send everything now; resolves true once all is saved, false if it cannot be (yet). */
   flush(): Promise<boolean> {
     if (!this.ops.length && !this.running) return Promise.resolve(true);
-    const p = new Promise<boolean>((resolve) => this.waiters.push(resolve));
+    const p = this.reporter.wait();
     this.retryNow();
     return p;
   }
@@ -384,15 +205,13 @@ export class SaveQueue {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.settle(false);
+    this.reporter.settle(false);
   }
 
   private backoff(offline: boolean, message: string | null) {
     this.offline = offline;
     this.retryMessage = message;
-    const base = this.opts.baseDelayMs ?? 1000;
-    const max = this.opts.maxDelayMs ?? 30000;
-    const delay = Math.min(max, base * 2 ** this.attempts);
+    const delay = backoffDelay(this.attempts, this.opts.baseDelayMs, this.opts.maxDelayMs);
     this.attempts++;
     this.backingOff = true;
     this.emit();
@@ -485,8 +304,7 @@ export class SaveQueue {
   /** Returns "next" (head done or to be re-sent now), "retry" (back off) or "stop". */
   private handle(op: Op, res: HttpResult): "next" | "retry" | "stop" {
     const { status, data } = res;
-    const ok = status >= 200 && status < 300;
-    if (ok) {
+    if (isOk(res)) {
       this.offline = false;
       this.retryMessage = null;
       this.attempts = 0;

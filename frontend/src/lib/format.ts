@@ -1,6 +1,6 @@
 // Formatting of evaluation figures: durations, ETA, throughput, scores with their interval.
 
-import type { RunStatus } from "../types/evaluation";
+import type { RunStatus } from "../types";
 
 export const DASH = "—";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LeaderboardRow } from "../types/evaluation";
+import type { LeaderboardRow } from "../types";
 import { PALETTE, labelChartData, rankRows } from "./labelChart";
 
 const row = (name: string, f1: number | null, perLabel: Record<string, number> | null, kind: LeaderboardRow["kind"] = "run"): LeaderboardRow => ({

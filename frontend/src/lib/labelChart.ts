@@ -1,7 +1,7 @@
 // Per-label F1 of the leaderboard's rows as grouped-bar data (labels on the x axis, one
 // dataset per row), kept to the best rows by F1 at the chosen level.
 
-import type { LeaderboardRow } from "../types/evaluation";
+import type { LeaderboardRow } from "../types";
 
 export interface BarDataset {
   label: string;

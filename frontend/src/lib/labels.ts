@@ -1,8 +1,7 @@
 // The label picker's model: the taxonomy flattened into options, a forgiving search, and
 // hotkeys for the visible results.
 
-import type { Taxonomy } from "../types";
-import { NO_FALLACY } from "../types";
+import { NO_FALLACY, type Taxonomy } from "../types";
 
 export interface LabelOption {
   name: string;

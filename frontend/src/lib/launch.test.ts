@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LaunchOptions, Variant } from "../types/evaluation";
+import type { LaunchOptions, Variant } from "../types";
 import { toFormErrors } from "./formErrors";
 import {
   answerableFields,

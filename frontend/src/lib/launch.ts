@@ -1,7 +1,15 @@
 // The launch form: its state, the POST /api/evaluation/runs/ body built from it, and the
 // bookkeeping that puts each error of a 400 answer next to the model or variant it names.
 
-import type { DecodingParams, FormFieldOption, LaunchBody, LaunchOptions, ModelChoice, SuggestedModel, Variant } from "../types/evaluation";
+import type {
+  DecodingParams,
+  FormFieldOption,
+  LaunchBody,
+  LaunchOptions,
+  ModelChoice,
+  SuggestedModel,
+  Variant,
+} from "../types";
 import { type FormErrors, hasErrors } from "./formErrors";
 import { parseJsonObject, toJsonText } from "./jsonInput";
 

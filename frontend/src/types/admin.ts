@@ -1,7 +1,7 @@
-// Shapes of the project-admin API (issue 10): taxonomies, projects, imports, members,
+// Shapes of the project-admin API: taxonomies, projects, imports, members,
 // assignment and progress.
 
-import type { Project } from "../types";
+import type { Project } from "./annotations";
 
 export interface TaxonomyInfo {
   id: number;
@@ -33,8 +33,6 @@ export interface TaxonomyList {
   presets: TaxonomyPreset[];
   form_presets?: FormPreset[];
 }
-
-export type ProjectKind = "spans" | "items";
 
 /** Project.form of an item project (annotations.items). */
 export interface ItemForm {

@@ -1,7 +1,7 @@
 // Shapes of the project work API: the document list, progress, a document's annotations
 // (GET /api/projects/<id>/documents/, /progress/, GET /api/documents/<id>/annotations/).
 
-import type { ServerSpan } from "../types";
+import type { ProjectKind, ServerSpan } from "./annotations";
 
 /** An annotator's own status of a document (null: not assigned to them). */
 export type MyStatus = "todo" | "in_progress" | "submitted";
@@ -69,9 +69,6 @@ export interface DocumentAnnotation {
 }
 
 // ---- item projects (GET /api/documents/<id>/response/) ---------------------------------
-
-/** What kind of work a document is: span annotation or answering an item's form. */
-export type ProjectKind = "spans" | "items";
 
 /** The document API's kind of the document's project (absent from older servers: spans). */
 export interface DocumentKind {

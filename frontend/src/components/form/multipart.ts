@@ -2,7 +2,7 @@
 // Like api.http, any HTTP status resolves; only a missing response (offline) rejects.
 
 import { cookie, ensureCsrf, http } from "../../api";
-import type { HttpResult } from "../../lib/autosave";
+import { type HttpResult, parseBody } from "../../lib/http";
 
 export type FormValue = string | number | boolean | Blob | null | undefined;
 
@@ -17,16 +17,6 @@ export function toFormData(fields: Record<string, FormValue>): FormData {
   return data;
 }
 
-async function parse(res: Response): Promise<unknown> {
-  const text = await res.text();
-  if (!text) return null;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
 /** POST a multipart form (a file upload); no timeout, uploads may be large. */
 export async function sendMultipart(url: string, fields: Record<string, FormValue>, method = "POST"): Promise<HttpResult> {
   await ensureCsrf();
@@ -34,7 +24,7 @@ export async function sendMultipart(url: string, fields: Record<string, FormValu
   const token = cookie("csrftoken");
   if (token) headers["X-CSRFToken"] = token;
   const res = await fetch(url, { method, headers, body: toFormData(fields), credentials: "same-origin" });
-  return { status: res.status, data: await parse(res) };
+  return { status: res.status, data: parseBody(await res.text()) };
 }
 
 /** A JSON write (POST/PATCH/DELETE) after making sure the CSRF cookie exists. */
@@ -43,4 +33,4 @@ export async function sendJson(method: string, url: string, body?: unknown): Pro
   return http(method, url, body);
 }
 
-export const isOk = (r: HttpResult) => r.status >= 200 && r.status < 300;
+export { isOk } from "../../lib/http";

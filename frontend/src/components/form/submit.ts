@@ -1,8 +1,7 @@
 // The request of an admin form, with its busy flag and errors handled one way everywhere.
 
-import type { HttpResult } from "../../lib/autosave";
+import { type HttpResult, isOk } from "../../lib/http";
 import { type FormErrors, NO_ERRORS, toFormErrors } from "../../lib/formErrors";
-import { isOk } from "./multipart";
 
 /**
  * Run `request` with `setBusy(true)` around it. A 2xx answer clears the errors and goes to

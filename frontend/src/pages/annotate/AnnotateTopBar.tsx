@@ -1,7 +1,7 @@
 import { Crumbs } from "../../components/Crumbs";
 import { SaveStatusBadge } from "../../components/SaveStatus";
 import { TopBar } from "../../components/TopBar";
-import type { SaveStatus } from "../../lib/autosave";
+import type { SaveStatus } from "../../lib/saveStatus";
 import { paths } from "../../router";
 import type { Me, Project } from "../../types";
 

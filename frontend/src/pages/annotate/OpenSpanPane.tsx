@@ -3,8 +3,7 @@ import type { ShownSpan } from "../../components/DocumentText";
 import { SpanEditor } from "../../components/SpanEditor";
 import { type LabelOption, toggleLabel } from "../../lib/labels";
 import { sliceText } from "../../lib/offsets";
-import type { LabelDetail } from "../../types";
-import { NO_FALLACY } from "../../types";
+import { type LabelDetail, NO_FALLACY } from "../../types";
 import { fieldsOf, type LocalSpan } from "./spans";
 import type { Editor } from "./useAnnotationEditor";
 

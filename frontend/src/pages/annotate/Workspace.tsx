@@ -7,14 +7,19 @@ import { get, http } from "../../api";
 import { DocumentText } from "../../components/DocumentText";
 import { GuidelinesPanel } from "../../components/Guidelines";
 import { type ConfirmMode, LabelPicker } from "../../components/LabelPicker";
-import { errorMessage } from "../../lib/autosave";
+import { errorMessage } from "../../lib/http";
 import { flattenTaxonomy, type LabelOption, sortLabels } from "../../lib/labels";
 import { layoutLanes } from "../../lib/layout";
 import * as S from "../../lib/selection";
 import { navigate, paths } from "../../router";
-import type { DocumentDetail, Me, Project, ServerSpan } from "../../types";
-import { NO_FALLACY } from "../../types";
-import type { DocumentAnnotation } from "../../types/documents";
+import {
+  type DocumentAnnotation,
+  type DocumentDetail,
+  type Me,
+  NO_FALLACY,
+  type Project,
+  type ServerSpan,
+} from "../../types";
 import { AnnotateTopBar } from "./AnnotateTopBar";
 import { SelectionPanel } from "./SelectionPanel";
 import { SpanListPanel } from "./SpanListPanel";

@@ -1,12 +1,11 @@
 // The annotation page's spans: local copies of the server's, and what the text shows of them.
 
 import type { ShownSpan } from "../../components/DocumentText";
-import type { SpanFields } from "../../lib/autosave";
+import type { SpanFields } from "../../lib/spanOps";
 import { categoryColor } from "../../lib/colors";
 import { type LabelOption, sortLabels } from "../../lib/labels";
 import * as S from "../../lib/selection";
-import type { Sentence, ServerSpan } from "../../types";
-import { NO_FALLACY } from "../../types";
+import { NO_FALLACY, type Sentence, type ServerSpan } from "../../types";
 
 export interface LocalSpan extends SpanFields {
   key: string;

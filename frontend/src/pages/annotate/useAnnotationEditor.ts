@@ -4,9 +4,11 @@
 
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, get, http, post } from "../../api";
-import { applyOps, documentStorageKey, newKey, type Op, SaveQueue, type SaveStatus, type SpanFields } from "../../lib/autosave";
-import type { Annotation, ServerSpan } from "../../types";
-import type { DocumentAnnotation } from "../../types/documents";
+import { SaveQueue } from "../../lib/autosave";
+import { documentStorageKey } from "../../lib/autosaveStorage";
+import type { SaveStatus } from "../../lib/saveStatus";
+import { applyOps, newKey, type Op, type SpanFields } from "../../lib/spanOps";
+import type { Annotation, DocumentAnnotation, ServerSpan } from "../../types";
 import { fieldsOf, keyOf, type LocalSpan, makeLocal, sortSpans, storage, toLocal, type UndoEntry } from "./spans";
 import { mergeServerSpan } from "./suggestions";
 import type { ShowToast } from "./Toasts";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { DocumentDetail, Me } from "../../types";
-import type { DocumentAnnotation } from "../../types/documents";
+import type { DocumentAnnotation, DocumentDetail, Me } from "../../types";
 import { canAnnotateOwn, chooseAnnotator, requestedAnnotator, switchOptions } from "./view";
 
 const me: Me = { id: 1, username: "rev", is_staff: false, projects: [] };

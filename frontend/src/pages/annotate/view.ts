@@ -1,8 +1,7 @@
 // Whose annotation the document page shows: an annotator their own (editable until
 // submitted); reviewers and admins anyone's, read-only, picked by a switch (?annotator=).
 
-import type { DocumentDetail, Me } from "../../types";
-import type { DocumentAnnotation } from "../../types/documents";
+import type { DocumentAnnotation, DocumentDetail, Me } from "../../types";
 
 export interface SwitchOption {
   id: number;

@@ -7,9 +7,8 @@ import { TopBar } from "../../components/TopBar";
 import { usePoll, useResource } from "../../hooks/useResource";
 import { isProjectAdmin } from "../../lib/roles";
 import { linkHandler, paths } from "../../router";
-import type { Me } from "../../types";
+import type { GeneratedItem, GenerationJob, Me, Release } from "../../types";
 import { fieldMessages, fixed, itemMean, percent } from "./logic";
-import type { GeneratedItem, GenerationJob, Release } from "./types";
 
 const POLL_MS = 1500;
 

@@ -3,10 +3,9 @@ import { LoadErrorMessage } from "../../components/PageMessage";
 import { TopBar } from "../../components/TopBar";
 import { usePoll, useResource } from "../../hooks/useResource";
 import { linkHandler, paths } from "../../router";
-import type { Me } from "../../types";
+import type { GenerationJob, Me, ReportRow } from "../../types";
 import { fixed, percent } from "./logic";
 import { ScoreChart } from "./ScoreChart";
-import type { GenerationJob, ReportRow } from "./types";
 
 const POLL_MS = 2000;
 

@@ -4,10 +4,8 @@ import { Crumbs } from "../../components/Crumbs";
 import { TopBar } from "../../components/TopBar";
 import { useResource } from "../../hooks/useResource";
 import { navigate, paths } from "../../router";
-import type { Me } from "../../types";
-import type { CredentialOption } from "../../types/evaluation";
+import type { CredentialOption, GenerationJob, Me, PrologRule } from "../../types";
 import { fieldMessages } from "./logic";
-import type { GenerationJob, PrologRule } from "./types";
 
 const BACKENDS = ["openai", "transformers", "vllm", "random"];
 

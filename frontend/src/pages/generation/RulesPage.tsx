@@ -5,9 +5,8 @@ import { LoadErrorMessage } from "../../components/PageMessage";
 import { TopBar } from "../../components/TopBar";
 import { useResource } from "../../hooks/useResource";
 import { paths } from "../../router";
-import type { Me } from "../../types";
+import type { Me, PrologRule } from "../../types";
 import { fieldMessages, refusalLine } from "./logic";
-import type { PrologRule } from "./types";
 
 const GLOBAL = "global";
 

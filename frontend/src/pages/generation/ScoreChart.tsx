@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { shareChartData } from "./logic";
-import type { ReportRow } from "./types";
+import type { ReportRow } from "../../types";
 
 type ChartModule = typeof import("../leaderboard/chartjs");
 let loading: Promise<ChartModule> | null = null;

@@ -1,4 +1,4 @@
-// The generation pages (Prolog-checked generation, issue 15), loaded on demand as one chunk.
+// The generation pages (Prolog-checked generation), loaded on demand as one chunk.
 export { GenerationPage } from "./GenerationPage";
 export { LaunchGenerationPage } from "./LaunchGenerationPage";
 export { GenerationJobPage } from "./GenerationJobPage";

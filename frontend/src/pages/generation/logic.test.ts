@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { fieldMessages, itemMean, percent, refusalLine, shareChartData } from "./logic";
-import type { ReportRow } from "./types";
+import type { ReportRow } from "../../types";
 
 const row = (type: string, method: string, share: Record<string, number>): ReportRow => ({
   type,

@@ -1,6 +1,6 @@
 // Pure helpers of the generation pages (tested in logic.test.ts).
 
-import type { ReportRow } from "./types";
+import type { ReportRow } from "../../types";
 
 export const SCORE_COLORS = ["#c0392b", "#e67e22", "#f1c40f", "#27ae60"];
 

@@ -4,7 +4,7 @@
 
 import { useRef, useState } from "preact/hooks";
 import { offsetsOf } from "../../lib/offsets";
-import type { ItemAnswer, ItemField, ItemState, Segment } from "../../types/documents";
+import type { ItemAnswer, ItemField, ItemState, Segment } from "../../types";
 import {
   addSegment,
   criteriaLines,

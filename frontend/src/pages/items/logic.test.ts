@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ItemField } from "../../types/documents";
+import type { ItemField } from "../../types";
 import {
   addSegment,
   criteriaLines,

@@ -3,7 +3,7 @@
 // annotations/services/responses.py: every answer field, ratings optional).
 
 import { offsetsOf } from "../../lib/offsets";
-import type { ItemAnswer, ItemField, ItemResponse, Segment } from "../../types/documents";
+import type { ItemAnswer, ItemField, ItemResponse, Segment } from "../../types";
 
 export const RATING_KINDS = new Set(["likert", "rubric"]);
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { Http } from "../../lib/autosave";
-import type { ItemResponse } from "../../types/documents";
+import type { Http } from "../../lib/http";
+import type { ItemResponse } from "../../types";
 import { ResponseSaver } from "./save";
 
 /** The response endpoint: a revision, merging PATCH, 409 on a stale revision. */

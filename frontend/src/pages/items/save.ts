@@ -5,8 +5,9 @@
 // tab or by a reviewer) stops saving until the page loads the current version. No DOM: the
 // HTTP function is injected, so it runs under Vitest.
 
-import { errorMessage, type Http, type SaveStatus } from "../../lib/autosave";
-import type { ItemAnswer, ItemState } from "../../types/documents";
+import { errorMessage, type Http, type HttpResult, isOk } from "../../lib/http";
+import { backoffDelay, type SaveStatus, saveStatus, StatusReporter } from "../../lib/saveStatus";
+import type { ItemAnswer, ItemState } from "../../types";
 
 export type Changes = Record<string, ItemAnswer | null>;
 
@@ -30,6 +31,13 @@ export function responseUrl(docId: number): string {
   return `/api/documents/${docId}/response/`;
 }
 
+/** Why saving has stopped, by the saver's state. */
+const BLOCKED: Record<"idle" | "conflict" | "auth", string | null> = {
+  idle: null,
+  conflict: "Changed elsewhere: load the current version",
+  auth: "Signed out: sign in again to save",
+};
+
 export class ResponseSaver {
   revision: number | null;
   private opts: ResponseSaverOptions;
@@ -41,12 +49,12 @@ export class ResponseSaver {
   private retryMessage: string | null = null;
   private offline = false;
   private rejection: string | null = null;
-  private waiters: ((ok: boolean) => void)[] = [];
-  private lastStatus = "";
+  private reporter: StatusReporter;
   private stopped = false;
 
   constructor(opts: ResponseSaverOptions) {
     this.opts = opts;
+    this.reporter = new StatusReporter((status) => this.opts.onStatus?.(status));
     this.revision = opts.revision;
   }
 
@@ -56,35 +64,17 @@ export class ResponseSaver {
   }
 
   status(): SaveStatus {
-    const pending = Object.keys(this.unsaved()).length;
-    if (this.state === "conflict") {
-      return { state: "error", pending, message: "Changed elsewhere: load the current version" };
-    }
-    if (this.state === "auth") {
-      return { state: "error", pending, message: "Signed out: sign in again to save" };
-    }
-    if (pending && this.offline) return { state: "offline", pending };
-    if (pending && this.retryMessage) return { state: "retrying", pending, message: this.retryMessage };
-    if (pending) return { state: "saving", pending };
-    if (this.rejection) return { state: "error", pending, message: this.rejection };
-    return { state: "saved" };
+    return saveStatus({
+      pending: Object.keys(this.unsaved()).length,
+      blocked: BLOCKED[this.state],
+      offline: this.offline,
+      retryMessage: this.retryMessage,
+      rejection: this.rejection,
+    });
   }
 
   private emit() {
-    const st = this.status();
-    const sig = JSON.stringify(st);
-    if (sig !== this.lastStatus) {
-      this.lastStatus = sig;
-      this.opts.onStatus?.(st);
-    }
-    if (st.state === "saved") this.settle(true);
-    else if (st.state !== "saving") this.settle(false);
-  }
-
-  private settle(ok: boolean) {
-    const waiting = this.waiters;
-    this.waiters = [];
-    for (const resolve of waiting) resolve(ok);
+    this.reporter.report(this.status());
   }
 
   /** A field changed (null: cleared). `delayMs` lets typing coalesce before sending. */
@@ -108,7 +98,7 @@ export class ResponseSaver {
   /** Send now; resolves true once everything is saved, false if it cannot be (yet). */
   flush(): Promise<boolean> {
     if (!Object.keys(this.unsaved()).length) return Promise.resolve(this.state === "idle");
-    const p = new Promise<boolean>((resolve) => this.waiters.push(resolve));
+    const p = this.reporter.wait();
     this.retryNow();
     return p;
   }
@@ -136,13 +126,13 @@ export class ResponseSaver {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    this.settle(false);
+    this.reporter.settle(false);
   }
 
   private backoff(offline: boolean, message: string | null) {
     this.offline = offline;
     this.retryMessage = message;
-    const delay = Math.min(this.opts.maxDelayMs ?? 30000, (this.opts.baseDelayMs ?? 1000) * 2 ** this.attempts);
+    const delay = backoffDelay(this.attempts, this.opts.baseDelayMs, this.opts.maxDelayMs);
     this.attempts++;
     this.emit();
     if (this.timer) clearTimeout(this.timer);
@@ -161,13 +151,12 @@ export class ResponseSaver {
     const sent = this.pending;
     this.inFlight = sent;
     this.pending = {};
-    let status: number;
-    let data: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    let res: HttpResult;
     try {
-      ({ status, data } = await this.opts.http("PATCH", responseUrl(this.opts.docId), {
+      res = await this.opts.http("PATCH", responseUrl(this.opts.docId), {
         revision: this.revision,
         response: sent,
-      }));
+      });
     } catch {
       this.requeue(sent);
       this.backoff(true, null);
@@ -175,7 +164,8 @@ export class ResponseSaver {
     }
     this.inFlight = null;
     if (this.stopped) return;
-    if (status >= 200 && status < 300) {
+    const { status, data } = res;
+    if (isOk(res)) {
       const state = data as ItemState;
       this.revision = state.annotation?.revision ?? this.revision;
       this.attempts = 0;

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { LEVEL_NAMES } from "../../lib/format";
 import { labelChartData } from "../../lib/labelChart";
-import type { Leaderboard } from "../../types/evaluation";
+import type { Leaderboard } from "../../types";
 
 const MAX_ROWS = 8;
 

@@ -1,7 +1,7 @@
 import { Fragment } from "preact";
 import { DASH, formatDuration, formatScore, formatShare, formatWithInterval } from "../../lib/format";
 import { linkHandler, paths } from "../../router";
-import type { Leaderboard, LeaderboardRow } from "../../types/evaluation";
+import type { Leaderboard, LeaderboardRow } from "../../types";
 
 function bestF1(rows: LeaderboardRow[], level: string): number | null {
   let best: number | null = null;

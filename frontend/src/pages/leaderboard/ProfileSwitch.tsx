@@ -1,4 +1,4 @@
-import type { Profile } from "../../types/evaluation";
+import type { Profile } from "../../types";
 
 export const PROFILES: { id: Profile; name: string; about: string }[] = [
   { id: "paper", name: "paper", about: "the metric as the MAFALDA paper defines it" },

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { FilterSelect, PageSizeSelect, SearchBox } from "../../components/table";
 import { useDebounced } from "../../hooks/useDebounced";
-import type { AnnotatorProgress } from "../../types/documents";
+import type { AnnotatorProgress } from "../../types";
 import { STATUS_TEXT } from "./format";
 import { type ListQuery, MY_STATUSES, STAFF_STATUSES, update } from "./query";
 

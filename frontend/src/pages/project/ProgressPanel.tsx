@@ -1,6 +1,6 @@
 import { ProgressBar } from "../../components/ProgressBar";
 import { CountCells, CountsHead } from "../../components/table";
-import type { ProjectProgress } from "../../types/documents";
+import type { ProjectProgress } from "../../types";
 import { dateTime } from "./format";
 
 /** Reviewers and admins: the project's totals (one definition of done) and each annotator's work. */

@@ -1,6 +1,6 @@
 import type { Column } from "../../components/table";
 import { linkHandler, paths } from "../../router";
-import type { DocumentListItem } from "../../types/documents";
+import type { DocumentListItem } from "../../types";
 import { chars, dateTime, STATUS_TEXT } from "./format";
 
 function Name({ d, href }: { d: DocumentListItem; href: string }) {

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { biasChartData } from "./table";
-import type { ItemLeaderboard } from "./types";
+import type { ItemLeaderboard } from "../../types";
 
 type ChartModule = typeof import("../leaderboard/chartjs");
 let loading: Promise<ChartModule> | null = null;

@@ -1,6 +1,6 @@
 import { formatScore } from "../../lib/format";
 import { comparisonTitle, deltaText } from "./table";
-import type { Delta, ItemLeaderboard } from "./types";
+import type { Delta, ItemLeaderboard } from "../../types";
 
 function DeltaCell({ d }: { d: Delta | null | undefined }) {
   if (!d) return <td class="right muted">—</td>;

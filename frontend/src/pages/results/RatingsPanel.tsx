@@ -6,8 +6,7 @@ import { useState } from "preact/hooks";
 import { LoadErrorMessage } from "../../components/PageMessage";
 import { useResource } from "../../hooks/useResource";
 import { formatScore } from "../../lib/format";
-import type { Page } from "../../types";
-import type { Run } from "../../types/evaluation";
+import type { Page, Run } from "../../types";
 import { listOf } from "../admin/shared/list";
 
 interface Correlation {

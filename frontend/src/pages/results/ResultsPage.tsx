@@ -5,12 +5,11 @@ import { TopBar } from "../../components/TopBar";
 import { useProject } from "../../hooks/useProject";
 import { useResource } from "../../hooks/useResource";
 import { paths } from "../../router";
-import type { Me } from "../../types";
+import type { ItemLeaderboard, Me } from "../../types";
 import { BiasChart } from "./BiasChart";
 import { ComparisonTable } from "./ComparisonTable";
 import { RatingsPanel } from "./RatingsPanel";
 import { ResultsTable } from "./ResultsTable";
-import type { ItemLeaderboard } from "./types";
 import "./results.css";
 
 /** An item project's results: the leaderboard (models × prompt variants and humans), the

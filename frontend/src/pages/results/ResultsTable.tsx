@@ -1,7 +1,7 @@
 import { formatScore } from "../../lib/format";
 import { linkHandler, paths } from "../../router";
 import { bestPerColumn, buildColumns, cellValue, describeRow, isBest } from "./table";
-import type { ItemLeaderboard, ItemRow } from "./types";
+import type { ItemLeaderboard, ItemRow } from "../../types";
 import type { Column } from "./table";
 
 function cellTitle(row: ItemRow, column: Column): string | undefined {

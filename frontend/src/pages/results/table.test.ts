@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bestPerColumn, biasChartData, buildColumns, cellValue, deltaText, formatDelta, isBest } from "./table";
-import type { ItemLeaderboard, ItemRow } from "./types";
+import type { ItemLeaderboard, ItemRow } from "../../types";
 
 const row = (key: string, kind: ItemRow["kind"], answer: number | null, type: number | null, overall: number | null, judge?: number): ItemRow => ({
   kind,

@@ -1,7 +1,7 @@
 // Pure helpers of the results page: the leaderboard's columns, best figures, delta marks,
 // and the label-bias chart's numbers.
 
-import type { Comparison, Delta, ItemLeaderboard, ItemRow, LabelBias, Mark } from "./types";
+import type { Comparison, Delta, ItemLeaderboard, ItemRow, LabelBias, Mark } from "../../types";
 
 export type ColumnKind = "task" | "judge" | "skill" | "overall";
 

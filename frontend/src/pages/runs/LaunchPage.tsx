@@ -10,8 +10,7 @@ import { type FormErrors, NO_ERRORS, hasErrors, toFormErrors } from "../../lib/f
 import { type LaunchForm, type LaunchPlan, answerableFields, buildLaunch, canSend, describeLaunchPath, initialForm, preselectedVariants, variantsForField } from "../../lib/launch";
 import { queryString } from "../../lib/paging";
 import { linkHandler, navigate, paths } from "../../router";
-import type { Me } from "../../types";
-import type { LaunchOptions, LaunchResponse, Variant } from "../../types/evaluation";
+import type { LaunchOptions, LaunchResponse, Me, Variant } from "../../types";
 import { ModelPicker } from "./ModelPicker";
 import { FieldSection, GoldSection, RunSettings } from "./RunSettings";
 import { VariantPicker } from "./VariantPicker";

@@ -1,5 +1,5 @@
 import { linkHandler, paths } from "../../router";
-import type { GoldOption, Run } from "../../types/evaluation";
+import type { GoldOption, Run } from "../../types";
 
 export interface GoldLink {
   id: number;

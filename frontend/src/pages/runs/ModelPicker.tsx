@@ -3,7 +3,7 @@ import { FieldError } from "../../components/FieldErrors";
 import { type FormErrors, messagesFor } from "../../lib/formErrors";
 import { errorId } from "../../lib/ids";
 import { type CustomModelRow, type LaunchPlan, customKey, modelPath, newCustomRow, suggestedKey } from "../../lib/launch";
-import type { CredentialOption, SuggestedModel } from "../../types/evaluation";
+import type { CredentialOption, SuggestedModel } from "../../types";
 
 interface Props {
   suggested: SuggestedModel[];

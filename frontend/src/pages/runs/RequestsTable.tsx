@@ -5,8 +5,7 @@ import { useDebounced, useThrottled } from "../../hooks/useDebounced";
 import { useResource } from "../../hooks/useResource";
 import { formatDuration } from "../../lib/format";
 import { queryString } from "../../lib/paging";
-import type { Page } from "../../types";
-import type { RunRequest } from "../../types/evaluation";
+import type { Page, RunRequest } from "../../types";
 
 const PAGE_SIZE = 50;
 

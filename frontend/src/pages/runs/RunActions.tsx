@@ -1,6 +1,6 @@
 import { useState } from "preact/hooks";
 import { ensureCsrf, http } from "../../api";
-import type { Run, RunDetail } from "../../types/evaluation";
+import type { Run, RunDetail } from "../../types";
 
 type Action = "cancel" | "resume" | "rescore";
 

@@ -1,7 +1,7 @@
 import { RunStatusBadge } from "../../components/RunStatusBadge";
 import { DASH, LEVEL_NAMES, formatDateTime, formatDuration, variantLabel } from "../../lib/format";
 import { linkHandler, paths } from "../../router";
-import type { RunDetail } from "../../types/evaluation";
+import type { RunDetail } from "../../types";
 
 export function RunHeader({ run }: { run: RunDetail }) {
   const gold = run.gold_standard;

@@ -2,7 +2,7 @@ import { Field, errorAttrs } from "../../components/Field";
 import { type FormErrors, messagesFor } from "../../lib/formErrors";
 import { LEVEL_NAMES } from "../../lib/format";
 import type { LaunchForm } from "../../lib/launch";
-import type { FormFieldOption, GoldOption } from "../../types/evaluation";
+import type { FormFieldOption, GoldOption } from "../../types";
 
 interface Props {
   form: LaunchForm;

@@ -8,8 +8,7 @@ import { useProject } from "../../hooks/useProject";
 import { isActive } from "../../lib/format";
 import { queryString } from "../../lib/paging";
 import { linkHandler, paths } from "../../router";
-import type { Me, Page } from "../../types";
-import type { LaunchOptions, Run } from "../../types/evaluation";
+import type { LaunchOptions, Me, Page, Run } from "../../types";
 import { LeaderboardLinks, goldLinks } from "./LeaderboardLinks";
 import { RunsTable } from "./RunsTable";
 

@@ -2,7 +2,7 @@ import { RunProgress } from "../../components/RunProgress";
 import { RunStatusBadge } from "../../components/RunStatusBadge";
 import { formatDateTime, shortModel, variantLabel } from "../../lib/format";
 import { linkHandler, paths } from "../../router";
-import type { Run } from "../../types/evaluation";
+import type { Run } from "../../types";
 
 export function RunsTable({ runs }: { runs: Run[] }) {
   return (

@@ -1,6 +1,6 @@
 import { Fragment } from "preact";
 import { formatScore } from "../../lib/format";
-import type { RunScore } from "../../types/evaluation";
+import type { RunScore } from "../../types";
 
 const LEVELS = ["0", "1", "2"];
 

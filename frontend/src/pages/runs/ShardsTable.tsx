@@ -1,6 +1,6 @@
 import { Fragment } from "preact";
 import { formatDateTime } from "../../lib/format";
-import type { RunShard } from "../../types/evaluation";
+import type { RunShard } from "../../types";
 
 export function ShardsTable({ shards }: { shards: RunShard[] }) {
   return (

@@ -5,7 +5,7 @@ import { ErrorSummary } from "../../components/FieldErrors";
 import { type FormErrors, NO_ERRORS, messagesFor, toFormErrors } from "../../lib/formErrors";
 import { parseJsonObject, toJsonText } from "../../lib/jsonInput";
 import { parseNumber } from "../../lib/launch";
-import type { Variant, VariantInput } from "../../types/evaluation";
+import type { Variant, VariantInput } from "../../types";
 
 const KINDS = ["zero-shot", "guided", "few-shot", "chain-of-thought"];
 const PARSERS = ["keyword", "strict", "json"];

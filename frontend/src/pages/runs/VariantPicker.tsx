@@ -3,7 +3,7 @@ import { FieldError } from "../../components/FieldErrors";
 import { type FormErrors, messagesFor } from "../../lib/formErrors";
 import { errorId } from "../../lib/ids";
 import { type LaunchPlan, variantPath } from "../../lib/launch";
-import type { Variant } from "../../types/evaluation";
+import type { Variant } from "../../types";
 import { VariantEditor } from "./VariantEditor";
 
 interface Props {

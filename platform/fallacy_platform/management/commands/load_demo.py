@@ -1,7 +1,6 @@
 """Load the demo: users for each role, a small project of our own texts, and — when
 ``../shared/datasets`` is present — the MAFALDA gold standard and user study. Idempotent."""
 
-import os
 from pathlib import Path
 
 import yaml
@@ -11,10 +10,10 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from annotations.form_presets import form_preset, get_form_preset
+from annotations.importing.datasets import import_doccano_annotations, import_mafalda_gold
+from annotations.importing.items import import_items
 from annotations.models import Membership, Project
 from annotations.services.documents import NewDocument, add_documents, assign_documents
-from annotations.services.imports import import_doccano_annotations, import_mafalda_gold
-from annotations.services.item_imports import import_items
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.models import ModelRun
@@ -36,11 +35,7 @@ USER_STUDY_ANNOTATORS = ("user1", "user2", "user4", "user5")
 
 
 def shared_datasets() -> Path:
-    return Path(
-        os.environ.get(
-            "FALLACY_SHARED_DATASETS", Path(settings.BASE_DIR).parent / "shared" / "datasets"
-        )
-    )
+    return Path(settings.SHARED_DATASETS_DIR)
 
 
 class Command(BaseCommand):

@@ -3,9 +3,7 @@
 import { useState } from "preact/hooks";
 import { LoadErrorMessage } from "../../../components/PageMessage";
 import { useResource } from "../../../hooks/useResource";
-import type { Me, Page } from "../../../types";
-import type { AssignResult, Member, ProjectAdminDetail } from "../../../types/admin";
-import type { ProjectProgress } from "../../../types/documents";
+import type { AssignResult, Me, Member, Page, ProjectAdminDetail, ProjectProgress } from "../../../types";
 import { AdminLayout, Loading } from "../shared/AdminLayout";
 import { listOf } from "../shared/list";
 import { AssignForm } from "./AssignForm";

@@ -2,7 +2,7 @@
 // also how many documents it added.
 
 import { CountCells, CountsHead } from "../../../components/table";
-import type { AnnotatorProgress, ProjectProgress } from "../../../types/documents";
+import type { AnnotatorProgress, ProjectProgress } from "../../../types";
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" }) : "—");
 

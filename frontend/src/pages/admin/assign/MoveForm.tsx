@@ -5,7 +5,7 @@ import { useState } from "preact/hooks";
 import { ErrorSummary } from "../../../components/FieldErrors";
 import { ConfirmDialog, Select, TextField, isOk, sendJson } from "../../../components/form";
 import { type FormErrors, NO_ERRORS, messagesFor, toFormErrors } from "../../../lib/formErrors";
-import type { WorkInProgress } from "../../../types/admin";
+import type { WorkInProgress } from "../../../types";
 import { type MoveAction, type MoveForm as Form, buildMove } from "../shared/assignForm";
 
 const FIELDS: Record<string, string> = { annotator: "Annotator", from_annotator: "From", to_annotator: "To", document_ids: "Document ids" };

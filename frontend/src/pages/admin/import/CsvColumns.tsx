@@ -1,7 +1,7 @@
 // After a CSV file is chosen: its columns (text and optional id) and a few sample rows.
 
 import { Select } from "../../../components/form";
-import type { CsvInspection } from "../../../types/admin";
+import type { CsvInspection } from "../../../types";
 
 export function CsvColumns({
   inspection,

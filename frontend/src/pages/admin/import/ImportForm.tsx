@@ -5,7 +5,7 @@ import { useRef, useState } from "preact/hooks";
 import { ErrorSummary } from "../../../components/FieldErrors";
 import { FileDrop, Select, sendMultipart, submitForm } from "../../../components/form";
 import { type FormErrors, NO_ERRORS, messagesFor } from "../../../lib/formErrors";
-import type { CsvInspection, ImportFormat, ImportJob, ProjectKind } from "../../../types/admin";
+import type { CsvInspection, ImportFormat, ImportJob, ProjectKind } from "../../../types";
 import { FORMATS, guessFormat } from "../shared/importJob";
 import { guessIdColumn, guessTextColumn } from "../shared/csv";
 import { type ItemMapping, buildItemColumns, formatsFor, guessItemMapping } from "../shared/itemForm";

@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import { ProgressBar } from "../../../components/ProgressBar";
 import { formatSize } from "../../../components/form";
-import type { ImportJob, ImportProblem } from "../../../types/admin";
+import type { ImportJob, ImportProblem } from "../../../types";
 import { isActive, jobProgress, problemText, problemsFile, problemsFileName, reportRows, shownProblems } from "../shared/importJob";
 
 /** Save every problem as a text file (built on click: the list may be long). */

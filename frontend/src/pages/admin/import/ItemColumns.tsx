@@ -2,7 +2,7 @@
 // id, the options and each answer key; a few sample rows below.
 
 import { Select } from "../../../components/form";
-import type { CsvInspection } from "../../../types/admin";
+import type { CsvInspection } from "../../../types";
 import { ITEM_ROLES, type ItemMapping } from "../shared/itemForm";
 
 export function ItemColumns({

@@ -1,6 +1,6 @@
 // The project's last imports (newest first).
 
-import type { ImportJob } from "../../../types/admin";
+import type { ImportJob } from "../../../types";
 import { jobSummary } from "../shared/importJob";
 
 const when = (iso: string) => new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });

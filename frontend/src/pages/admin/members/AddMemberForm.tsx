@@ -3,7 +3,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { Select, TextField, sendJson, submitForm } from "../../../components/form";
 import { type FormErrors, NO_ERRORS, messagesFor } from "../../../lib/formErrors";
-import type { Member } from "../../../types/admin";
+import type { Member } from "../../../types";
 import { ROLE_OPTIONS } from "./roles";
 
 export function AddMemberForm({ projectId, prefill, onAdded }: { projectId: number; prefill: string; onAdded: (m: Member, updated: boolean) => Promise<void> }) {

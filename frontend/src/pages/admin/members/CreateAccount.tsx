@@ -3,7 +3,7 @@
 import { useState } from "preact/hooks";
 import { TextField, sendJson, submitForm } from "../../../components/form";
 import { type FormErrors, NO_ERRORS, messagesFor } from "../../../lib/formErrors";
-import type { NewAccount } from "../../../types/admin";
+import type { NewAccount } from "../../../types";
 
 const EMPTY = { username: "", email: "", password: "" };
 

@@ -3,8 +3,7 @@
 import { useState } from "preact/hooks";
 import { LoadErrorMessage } from "../../../components/PageMessage";
 import { useResource } from "../../../hooks/useResource";
-import type { Me, Page } from "../../../types";
-import type { Member } from "../../../types/admin";
+import type { Me, Member, Page } from "../../../types";
 import { AdminLayout, Loading } from "../shared/AdminLayout";
 import { listOf } from "../shared/list";
 import { AddMemberForm } from "./AddMemberForm";

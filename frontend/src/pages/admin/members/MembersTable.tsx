@@ -4,7 +4,7 @@ import { useState } from "preact/hooks";
 import { ConfirmDialog, isOk, sendJson } from "../../../components/form";
 import { CountCells, CountHeaders } from "../../../components/table";
 import { toFormErrors } from "../../../lib/formErrors";
-import type { Member } from "../../../types/admin";
+import type { Member } from "../../../types";
 import { ROLE_OPTIONS } from "./roles";
 
 const firstMessage = (status: number, data: unknown) => {

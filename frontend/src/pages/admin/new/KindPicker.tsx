@@ -3,7 +3,7 @@
 
 import { Select, TextArea } from "../../../components/form";
 import { useResource } from "../../../hooks/useResource";
-import type { FormPreset, TaxonomyList } from "../../../types/admin";
+import type { FormPreset, TaxonomyList } from "../../../types";
 import type { KindChoice } from "../shared/itemForm";
 
 const CUSTOM = "";

@@ -6,7 +6,7 @@ import { FileDrop, Select, type Option, isOk, sendJson, sendMultipart } from "..
 import { LoadErrorMessage } from "../../../components/PageMessage";
 import { useResource } from "../../../hooks/useResource";
 import { toFormErrors } from "../../../lib/formErrors";
-import type { TaxonomyInfo, TaxonomyList } from "../../../types/admin";
+import type { TaxonomyInfo, TaxonomyList } from "../../../types";
 
 const PRESET = "preset:";
 

@@ -4,7 +4,7 @@
 import { useState } from "preact/hooks";
 import { ConfirmDialog, sendJson } from "../../../components/form";
 import { toFormErrors } from "../../../lib/formErrors";
-import type { ProjectAdminDetail } from "../../../types/admin";
+import type { ProjectAdminDetail } from "../../../types";
 
 export function ArchiveSection({ project, onChanged }: { project: ProjectAdminDetail; onChanged: (p: ProjectAdminDetail) => void }) {
   const [open, setOpen] = useState(false);

@@ -1,7 +1,7 @@
 // The assignment forms (assign; unassign / reassign) and their request bodies.
 
 import type { FormErrors } from "../../../lib/formErrors";
-import type { DocumentScope } from "../../../types/admin";
+import type { DocumentScope } from "../../../types";
 import { type ListFilters, filterParams } from "../../project/query";
 import { parseCount } from "./projectForm";
 

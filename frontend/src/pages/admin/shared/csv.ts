@@ -1,6 +1,6 @@
 // Guesses for the CSV columns of an import (the admin can change them).
 
-import type { CsvInspection } from "../../../types/admin";
+import type { CsvInspection } from "../../../types";
 
 /** A likely text column: "text", else the column whose sample values are longest. */
 export function guessTextColumn(inspection: CsvInspection): string {

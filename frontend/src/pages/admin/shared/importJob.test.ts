@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ImportJob } from "../../../types/admin";
+import type { ImportJob } from "../../../types";
 import { PROBLEMS_SHOWN, guessFormat, isActive, jobProgress, jobSummary, problemsFile, problemsFileName, problemText, reportRows, shownProblems } from "./importJob";
 
 const job = (over: Partial<ImportJob>): ImportJob => ({

@@ -1,7 +1,7 @@
 // An import job's state as the import page shows it: running or finished, its progress,
 // the report's figures and the line-numbered problems.
 
-import type { ImportFormat, ImportJob, ImportProblem, ImportReport } from "../../../types/admin";
+import type { ImportFormat, ImportJob, ImportProblem, ImportReport } from "../../../types";
 
 export const FORMATS: { value: ImportFormat; label: string; accept: string; hint: string }[] = [
   { value: "mafalda", label: "MAFALDA (.jsonl)", accept: ".jsonl,.json", hint: 'One JSON object a line with "text" (and optionally "sentences_with_labels").' },

@@ -2,7 +2,7 @@
 // mapping of an "items" import (pure logic, tested in itemForm.test.ts).
 
 import type { FormErrors } from "../../../lib/formErrors";
-import type { CsvInspection, ImportFormat, ItemForm, ItemRole, ProjectKind } from "../../../types/admin";
+import type { CsvInspection, ImportFormat, ItemForm, ItemRole, ProjectKind } from "../../../types";
 
 /** What the new-project page holds about the kind: a preset's form, or a JSON form. */
 export interface KindChoice {

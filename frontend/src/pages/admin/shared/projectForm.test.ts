@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ProjectAdminDetail } from "../../../types/admin";
+import type { ProjectAdminDetail } from "../../../types";
 import { EMPTY_PROJECT, buildCreate, buildPatch, formFromProject, parseCount } from "./projectForm";
 
 const filled = { name: "  Study  ", description: " About ", guidelines: "# Read me\n", taxonomy: "3", perDocument: "2" };

@@ -1,7 +1,7 @@
 // The project form (create and settings) and its mapping to the API's request bodies.
 
 import type { FormErrors } from "../../../lib/formErrors";
-import type { ProjectAdminDetail } from "../../../types/admin";
+import type { ProjectAdminDetail } from "../../../types";
 import { type KindBody, type KindChoice, buildKind, taxonomyOptional } from "./itemForm";
 
 export interface ProjectForm {

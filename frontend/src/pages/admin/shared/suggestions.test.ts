@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Run } from "../../../types/evaluation";
+import type { Run } from "../../../types";
 import { createdLines, formatRate, formatTiming, offeredRuns, refusals, rowsByRun, type ReportRow } from "./suggestions";
 
 const run = (id: number, name: string, status: Run["status"]) => ({ id, name, status }) as Run;

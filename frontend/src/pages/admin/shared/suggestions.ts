@@ -2,7 +2,7 @@
 // be offered, the service's refusals by run, the outcome of a creation, rates and times.
 
 import { DASH, formatDuration } from "../../../lib/format";
-import type { Run } from "../../../types/evaluation";
+import type { Run } from "../../../types";
 
 export type QueueOrdering = "position" | "disagreement";
 

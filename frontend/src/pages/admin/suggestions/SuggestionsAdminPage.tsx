@@ -8,8 +8,7 @@ import { sendJson } from "../../../components/form";
 import { LoadErrorMessage } from "../../../components/PageMessage";
 import { type Resource, useResource } from "../../../hooks/useResource";
 import { queryString } from "../../../lib/paging";
-import type { Me, Page } from "../../../types";
-import type { Run } from "../../../types/evaluation";
+import type { Me, Page, Run } from "../../../types";
 import { AdminLayout, Loading } from "../shared/AdminLayout";
 import {
   type Created,

@@ -8,13 +8,12 @@ import { useResource } from "../../../hooks/useResource";
 import { useProject } from "../../../hooks/useProject";
 import { flattenTaxonomy } from "../../../lib/labels";
 import { linkHandler, navigate, paths } from "../../../router";
-import type { Me } from "../../../types";
+import type { Adjudication, GoldState, Me } from "../../../types";
 import { ConflictBanner, SaveMessage, ShortcutList } from "./Banners";
 import { GoldPanel, namesOf, ProposalList } from "./GoldPanel";
 import { fetchNext } from "./queue";
 import { type Picked, SideBySide } from "./SideBySide";
 import { addOrUnion, fromProposal, fromServer, type GoldSpanDraft, isDirty, merge, moveBoundary, newSpan, rebase, setExplanation, toggleLabel, toPayload } from "./state";
-import type { Adjudication, GoldState } from "./types";
 import "./adjudication.css";
 
 interface Conflict {

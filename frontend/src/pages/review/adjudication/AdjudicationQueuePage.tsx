@@ -7,8 +7,7 @@ import { TopBar } from "../../../components/TopBar";
 import { usePoll, useResource } from "../../../hooks/useResource";
 import { useProject } from "../../../hooks/useProject";
 import { linkHandler, paths } from "../../../router";
-import type { Me } from "../../../types";
-import type { Queue } from "./types";
+import type { Me, Queue } from "../../../types";
 import "./adjudication.css";
 
 const PAGE_SIZE = 50;

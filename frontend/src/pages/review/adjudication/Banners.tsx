@@ -2,7 +2,7 @@
 
 import { linkHandler, paths } from "../../../router";
 import type { Rebased } from "./state";
-import type { GoldState } from "./types";
+import type { GoldState } from "../../../types";
 
 export const SHORTCUTS: [string, string][] = [
   ["j / k, ↓ / ↑", "next / previous proposal"],

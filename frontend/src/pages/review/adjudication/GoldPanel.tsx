@@ -1,7 +1,6 @@
 import { clip, sliceText } from "../../../lib/offsets";
-import { NO_FALLACY } from "../../../types";
+import { type AnnotatorWork, NO_FALLACY, type Proposal } from "../../../types";
 import type { GoldSpanDraft } from "./state";
-import type { AnnotatorWork, Proposal } from "./types";
 
 function who(proposed: Record<string, number[]>, label: string, names: Map<number, string>): string {
   const ids = proposed[label] ?? [];

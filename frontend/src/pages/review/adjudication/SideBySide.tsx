@@ -1,7 +1,6 @@
 import { sliceText } from "../../../lib/offsets";
-import { NO_FALLACY } from "../../../types";
+import { type AdjSpan, type AnnotatorWork, NO_FALLACY } from "../../../types";
 import type { GoldSpanDraft } from "./state";
-import type { AdjSpan, AnnotatorWork } from "./types";
 
 export interface Picked {
   annotator: number;

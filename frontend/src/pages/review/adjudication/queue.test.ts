@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { nextInQueue } from "./queue";
-import type { QueueRow } from "./types";
+import type { QueueRow } from "../../../types";
 
 const row = (id: number, adjudicated = false): QueueRow => ({ document: { id, name: `d${id}`, position: id, length: 10 }, annotators: 2, sort_key: null, adjudicated });
 

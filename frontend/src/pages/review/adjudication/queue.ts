@@ -1,7 +1,7 @@
 // Finding the document to adjudicate after this one, in the queue's order.
 
 import { get } from "../../../api";
-import type { Queue, QueueRow } from "./types";
+import type { Queue, QueueRow } from "../../../types";
 
 /** The next row after `current` that is not adjudicated yet (else the next row), or null. */
 export function nextInQueue(rows: QueueRow[], current: number): number | null {

@@ -3,8 +3,7 @@
 // A gold span's labels are alternatives ("no fallacy" may be one of them, never alone);
 // proposed_by remembers which annotators gave each label. Boundaries are whole sentences.
 
-import { NO_FALLACY } from "../../../types";
-import type { AdjSpan, Proposal } from "./types";
+import { type AdjSpan, NO_FALLACY, type Proposal } from "../../../types";
 
 export type Bounds = [number, number][];
 

@@ -7,11 +7,10 @@ import { TopBar } from "../../../components/TopBar";
 import { usePoll, useResource } from "../../../hooks/useResource";
 import { useProject } from "../../../hooks/useProject";
 import { paths } from "../../../router";
-import type { Me } from "../../../types";
+import type { AgreementAnswer, GoldList, Me } from "../../../types";
 import { ChartPanel } from "./ChartPanel";
 import { barConfig, heatmapConfig } from "./configs";
 import { fmt, names, pairMatrix, usedCooccurrence } from "./data";
-import type { AgreementAnswer, GoldList } from "./types";
 import "./review.css";
 
 const LEVELS = ["2", "1", "0"];

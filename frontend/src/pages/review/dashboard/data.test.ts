@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { heat } from "./configs";
 import { pairMatrix, toCsv, usedCooccurrence } from "./data";
-import type { AgreementAnswer, LevelFigures } from "./types";
+import type { AgreementAnswer, LevelFigures } from "../../../types";
 
 const figures = {
   pairwise_alpha: [{ a: 1, b: 2, masi: 0.5, jaccard: 0.4, units: 10 }],

@@ -1,6 +1,6 @@
 // Pure helpers of the agreement dashboard: CSV, matrices for the heatmaps.
 
-import type { AgreementAnswer, LevelFigures } from "./types";
+import type { AgreementAnswer, LevelFigures } from "../../../types";
 
 export type Cell = string | number | null | undefined;
 

@@ -5,9 +5,8 @@ import { TopBar } from "../../../components/TopBar";
 import { useResource } from "../../../hooks/useResource";
 import { useProject } from "../../../hooks/useProject";
 import { linkHandler, paths } from "../../../router";
-import { NO_FALLACY, type Me } from "../../../types";
+import { type Me, NO_FALLACY, type VersionDetail } from "../../../types";
 import { byDocument, summaryText } from "./diff";
-import type { VersionDetail } from "./types";
 import "./gold.css";
 
 function Labels({ labels }: { labels: string[] }) {

@@ -8,9 +8,8 @@ import { TopBar } from "../../../components/TopBar";
 import { useResource } from "../../../hooks/useResource";
 import { useProject } from "../../../hooks/useProject";
 import { linkHandler, navigate, paths } from "../../../router";
-import type { Me } from "../../../types";
+import type { GoldOverview, Me, VersionDetail } from "../../../types";
 import { summaryText } from "./diff";
-import type { GoldOverview, VersionDetail } from "./types";
 import "./gold.css";
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : "—");

@@ -1,6 +1,6 @@
 // Grouping a version's diff by document for display.
 
-import type { ChangedSpan, DiffSpan, VersionDetail } from "./types";
+import type { ChangedSpan, DiffSpan, VersionDetail } from "../../../types";
 
 export interface DocumentDiff {
   document: number;

@@ -5,9 +5,8 @@ import { TopBar } from "../../../components/TopBar";
 import { useProject } from "../../../hooks/useProject";
 import { useResource } from "../../../hooks/useResource";
 import { linkHandler, paths } from "../../../router";
-import type { DocumentDetail, Me } from "../../../types";
+import type { DocumentDetail, History, Me } from "../../../types";
 import { compact, isLabelList, KIND_NAMES, unknownBefore } from "./format";
-import type { History } from "./types";
 import "./history.css";
 
 function Value({ v }: { v: unknown }) {

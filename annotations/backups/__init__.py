@@ -1,0 +1,28 @@
+"""Project backups: one archive with everything of a project, restorable into any instance.
+
+- ``format``: the archive (a zip of ``manifest.json`` and one JSON-lines member per table),
+  the tables and their fields, encoding and decoding of values.
+- ``export``: ``export_project(project=..., out=...)`` writes the archive (reads only).
+- ``restore``: ``import_project(path=..., rename=...)`` creates the project (one transaction).
+
+The project's own tables (taxonomy, members, documents, annotations, gold, import jobs) are
+declared here; another app adds its tables as a ``format.Part`` registered in its
+``AppConfig.ready()`` (the evaluation app's runs: ``evaluation.backups``), so this app
+imports no other.
+"""
+
+from annotations.backups.export import ExportError, ExportReport, export_project
+from annotations.backups.format import ARCHIVE_FORMAT, ARCHIVE_VERSION, ArchiveError
+from annotations.backups.restore import ImportReport, ProjectExists, import_project
+
+__all__ = [
+    "ARCHIVE_FORMAT",
+    "ARCHIVE_VERSION",
+    "ArchiveError",
+    "ExportError",
+    "ExportReport",
+    "ImportReport",
+    "ProjectExists",
+    "export_project",
+    "import_project",
+]

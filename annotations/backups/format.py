@@ -1,0 +1,548 @@
+"""The project archive: a zip of JSON-lines members, one per table, and ``manifest.json``.
+
+Deterministic: members in a fixed order with a fixed date, permissions and system; rows in a
+fixed order (each table's own, see ``export``); keys sorted; ids are *archive-local*: a
+table's rows are numbered 1..n in archive order, and references use those numbers, users
+their username. So an import gets new primary keys but the same content, and exporting the
+imported project again gives the same bytes.
+
+History tables (django-simple-history rows) also record objects that no longer exist (a
+deleted span): their ids are numbered after the table's live rows, n+1, n+2... in the order
+they first appear; an import stores them as negative ids (``-local``) so they can never meet
+a live row. JSON fields that hold ids are translated too: a gold span's ``proposed_by``
+(usernames, sorted), a gold version's ``diff`` (``document``) and a judge report's
+``per_item`` (document keys).
+
+Every table lists the fields it archives; ``skipped`` are fields deliberately left out
+(counters the database keeps, caches); ``implicit`` the references to the project (or
+taxonomy) that the import sets. ``tests/test_backups.py`` checks that every concrete field
+of every model is in one of these, so a new field cannot silently go missing.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+import json
+import uuid
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from pathlib import Path
+from typing import Any, Protocol
+
+from django.contrib.auth import get_user_model
+from django.db import models
+from django.db.models import QuerySet
+
+from annotations.models import (
+    Annotation,
+    Assignment,
+    Document,
+    GoldDocument,
+    GoldSpan,
+    GoldStandard,
+    ImportJob,
+    Membership,
+    Project,
+    Sentence,
+    Span,
+    Taxonomy,
+    TaxonomyNode,
+)
+
+ARCHIVE_FORMAT = "fallacy-project-archive"
+ARCHIVE_VERSION = 1
+MANIFEST = "manifest.json"
+USERS = "users"
+USER_FIELDS = ("username", "email", "first_name", "last_name")
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+class ArchiveError(Exception):
+    """A bad archive: names the member, the line and the field. Nothing was imported."""
+
+    def __init__(self, member: str, line: int | None, field_name: str | None, message: str):
+        self.member, self.line, self.field, self.message = member, line, field_name, message
+        where = member + (f":{line}" if line is not None else "")
+        super().__init__(
+            f"{where}: {field_name}: {message}" if field_name else f"{where}: {message}"
+        )
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    model: type[models.Model]
+    fields: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()
+    implicit: tuple[str, ...] = ()
+    history_of: str | None = None  # a history table: the table of the recorded objects
+    json: tuple[tuple[str, JsonValue], ...] = ()  # JSON fields that hold archive references
+    blanked: tuple[str, ...] = ()  # fields archived as null in a row where ``blank_if`` holds
+    blank_if: str | None = None
+
+    @property
+    def member(self) -> str:
+        return f"{self.name}.jsonl"
+
+    @cached_property
+    def columns(self) -> tuple[str, ...]:
+        """Archived fields; a history table archives every field but ``history_id``."""
+        if self.history_of is None:
+            return self.fields
+        return tuple(f.name for f in self.model._meta.concrete_fields if f.name != "history_id")
+
+
+def _history(name: str, model: type[models.Model], of: str) -> Table:
+    return Table(name, model.history.model, history_of=of)
+
+
+def table_of(
+    name: str,
+    model: type[models.Model],
+    fields: str,
+    *,
+    skipped: str = "",
+    implicit: str = "",
+    **options: Any,
+) -> Table:
+    """A table of ``model`` archiving the space-separated ``fields``."""
+    return Table(
+        name,
+        model,
+        tuple(fields.split()),
+        tuple(skipped.split()),
+        tuple(implicit.split()),
+        **options,
+    )
+
+
+COUNTERS = "assignment_count annotation_count submitted_count in_progress_count done_count"
+
+
+@dataclass(frozen=True)
+class JsonValue:
+    """How a JSON field holding archive references is written and read back."""
+
+    encode: Callable[[Any, ExportRefs], Any]
+    decode: Callable[[Any, ImportRefs, Callable[[str], ArchiveError]], Any]
+
+
+def _map_diff(diff: dict[str, Any], convert: Callable[[int], int | None]) -> dict[str, Any]:
+    out = dict(diff)
+    for part in ("added", "removed", "changed"):
+        if isinstance(out.get(part), list):
+            out[part] = [
+                {**entry, "document": convert(entry["document"])}
+                if isinstance(entry, dict) and isinstance(entry.get("document"), int)
+                else entry
+                for entry in out[part]
+            ]
+    return out
+
+
+def _map_per_item(report: dict[str, Any], convert: Callable[[int], int | None]) -> dict[str, Any]:
+    per_item = report.get("per_item")
+    if not isinstance(per_item, dict) or not all(k.lstrip("-").isdigit() for k in per_item):
+        return report
+    return {**report, "per_item": {str(convert(int(k))): v for k, v in per_item.items()}}
+
+
+def _documents_in(mapping: Callable[..., dict[str, Any]]) -> JsonValue:
+    """A JSON object whose document ids ``mapping`` converts (an orphan is numbered)."""
+    return JsonValue(
+        encode=lambda value, refs: (
+            mapping(value, lambda doc: refs.local("documents", doc, orphan=True))
+            if isinstance(value, dict)
+            else value
+        ),
+        decode=lambda value, refs, fail: (
+            mapping(value, lambda doc: refs.pk("documents", doc, orphan=True))
+            if isinstance(value, dict)
+            else value
+        ),
+    )
+
+
+def _proposers_out(value: Any, refs: ExportRefs) -> Any:
+    if not isinstance(value, dict):
+        return value
+    return {
+        label: sorted(u for u in (refs.username(i) for i in ids) if u is not None)
+        for label, ids in value.items()
+    }
+
+
+def _proposers_in(value: Any, refs: ImportRefs, fail: Callable[[str], ArchiveError]) -> Any:
+    if not isinstance(value, dict) or not all(
+        isinstance(u, list) and all(isinstance(n, str) for n in u) for u in value.values()
+    ):
+        raise fail("expected {label: [username, ...]}")
+    ids = {label: [refs.user(u) for u in users] for label, users in value.items()}
+    if any(None in users for users in ids.values()):
+        raise fail("names a user who is not in users.jsonl")
+    return {label: sorted(users) for label, users in ids.items()}
+
+
+DIFF_DOCUMENTS = _documents_in(_map_diff)  # a gold version's diff
+PER_ITEM_DOCUMENTS = _documents_in(_map_per_item)  # a report's ``per_item`` figures
+PROPOSERS = JsonValue(_proposers_out, _proposers_in)  # {label: [user id]} as usernames
+
+PROJECT_TABLES: tuple[Table, ...] = (
+    table_of("taxonomy", Taxonomy, "name version title description created_at"),
+    table_of("taxonomy_nodes", TaxonomyNode,
+           "parent level name aliases definition template slots example position",
+           implicit="taxonomy"),
+    table_of("project", Project,
+           "name description guidelines annotators_per_document archived_at kind form created_at",
+           skipped=f"{COUNTERS} document_count todo_count", implicit="taxonomy"),
+    table_of("memberships", Membership, "user role",
+           skipped=f"{COUNTERS} assigned_count", implicit="project"),
+    table_of("documents", Document,
+           "name text source external_id metadata position created_at",
+           skipped=COUNTERS, implicit="project"),
+    table_of("sentences", Sentence, "document index start end"),
+    table_of("assignments", Assignment, "document annotator created_at"),
+    table_of("annotations", Annotation,
+           "document annotator status comments response revision created_at updated_at "
+           "submitted_at"),
+    table_of("spans", Span,
+           "annotation start end labels details client_id revision created_at updated_at"),
+    table_of("gold_standards", GoldStandard,
+           "version status source note created_by created_at published_at published_by "
+           "based_on diff", implicit="project", json=(("diff", DIFF_DOCUMENTS),)),
+    table_of("gold_documents", GoldDocument,
+           "gold_standard document comments revision updated_at updated_by"),
+    table_of("gold_spans", GoldSpan,
+           "gold_standard document start end labels details proposed_by",
+           json=(("proposed_by", PROPOSERS),)),
+    table_of("import_jobs", ImportJob,
+           "created_by format options file_name content size status lines_total lines_done "
+           "report errors created_at started_at finished_at", implicit="project",
+           skipped="heartbeat_at"),  # liveness of the process running it, not data
+)  # fmt: skip
+HISTORY_TABLES: tuple[Table, ...] = (
+    _history("history_annotations", Annotation, "annotations"),
+    _history("history_spans", Span, "spans"),
+    _history("history_gold_documents", GoldDocument, "gold_documents"),
+    _history("history_gold_spans", GoldSpan, "gold_spans"),
+)
+
+
+def _no_check(project: Project) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Part:
+    """Tables another app adds to a project's archive, archived after the project's own
+    tables and before the history; registered in that app's ``AppConfig.ready()``.
+
+    ``querysets(project)``: each table's rows of the project; ``check(project)``: raises
+    ``ExportError`` when the project refers to rows an archive cannot hold; ``restore(importer,
+    project)``: inserts the tables' rows (``restore.Importer``); ``not_archived``: that app's
+    models with rows of a project that are not archived, and why.
+    """
+
+    name: str
+    tables: tuple[Table, ...]
+    querysets: Callable[[Project], dict[str, QuerySet]]
+    restore: Callable[[Any, Project], None]
+    check: Callable[[Project], None] = _no_check
+    not_archived: tuple[tuple[str, str], ...] = ()
+
+
+_parts: dict[str, Part] = {}
+
+
+def register_part(part: Part) -> None:
+    _parts[part.name] = part
+    _index.cache_clear()
+
+
+def parts() -> tuple[Part, ...]:
+    return tuple(_parts.values())
+
+
+def tables() -> tuple[Table, ...]:
+    """Every table, in archive order."""
+    return _index()[0]
+
+
+def table_named(name: str) -> Table:
+    return _index()[1][name]
+
+
+def not_archived() -> dict[str, str]:
+    """Models with rows of a project that are not archived, and why (checked by the tests)."""
+    return {model: why for part in parts() for model, why in part.not_archived}
+
+
+def members() -> tuple[str, ...]:
+    return (*(each.member for each in tables()), f"{USERS}.jsonl", MANIFEST)
+
+
+@cache
+def _index() -> tuple[tuple[Table, ...], dict[str, Table], dict[type[models.Model], str]]:
+    ordered = (*PROJECT_TABLES, *(t for part in parts() for t in part.tables), *HISTORY_TABLES)
+    by_name = {each.name: each for each in ordered}
+    by_model = {each.model: each.name for each in ordered if each.history_of is None}
+    return ordered, by_name, by_model
+
+
+# --- values ----------------------------------------------------------------------------------
+
+
+class ExportRefs(Protocol):
+    def local(self, table: str, pk: int | None, *, orphan: bool) -> int | None: ...
+    def username(self, user_id: int | None) -> str | None: ...
+
+
+class ImportRefs(Protocol):
+    def pk(self, table: str, local: int | None, *, orphan: bool) -> int | None: ...
+    def user(self, username: str | None) -> int | None: ...
+
+
+def field_target(model_field: models.Field) -> str | None:
+    """'user', a table name for a reference, or None."""
+    if not model_field.is_relation:
+        return None
+    related = model_field.related_model
+    if related is get_user_model():
+        return "user"
+    return _index()[2].get(related, related.__name__)
+
+
+def to_utc(value: dt.datetime | None) -> str | None:
+    if value is None:
+        return None
+    return value.astimezone(dt.UTC).isoformat()
+
+
+def encode_value(table: Table, name: str, value: Any, refs: ExportRefs) -> Any:
+    """A database value (attname value) as the archive holds it."""
+    model_field = table.model._meta.get_field(name)
+    orphan = table.history_of is not None
+    if table.history_of is not None and name == "id":
+        return refs.local(table.history_of, value, orphan=True)
+    target = field_target(model_field)
+    if target == "user":
+        return refs.username(value)
+    if target is not None:
+        return refs.local(target, value, orphan=orphan)
+    if value is None:
+        return None
+    if isinstance(model_field, models.DateTimeField):
+        return to_utc(value)
+    if isinstance(model_field, models.BinaryField):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(model_field, models.UUIDField):
+        return str(value)
+    if isinstance(model_field, models.JSONField):
+        return _json_out(table, name, value, refs)
+    return value
+
+
+def _json_out(table: Table, name: str, value: Any, refs: ExportRefs) -> Any:
+    codec = dict(_base(table).json).get(name)
+    return value if codec is None else codec.encode(value, refs)
+
+
+def _base(table: Table) -> Table:
+    """The table itself, or the table whose history it records."""
+    return table if table.history_of is None else _index()[1][table.history_of]
+
+
+def _fail(member: str, line: int, name: str, message: str) -> ArchiveError:
+    return ArchiveError(member, line, name, message)
+
+
+def decode_value(table: Table, name: str, value: Any, refs: ImportRefs, line: int) -> Any:
+    """An archive value as the attname value to store; bad values raise ``ArchiveError``."""
+    model_field = table.model._meta.get_field(name)
+    member = table.member
+
+    def need(ok: bool, message: str) -> None:
+        if not ok:
+            raise _fail(member, line, name, message)
+
+    if value is None:
+        need(model_field.null, "is required")
+        return None
+    if table.history_of is not None and name == "id":
+        need(_is_int(value) and value > 0, "expected a positive archive id")
+        return refs.pk(table.history_of, value, orphan=True)
+    target = field_target(model_field)
+    if target == "user":
+        need(isinstance(value, str), "expected a username")
+        user_id = refs.user(value)
+        need(user_id is not None, f"user {value!r} is not in users.jsonl")
+        return user_id
+    if target is not None:
+        need(_is_int(value) and value > 0, f"expected an id of {target}")
+        found = refs.pk(target, value, orphan=table.history_of is not None)
+        need(found is not None, f"no row {value} in {target}.jsonl")
+        return found
+    if isinstance(model_field, models.DateTimeField):
+        need(isinstance(value, str), "expected an ISO 8601 date and time")
+        try:
+            parsed = dt.datetime.fromisoformat(value)
+        except ValueError:
+            raise _fail(member, line, name, f"not an ISO 8601 date and time: {value!r}") from None
+        need(parsed.tzinfo is not None, "needs a time zone")
+        return parsed
+    if isinstance(model_field, models.BinaryField):
+        need(isinstance(value, str), "expected base64 text")
+        try:
+            return base64.b64decode(value, validate=True)
+        except ValueError:
+            raise _fail(member, line, name, "not base64") from None
+    if isinstance(model_field, models.UUIDField):
+        try:
+            return uuid.UUID(str(value))
+        except ValueError:
+            raise _fail(member, line, name, f"not a UUID: {value!r}") from None
+    if isinstance(model_field, models.JSONField):
+        return _json_in(table, name, value, refs, line)
+    if isinstance(model_field, models.BooleanField):
+        need(isinstance(value, bool), "expected true or false")
+    elif isinstance(model_field, models.FloatField):
+        need(isinstance(value, int | float) and not isinstance(value, bool), "expected a number")
+    elif isinstance(model_field, models.IntegerField):
+        need(_is_int(value), "expected an integer")
+        if isinstance(model_field, POSITIVE):
+            need(value >= 0, "must not be negative")
+    elif isinstance(model_field, models.CharField | models.TextField):
+        need(isinstance(value, str), "expected a string")
+        limit = getattr(model_field, "max_length", None)
+        if isinstance(model_field, models.CharField) and limit:
+            need(len(value) <= limit, f"longer than {limit} characters")
+    return value
+
+
+POSITIVE = (
+    models.PositiveIntegerField,
+    models.PositiveSmallIntegerField,
+    models.PositiveBigIntegerField,
+)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _json_in(table: Table, name: str, value: Any, refs: ImportRefs, line: int) -> Any:
+    codec = dict(_base(table).json).get(name)
+    if codec is None:
+        return value
+    return codec.decode(value, refs, lambda message: _fail(table.member, line, name, message))
+
+
+# --- the zip ---------------------------------------------------------------------------------
+
+
+def dumps(row: Any) -> str:
+    return json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _info(member: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(member, date_time=ZIP_DATE)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.create_system = 3  # unix, wherever it is written
+    info.external_attr = 0o644 << 16
+    return info
+
+
+@dataclass
+class ArchiveWriter:
+    """Writes members in the order given, streaming each; ``counts`` rows per member."""
+
+    path: Path
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def __enter__(self) -> ArchiveWriter:
+        self._zip = zipfile.ZipFile(self.path, "w", compression=zipfile.ZIP_DEFLATED)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._zip.close()
+
+    def write_rows(self, member: str, rows: Iterable[dict[str, Any]]) -> int:
+        count = 0
+        with self._zip.open(_info(member), "w", force_zip64=True) as handle:
+            for row in rows:
+                handle.write(dumps(row).encode("utf-8") + b"\n")
+                count += 1
+        self.counts[member] = count
+        return count
+
+    def write_json(self, member: str, value: Any) -> None:
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+        self._zip.writestr(_info(member), text.encode("utf-8"))
+
+
+class ArchiveReader:
+    """Reads an archive: the manifest checked on opening, rows streamed with their lines."""
+
+    def __init__(self, path: Path) -> None:
+        self.name = Path(path).name
+        try:
+            self._zip = zipfile.ZipFile(path)
+            names = set(self._zip.namelist())
+        except (OSError, zipfile.BadZipFile) as error:
+            raise ArchiveError(self.name, None, None, f"not a project archive ({error})") from None
+        missing = [member for member in members() if member not in names]
+        if missing:
+            raise ArchiveError(self.name, None, None, f"members missing: {', '.join(missing)}")
+        self.manifest = self._manifest()
+
+    def close(self) -> None:
+        self._zip.close()
+
+    def _manifest(self) -> dict[str, Any]:
+        try:
+            manifest = json.loads(self._zip.read(MANIFEST))
+        except (ValueError, zipfile.BadZipFile, OSError) as error:
+            raise ArchiveError(MANIFEST, None, None, f"unreadable ({error})") from None
+        if not isinstance(manifest, dict) or manifest.get("format") != ARCHIVE_FORMAT:
+            raise ArchiveError(MANIFEST, None, "format", f"expected {ARCHIVE_FORMAT!r}")
+        if manifest.get("version") != ARCHIVE_VERSION:
+            raise ArchiveError(
+                MANIFEST,
+                None,
+                "version",
+                f"archive format version {manifest.get('version')!r}; this platform reads "
+                f"version {ARCHIVE_VERSION}",
+            )
+        if not isinstance(manifest.get("counts"), dict):
+            raise ArchiveError(MANIFEST, None, "counts", "expected {member: rows}")
+        return manifest
+
+    def rows(self, member: str, keys: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(line, row) of a member; every row must be an object with exactly ``keys``."""
+        expected = set(keys)
+        line = 0
+        try:
+            with self._zip.open(member) as handle:
+                for line, raw in enumerate(handle, start=1):
+                    try:
+                        row = json.loads(raw)
+                    except ValueError as error:
+                        raise ArchiveError(member, line, None, f"not JSON ({error})") from None
+                    if not isinstance(row, dict):
+                        raise ArchiveError(member, line, None, "expected a JSON object")
+                    if set(row) != expected:
+                        extra, missing = set(row) - expected, expected - set(row)
+                        name = sorted(missing or extra)[0]
+                        problem = "missing" if missing else "unknown field"
+                        raise ArchiveError(member, line, name, problem)
+                    yield line, row
+        except (zipfile.BadZipFile, OSError, EOFError) as error:  # e.g. a bad CRC
+            raise ArchiveError(member, line + 1, None, f"damaged ({error})") from None
+        counted = self.manifest["counts"].get(member)
+        if counted != line:
+            raise ArchiveError(
+                MANIFEST, None, "counts", f"{member} has {line} rows, the manifest says {counted}"
+            )

@@ -1,0 +1,14 @@
+"""Getting datasets into projects.
+
+- ``formats``: the file formats, each a reader (and the writer the exports use): MAFALDA,
+  doccano, plain text, CSV, FLUB, SmartyPat, item columns; no Django import;
+- ``sentences``, ``split_ahead``: sentence splitting of imported texts (``split_ahead`` in
+  worker processes ahead of the import);
+- ``datasets``: all-or-nothing imports into annotation projects: texts, a MAFALDA gold
+  standard, one annotator's doccano annotations;
+- ``items``: all-or-nothing imports of items (FLUB, SmartyPat, mapped columns) into item
+  projects;
+- ``jobs``: imports started in the browser (``ImportJob``): created, run in the request or
+  queued, validated first (``validation``: every bad record listed), then imported;
+- ``liveness``: the heartbeat of a running import job, and the sweep that fails a dead one.
+"""

@@ -1,0 +1,272 @@
+"""Imports started in the browser: an ``ImportJob`` holds the uploaded bytes until it ends.
+
+``run_import_job`` works in two steps, so that a failed job lists *every* bad record and
+imports nothing:
+
+1. validation, record by record (``importing.validation``), the errors collected (every
+   one of them, in line order: the job's ``errors`` hold them all, the page decides how
+   many to show at once), ``lines_done`` moving while it reads;
+2. only when nothing is wrong, the atomic import of ``importing.datasets`` (all or nothing;
+   an error it still finds fails the job with nothing imported).
+
+Item formats (``flub``, ``smartypat``, ``items`` with a column mapping in ``options``)
+go into item projects through ``importing.items``, validated the same way (every bad
+record listed, ids repeated in the file or already in the project included).
+
+A MAFALDA file whose records carry no ``labels`` at all (texts for a user study) imports
+its texts only, and no gold standard. CSV rows are imported as texts.
+
+Concurrency: a job runs once. ``run_import_job`` claims it with a conditional update from
+``queued`` to ``running``; a second call (a redelivered task) finds it claimed and returns.
+Imports into one project serialise on the project row (see ``importing.datasets``).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+from fallacy_platform.liveness import Heartbeat
+
+from annotations import dispatch
+from annotations.importing.datasets import (
+    import_doccano_annotations,
+    import_mafalda_gold,
+    import_texts,
+)
+from annotations.importing.formats import DatasetFormatError
+from annotations.importing.formats.csv import read_csv_texts
+from annotations.importing.formats.jsonl import RecordChecker, iter_json_objects
+from annotations.importing.formats.plaintext import TextRecord
+from annotations.importing.items import (
+    ITEM_FORMATS,
+    ItemConverter,
+    ItemImportError,
+    columns_from,
+    import_items,
+)
+from annotations.importing.liveness import beat_import_job
+from annotations.importing.validation import FileCheck, error_entry
+from annotations.models import ImportJob, Project
+
+logger = logging.getLogger(__name__)
+
+FORMATS = ("mafalda", "doccano", "text", "csv", *ITEM_FORMATS)
+INLINE_MAX_BYTES = settings.IMPORT_INLINE_MAX_BYTES
+MAX_UPLOAD_BYTES = settings.UPLOAD_MAX_BYTES
+
+
+# --- creating and starting jobs ----------------------------------------------------------
+
+
+def count_lines(content: bytes) -> int:
+    """Physical lines, as the readers number them (``len(content.splitlines())`` without
+    the list of lines)."""
+    breaks = content.count(b"\n") + content.count(b"\r") - content.count(b"\r\n")
+    return breaks + (1 if content and not content.endswith((b"\n", b"\r")) else 0)
+
+
+@transaction.atomic
+def create_import_job(
+    *,
+    project: Project,
+    file_name: str,
+    content: bytes,
+    format: str,
+    created_by: AbstractBaseUser | None = None,
+    text_column: str = "",
+    id_column: str = "",
+    annotator: AbstractBaseUser | None = None,
+    columns: dict[str, Any] | str | None = None,
+) -> ImportJob:
+    """A queued job holding the file. CSV needs ``text_column`` ("text" by default);
+    doccano files are one annotator's work (``annotator``, by default ``created_by``);
+    item formats need an item project, and ``items`` a column mapping (``columns``)."""
+    if format not in FORMATS:
+        raise ValidationError(
+            {"format": [f"unknown format '{format}'; one of {', '.join(FORMATS)}"]}
+        )
+    if not content:
+        raise ValidationError({"file": [f"{file_name} is empty"]})
+    if len(content) > MAX_UPLOAD_BYTES:
+        raise ValidationError(
+            {"file": [f"{file_name} is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MiB"]}
+        )
+    options: dict[str, Any] = {}
+    if format in ITEM_FORMATS:
+        options = _item_options(project, format, file_name, columns)
+    elif project.kind == "items":
+        raise ValidationError(
+            {
+                "format": [
+                    f"project '{project.name}' is an item project; import "
+                    f"{', '.join(ITEM_FORMATS)} files into it"
+                ]
+            }
+        )
+    if format == "csv":
+        options = {"text_column": text_column or "text", "id_column": id_column}
+    elif format == "doccano":
+        annotator = annotator or created_by
+        if annotator is None:
+            raise ValidationError({"annotator": ["a doccano file needs its annotator"]})
+        options = {"annotator": annotator.pk}
+    return ImportJob.objects.create(
+        project=project,
+        created_by=created_by,
+        format=format,
+        options=options,
+        file_name=file_name[:255],
+        content=content,
+        size=len(content),
+        lines_total=count_lines(content),
+    )
+
+
+def _item_options(
+    project: Project, format: str, file_name: str, columns: dict[str, Any] | str | None
+) -> dict[str, Any]:
+    if project.kind != "items":
+        raise ValidationError(
+            {
+                "format": [
+                    f"{format} files hold items; project '{project.name}' is a"
+                    f" {project.kind} project (create a project of kind items)"
+                ]
+            }
+        )
+    if format != "items":
+        return {}
+    if not columns:
+        raise ValidationError({"columns": ["the items format needs a column mapping (text)"]})
+    try:
+        mapping = columns_from(columns)
+        ItemConverter(project=project, format=format, name=file_name, columns=mapping)
+    except ItemImportError as error:
+        raise ValidationError({"columns": [str(error)]}) from error
+    return {"columns": mapping.as_dict()}
+
+
+def start_import_job(*, job: ImportJob) -> ImportJob:
+    """Run a small job now (inside the caller's request); queue a large one on the
+    ``default`` Celery queue once the job row is committed."""
+    if job.size < INLINE_MAX_BYTES:
+        return run_import_job(job_id=job.pk)
+    transaction.on_commit(lambda: _enqueue(job.pk))
+    return job
+
+
+def _enqueue(job_id: int) -> None:
+    def failed(error: Exception) -> None:
+        _finish(
+            ImportJob.objects.get(pk=job_id),
+            errors=[error_entry(None, None, f"could not queue the import: {error}")],
+        )
+
+    dispatch.run_import_job(job_id, on_failure=failed)
+
+
+# --- running -----------------------------------------------------------------------------
+
+
+def run_import_job(*, job_id: int) -> ImportJob:
+    """Validate, then import all or nothing (see the module docstring). Returns the job."""
+    now = timezone.now()
+    claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
+        status=ImportJob.Status.RUNNING, started_at=now, heartbeat_at=now
+    )
+    job = ImportJob.objects.select_related("project__taxonomy").get(pk=job_id)
+    if not claimed:
+        return job
+    with Heartbeat(lambda: beat_import_job(job_id=job_id)):
+        return _run_claimed(job)
+
+
+def _run_claimed(job: ImportJob) -> ImportJob:
+    job_id = job.pk
+    content = bytes(job.content)
+    try:
+        check = FileCheck(job, content)
+        check.run()
+        if check.errors.count:
+            return _finish(job, errors=check.errors.entries())
+        report = _import(job, content, texts_only=check.texts_only)
+    except DatasetFormatError as error:
+        return _finish(job, errors=[error_entry(error.line, error.field, error.message)])
+    except Exception as error:
+        logger.exception("import job %s failed", job_id)
+        return _finish(job, errors=[error_entry(None, None, f"unexpected error: {error}")])
+    return _finish(job, report=report)
+
+
+def _finish(
+    job: ImportJob, *, report: dict[str, Any] | None = None, errors: list[dict] | None = None
+) -> ImportJob:
+    job.status = ImportJob.Status.FAILED if errors else ImportJob.Status.SUCCEEDED
+    job.report = report or {}
+    job.errors = errors or []
+    job.content = b""
+    job.finished_at = timezone.now()
+    fields = ["status", "report", "errors", "content", "finished_at"]
+    if not errors:
+        job.lines_done = job.lines_total
+        fields.append("lines_done")
+    job.save(update_fields=fields)
+    if errors:
+        job.refresh_from_db(fields=["lines_done"])  # as far as validation got
+    return job
+
+
+def _import(job: ImportJob, content: bytes, *, texts_only: bool) -> dict[str, Any]:
+    project, name = job.project, job.file_name
+    source = io.BytesIO(content)
+    if job.format == "mafalda" and texts_only:
+        records = (TextRecord(line=line, text=text) for line, text in _mafalda_texts(source, name))
+        report = import_texts(path=source, name=name, project=project, records=records)
+        return {
+            **report.as_dict(),
+            "format": "mafalda",
+            "texts_only": True,
+            "note": "no record carries labels: the texts were imported, no gold standard",
+        }
+    if job.format == "mafalda":
+        report = import_mafalda_gold(
+            path=source, name=name, project=project, created_by=job.created_by
+        )
+        return {**report.as_dict(), "texts_only": False}
+    if job.format == "doccano":
+        annotator = get_user_model().objects.get(pk=job.options["annotator"])
+        return import_doccano_annotations(
+            path=source, name=name, project=project, annotator=annotator
+        ).as_dict()
+    if job.format in ITEM_FORMATS:
+        return import_items(
+            path=source,
+            name=name,
+            project=project,
+            format=job.format,
+            columns=job.options.get("columns"),
+        ).as_dict()
+    if job.format == "csv":
+        records = read_csv_texts(
+            source,
+            name=name,
+            text_column=job.options["text_column"],
+            id_column=job.options.get("id_column", ""),
+        )
+        report = import_texts(path=source, name=name, project=project, records=records)
+        return {**report.as_dict(), "format": "csv"}
+    return import_texts(path=source, name=name, project=project).as_dict()
+
+
+def _mafalda_texts(source: io.BytesIO, name: str) -> Iterator[tuple[int, str]]:
+    for line, record in iter_json_objects(source, name):
+        yield line, RecordChecker(name, line, record).string("text")

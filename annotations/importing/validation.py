@@ -1,0 +1,355 @@
+"""Validation of an import job's file, record by record: every problem is collected (each
+JSON line or CSV row checked on its own, with the same readers and messages as the importers,
+plus the checks that span records: labels in the project's taxonomy, texts and ids repeated in
+the file, ids already taken), in line order; the job's ``lines_done`` is saved every
+``PROGRESS_EVERY`` lines (outside any transaction, so a poller sees it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotations.importing.datasets import group_spans
+from annotations.importing.formats import DatasetFormatError
+from annotations.importing.formats.csv import CsvColumns, csv_rows
+from annotations.importing.formats.doccano import read_doccano
+from annotations.importing.formats.flub import read_flub
+from annotations.importing.formats.item_columns import ItemRows, is_jsonl, read_item_columns
+from annotations.importing.formats.jsonl import RecordChecker, iter_json_objects
+from annotations.importing.formats.mafalda import read_mafalda
+from annotations.importing.formats.plaintext import TextRecord, read_text_blocks, read_text_jsonl
+from annotations.importing.formats.smartypat import SmartyPatColumns
+from annotations.importing.items import (
+    ITEM_FORMATS,
+    IdCheck,
+    ItemConverter,
+    ItemDraft,
+    ItemImportError,
+    columns_from,
+)
+from annotations.importing.sentences import SentenceError, sentences_from_units
+from annotations.models import Document, ImportJob
+from annotations.selectors.taxonomy import label_resolver
+
+PROGRESS_EVERY = 200
+ID_BATCH = 500
+
+
+def error_entry(line: int | None, field_name: str | None, message: str) -> dict[str, Any]:
+    """An error as a job lists it; ``text`` is "LINE: FIELD: message"."""
+    where = ": ".join(str(part) for part in (line, field_name) if part not in (None, ""))
+    return {
+        "line": line,
+        "field": field_name or None,
+        "message": message,
+        "text": f"{where}: {message}" if where else message,
+    }
+
+
+@dataclass
+class Errors:
+    """Every problem found (kept in line order when merged) and how many there are."""
+
+    kept: list[dict[str, Any]] = field(default_factory=list)
+    count: int = 0
+
+    def add(self, line: int | None, field_name: str | None, message: str) -> None:
+        self.count += 1
+        self.kept.append(error_entry(line, field_name, message))
+
+    def add_error(self, error: DatasetFormatError, line: int | None = None) -> None:
+        self.add(line if line is not None else error.line, error.field, error.message)
+
+    def merge(self, other: Errors) -> None:
+        self.kept = sorted(self.kept + other.kept, key=lambda e: e["line"] or 0)
+        self.count += other.count
+
+    def entries(self) -> list[dict[str, Any]]:
+        return list(self.kept)
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+class FileCheck:
+    """One pass over the file collecting every problem (see the module docstring)."""
+
+    def __init__(self, job: ImportJob, content: bytes) -> None:
+        self.job = job
+        self.content = content
+        self.name = job.file_name
+        self.errors = Errors()
+        self.texts_only = False
+        self.text_lines: dict[bytes, int] = {}  # digest of a text -> its first line
+        self.id_lines: dict[str, int] = {}
+        self.pending_ids: list[tuple[int, str, str]] = []  # (line, id, text) to look up
+        self.reported = 0
+
+    def run(self) -> None:
+        fmt = self.job.format
+        if fmt in ITEM_FORMATS:
+            self.items()
+            self.progress(self.job.lines_total, force=True)
+            return
+        if fmt == "csv":
+            self.csv()
+        elif fmt == "text" and not self.name.lower().endswith(".jsonl"):
+            self.text_blocks()
+        elif fmt == "text":
+            for line, single in self.lines():
+                record = self.read_one(read_text_jsonl, line, single)
+                if record is not None:
+                    self.text_record(record)
+        elif fmt == "doccano":
+            self.doccano()
+        else:
+            self.mafalda()
+        self.flush_ids()
+        self.progress(self.job.lines_total, force=True)
+
+    # progress and lines
+
+    def progress(self, line: int, *, force: bool = False) -> None:
+        if force or line - self.reported >= PROGRESS_EVERY:
+            self.reported = line
+            done = min(line, self.job.lines_total)
+            ImportJob.objects.filter(pk=self.job.pk).update(lines_done=done)
+
+    def lines(self) -> Iterator[tuple[int, str]]:
+        """``(line number, line)`` of the non-blank lines; a line that is not UTF-8 is an
+        error of its own."""
+        for line, raw in enumerate(self.content.splitlines(), start=1):
+            self.progress(line)
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                self.errors.add(line, None, f"not UTF-8 text: {error.reason}")
+                continue
+            if text.strip():
+                yield line, text
+
+    def read_one(self, reader: Any, line: int, single: str, errors: Errors | None = None) -> Any:
+        """The record a reader makes of one line, or None after noting its error."""
+        try:
+            return next(iter(reader(io.StringIO(single), name=self.name)))
+        except DatasetFormatError as error:
+            (errors or self.errors).add_error(error, line)
+            return None
+
+    # checks that span records
+
+    def repeated_text(self, line: int, text: str, errors: Errors | None = None) -> bool:
+        digest = _digest(text)
+        if digest in self.text_lines:
+            (errors or self.errors).add(
+                line, "text", f"same text as line {self.text_lines[digest]}"
+            )
+            return True
+        self.text_lines[digest] = line
+        return False
+
+    def text_record(self, record: TextRecord, column: str = "id") -> None:
+        if self.repeated_text(record.line, record.text) or not record.external_id:
+            return
+        if record.external_id in self.id_lines:
+            self.errors.add(
+                record.line, column, f"same id as line {self.id_lines[record.external_id]}"
+            )
+            return
+        self.id_lines[record.external_id] = record.line
+        self.pending_ids.append((record.line, record.external_id, record.text))
+        if len(self.pending_ids) >= ID_BATCH:
+            self.flush_ids()
+
+    def flush_ids(self) -> None:
+        """Ids already taken by another document (texts already in the project are reused,
+        not added, so their ids do not matter), as ``import_texts`` refuses them."""
+        if not self.pending_ids:
+            return
+        project = self.job.project
+        ids = [external_id for _, external_id, _ in self.pending_ids]
+        taken = set(
+            Document.objects.filter(project=project, external_id__in=ids).values_list(
+                "external_id", flat=True
+            )
+        )
+        texts = [text for _, external_id, text in self.pending_ids if external_id in taken]
+        present = set(
+            Document.objects.filter(project=project, text__in=texts).values_list("text", flat=True)
+        )
+        column = self.job.options.get("id_column") or "id"
+        for line, external_id, text in self.pending_ids:
+            if external_id in taken and text not in present:
+                self.errors.add(
+                    line,
+                    column,
+                    f"id {external_id!r} is already the id of another document of the project",
+                )
+        self.pending_ids = []
+
+    # formats
+
+    def csv(self) -> None:
+        rows = csv_rows(io.BytesIO(self.content), name=self.name)
+        try:
+            _, header = next(rows)
+            columns = CsvColumns(
+                self.name,
+                header,
+                text_column=self.job.options["text_column"],
+                id_column=self.job.options.get("id_column", ""),
+            )
+            for line, fields in rows:
+                self.progress(line)
+                try:
+                    record = columns.record(line, fields)
+                except DatasetFormatError as error:
+                    self.errors.add_error(error)
+                    continue
+                self.text_record(record, column=columns.id_column or "id")
+        except DatasetFormatError as error:  # the header, or a file the csv module gives up on
+            self.errors.add_error(error)
+
+    def text_blocks(self) -> None:
+        try:
+            self.content.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = self.content[: error.start].count(b"\n") + 1
+            self.errors.add(line, None, f"not UTF-8 text: {error.reason}")
+            return
+        for record in read_text_blocks(io.BytesIO(self.content), name=self.name):
+            self.progress(record.line)
+            self.repeated_text(record.line, record.text)
+
+    def labelled(self, record: Any, field_name: str, errors: Errors, line: int) -> None:
+        def fail(place: str, message: str) -> DatasetFormatError:
+            return DatasetFormatError(self.name, line, place, message)
+
+        try:
+            group_spans(
+                record.labels, self.resolver, fail, field_name=field_name, to_clean=lambda: None
+            )
+        except DatasetFormatError as error:
+            errors.add_error(error)
+
+    def doccano(self) -> None:
+        self.resolver = label_resolver(self.job.project.taxonomy)
+        for line, single in self.lines():
+            record = self.read_one(read_doccano, line, single)
+            if record is not None:
+                self.labelled(record, "label", self.errors, line)
+                self.repeated_text(line, record.text)
+
+    def mafalda(self) -> None:
+        """Checked both ways at once, since only the whole file tells which applies: as a
+        gold standard (when any record has labels) and as texts (when none has)."""
+        self.resolver = label_resolver(self.job.project.taxonomy)
+        as_gold, as_texts, repeats = Errors(), Errors(), Errors()
+        any_labels = False
+        for line, single in self.lines():
+            try:
+                _, record = next(iter_json_objects(io.StringIO(single), self.name))
+            except DatasetFormatError as error:
+                self.errors.add_error(error, line)
+                continue
+            any_labels = any_labels or "labels" in record
+            gold = self.read_one(read_mafalda, line, single, as_gold)
+            if gold is not None:
+                self.labelled(gold, "labels", as_gold, line)
+                if gold.sentence_units is not None:
+                    try:
+                        sentences_from_units(gold.text, gold.sentence_units)
+                    except SentenceError as error:
+                        as_gold.add(line, "sentences_with_labels", str(error))
+            check = RecordChecker(self.name, line, record)
+            try:
+                text = check.string("text")
+                if not text.strip():
+                    raise check.fail("text", "the text is blank")
+            except DatasetFormatError as error:
+                as_texts.add_error(error, line)
+                continue
+            self.repeated_text(line, text, repeats)
+        self.texts_only = not any_labels
+        chosen = as_texts if self.texts_only else as_gold
+        chosen.merge(repeats)
+        self.errors.merge(chosen)
+
+    # items
+
+    def items(self) -> None:
+        try:
+            columns = self.job.options.get("columns")
+            converter = ItemConverter(
+                project=self.job.project,
+                format=self.job.format,
+                name=self.name,
+                columns=columns_from(columns) if columns is not None else None,
+            )
+        except ItemImportError as error:
+            self.errors.add(None, None, str(error))
+            return
+        ids = IdCheck(converter)
+        pending: list[ItemDraft] = []
+
+        def take(record: Any) -> None:
+            try:
+                draft = converter.draft(record)
+            except DatasetFormatError as error:
+                self.errors.add_error(error)
+                return
+            repeated = ids.repeated(draft)
+            if repeated is not None:
+                self.errors.add_error(repeated)
+                return
+            pending.append(draft)
+            if len(pending) >= ID_BATCH:
+                flush()
+
+        def flush() -> None:
+            for error in ids.taken(pending):
+                self.errors.add_error(error)
+            pending.clear()
+
+        if self.job.format == "flub" or (self.job.format == "items" and is_jsonl(self.name)):
+            for line, single in self.lines():
+                if self.job.format == "flub":
+                    record = self.read_one(read_flub, line, single)
+                else:
+                    record = self.read_one(
+                        lambda source, name: read_item_columns(
+                            source, columns=converter.columns, name=name
+                        ),
+                        line,
+                        single,
+                    )
+                if record is not None:
+                    take(dataclasses.replace(record, line=line))
+        else:
+            rows = csv_rows(io.BytesIO(self.content), name=self.name)
+            try:
+                _, header = next(rows)
+                reader: Any = (
+                    SmartyPatColumns(self.name, header)
+                    if self.job.format == "smartypat"
+                    else ItemRows(self.name, converter.columns, header)
+                )
+                for line, fields in rows:
+                    self.progress(line)
+                    try:
+                        record = reader.record(line, fields)
+                    except DatasetFormatError as error:
+                        self.errors.add_error(error)
+                        continue
+                    take(record)
+            except StopIteration:
+                self.errors.add(1, None, "the file has no header row")
+            except DatasetFormatError as error:
+                self.errors.add_error(error)
+        flush()
