@@ -11,13 +11,15 @@ class EvaluationConfig(AppConfig):
         project archive."""
         from fallacy_platform.liveness import register_sweep
 
-        from annotations import queue_order
+        from annotations import orderings
         from annotations.backups.format import register_part
+        from evaluation.agreement.jobs import adjudication_order
         from evaluation.backups import PART
         from evaluation.runs.liveness import fail_stale_scoring, fail_stale_shards
         from evaluation.suggestions.services import disagreement_first
         from evaluation.synthesis.liveness import fail_stale_generation_jobs
 
-        queue_order.register_disagreement_first(disagreement_first)
+        orderings.register_disagreement_first(disagreement_first)
+        orderings.register_adjudication_order(adjudication_order)
         register_sweep(fail_stale_shards, fail_stale_scoring, fail_stale_generation_jobs)
         register_part(PART)

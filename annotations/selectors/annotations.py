@@ -24,7 +24,7 @@ from annotations.models import (
     Project,
     Span,
 )
-from annotations.queue_order import disagreement_first
+from annotations.orderings import disagreement_first
 from annotations.selectors.access import (
     annotations_for,
     documents_for,

@@ -47,7 +47,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Length
 
 from annotations.models import Annotation, Assignment, Document, Membership, Project
-from annotations.queue_order import disagreement_first
+from annotations.orderings import disagreement_first
 from annotations.selectors.access import STAFF_ROLES, annotator_documents, role_in
 
 SUBMITTED = Annotation.Status.SUBMITTED
