@@ -67,8 +67,8 @@ def clean(result: GenerationResult) -> GenerationResult:
 
 
 def git_commit() -> str:
-    if os.environ.get("GIT_COMMIT"):
-        return os.environ["GIT_COMMIT"]
+    if settings.GIT_COMMIT:
+        return settings.GIT_COMMIT
     try:
         return subprocess.run(
             ["git", "rev-parse", "HEAD"],

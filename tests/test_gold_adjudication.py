@@ -26,7 +26,7 @@ from annotations.models import (
     Span,
 )
 from annotations.services.gold import GoldConflict, publish_draft, save_document_gold
-from tests.test_access import BOUNDS, World, make_world
+from tests.factories import BOUNDS, World, make_world
 
 S0, S1, S2 = BOUNDS[0], BOUNDS[1], BOUNDS[2]
 
