@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from annotations import dispatch
 from annotations.importing.jobs import run_import_job as run_job
 
 
-@shared_task(name="annotations.run_import_job", acks_late=True)
+@shared_task(name=dispatch.RUN_IMPORT_JOB, acks_late=True)
 def run_import_job(job_id: int) -> str:
     return run_job(job_id=job_id).status

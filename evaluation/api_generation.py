@@ -1,4 +1,4 @@
-"""REST API of generation jobs, their review and report (issue 15), under /api/evaluation/.
+"""REST API of generation jobs, their review and report, under /api/evaluation/.
 
 - ``GET generation-jobs/`` (``?project=ID``): jobs of the projects I review or administer.
 - ``POST generation-jobs/`` ``{project, type, method, backend, model, settings, n}``: launch

@@ -1,4 +1,4 @@
-"""REST API of the Prolog rule files (issue 15), mounted under /api/evaluation/.
+"""REST API of the Prolog rule files, mounted under /api/evaluation/.
 
 Rule files belong to a project (its own copies) or are global (the built-ins;
 ``evaluation.ownership``).

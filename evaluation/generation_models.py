@@ -1,4 +1,4 @@
-"""Prolog-checked generation (issue 15): versioned rule files and generation jobs.
+"""Prolog-checked generation: versioned rule files and generation jobs.
 
 Imported at the end of ``evaluation.models`` (so Django registers the models with the
 ``evaluation`` app); the work is in ``evaluation.services.prolog_generation``.
@@ -119,7 +119,7 @@ class GeneratedItem(models.Model):
     bindings = models.JSONField(default=dict, blank=True, help_text="{query variable: value}")
     facts = models.JSONField(default=list, blank=True, help_text="The facts it rests on.")
     scores = models.JSONField(default=list, blank=True, help_text="Judge scores (None: unread).")
-    # the human review (issue 15): accept (optionally with an edited sentence) or reject
+    # the human review: accept (optionally with an edited sentence) or reject
     review = models.CharField(
         max_length=8,
         choices=[("pending", "pending"), ("accepted", "accepted"), ("rejected", "rejected")],

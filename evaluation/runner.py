@@ -213,7 +213,7 @@ def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) ->
 
 def runner_command(run_id: int, shard: int) -> list[str]:
     """The command line of a runner process."""
-    python = getattr(settings, "EVALUATION_RUNNER_PYTHON", "") or sys.executable
+    python = settings.EVALUATION_RUNNER_PYTHON or sys.executable
     return [
         python,
         str(Path(settings.BASE_DIR) / "manage.py"),

@@ -89,8 +89,8 @@ def supervise_shard(*, run_id: int, shard: int, worker: str = "") -> str:
         return "missing"  # the run was deleted (or its launch withdrawn)
     if not start.go:
         return start.shard.status
-    limit = float(getattr(settings, "EVALUATION_RUN_TIME_LIMIT", 24 * 3600))
-    restarts = int(getattr(settings, "EVALUATION_RUNNER_RESTARTS", 2))
+    limit = float(settings.EVALUATION_RUN_TIME_LIMIT)
+    restarts = settings.EVALUATION_RUNNER_RESTARTS
     deadline = time.monotonic() + limit
     path = log_path(run_id, shard)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}

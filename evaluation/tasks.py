@@ -26,7 +26,7 @@ from evaluation import agreement_jobs
 from evaluation.services.runs import complete_scoring
 from evaluation.supervisor import supervise_shard
 
-RUN_TIME_LIMIT = int(getattr(settings, "EVALUATION_RUN_TIME_LIMIT", 24 * 3600))
+RUN_TIME_LIMIT = settings.EVALUATION_RUN_TIME_LIMIT
 
 
 @shared_task(

@@ -247,8 +247,7 @@ def expected_git_commit() -> str:
 
 def assert_environment_recorded(job: JobEnv, run_id: int, model: Path) -> None:
     """A finished run records the git commit, the seed and every decoding parameter, the
-    model and its weights fingerprint, and versions and device (issue 16: "Every run
-    records its environment")."""
+    model and its weights fingerprint, and versions and device."""
     params = {"max_new_tokens": 8, "temperature": 0.0, "top_p": 1.0, "seed": 7}
     config = json_column(job, "config", run_id)
     assert config["params"] == params

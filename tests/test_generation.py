@@ -1,4 +1,4 @@
-"""Prolog-checked generation (issue 15): rule versions, the generation job and its command.
+"""Prolog-checked generation: rule versions, the generation job and its command.
 
 A local OpenAI-compatible server (``tests/openai_server.py``) answers with canned facts
 (valid ones, a directive that would create a file, a looping clause, a 10 MB term), one

@@ -1,5 +1,5 @@
 """Generation jobs over the API, their human review, published gold versions and the report
-across jobs (issue 15). The model is the canned OpenAI-compatible server of
+across jobs. The model is the canned OpenAI-compatible server of
 ``tests/test_generation.py``; jobs run inline (``run_job``), as the worker would."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""SmolLM2-135M generates false-dilemma items on CPU, end to end (issue 15): the real model
+"""SmolLM2-135M generates false-dilemma items on CPU, end to end: the real model
 through the ``transformers`` backend (the packaged GGUF, as tests/test_evaluation_smollm2.py
 loads it), the real swipl oracle and the stored fidelity judge, through
 ``generate_fallacies --inline``; then the report across jobs is printed.

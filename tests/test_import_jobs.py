@@ -12,11 +12,13 @@ import os
 import time
 
 import pytest
+from celery import Celery, current_app
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
+from annotations import dispatch
 from annotations.importing.jobs import INLINE_MAX_BYTES
 from annotations.models import Document, GoldStandard, ImportJob, Membership, Project
 from annotations.naming import readable_name
@@ -251,3 +253,38 @@ def test_a_large_file_goes_through_a_celery_worker(tmp_path, test_database_url):
     assert Document.objects.filter(project=project).count() == lines
     assert Document.objects.get(project=project, external_id="t-7").name == "t-7"
     assert bytes(ImportJob.objects.get(pk=job["id"]).content) == b""
+
+
+def test_every_task_the_dispatch_queues_is_a_registered_task() -> None:
+    from fallacy_platform.celery import app
+
+    app.loader.import_default_modules()
+    assert set(dispatch.TASKS) <= set(app.tasks), sorted(app.tasks)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_large_file_fails_its_job_when_the_broker_is_down(monkeypatch) -> None:
+    admin_user = User.objects.create_user("admin", password=PASSWORD)
+    project = create_project(
+        name="Big", taxonomy=install_preset(name="mafalda"), created_by=admin_user
+    )
+    monkeypatch.delenv("CELERY_BROKER_URL", raising=False)  # Celery prefers it to its conf
+    down = Celery("broker-down", broker="redis://127.0.0.1:1/0")  # nothing listens on port 1
+    down.conf.broker_connection_timeout = 0.5
+    down.conf.task_publish_retry = False
+    previous = current_app._get_current_object()
+    down.set_current()
+    try:
+        response = post_import(
+            client_of("admin"), project, "big.jsonl", _big_text_file(), format="text"
+        )
+    finally:
+        previous.set_current()
+        down.close()
+
+    assert response.status_code == 201, response.content
+    job = ImportJob.objects.get(pk=response.json()["id"])
+    assert job.status == ImportJob.Status.FAILED
+    assert job.errors[0]["message"].startswith("could not queue the import: ")
+    assert bytes(job.content) == b""
+    assert not Document.objects.filter(project=project).exists()

@@ -35,14 +35,14 @@ from tests.test_access import make_taxonomy
 
 pytestmark = pytest.mark.django_db
 
-# session + user are 2 of each (the session middleware and authentication)
-OPEN_QUERIES = 6  # + document (role, assigned, kind), sentences, annotations, spans
+# the user is 1 of each (authentication; the session is read from the cache)
+OPEN_QUERIES = 5  # + document (role, assigned, kind), sentences, annotations, spans
 # + project & role & my count, the page (rows, assignments, annotations; annotators: rows
 # with their annotation) in one statement
-LIST_STAFF_QUERIES = LIST_ANNOTATOR_QUERIES = 4
-LIST_SEARCH_QUERIES = 6  # + the count and the page's ids of a search, before the rows
+LIST_STAFF_QUERIES = LIST_ANNOTATOR_QUERIES = 3
+LIST_SEARCH_QUERIES = 5  # + the count and the page's ids of a search, before the rows
 # + the page with my role and progress (the counters) and the list's size, in one statement
-PROJECTS_QUERIES = PROJECTS_ANNOTATOR_QUERIES = 3
+PROJECTS_QUERIES = PROJECTS_ANNOTATOR_QUERIES = 2
 
 
 def build(documents: int, spans: int) -> dict[str, Any]:

@@ -1,15 +1,18 @@
-"""The browser's session and its user (``fallacy_platform.sessions``): Django's rules for
-database sessions and ModelBackend, read with hand-written queries."""
+"""The browser's session and its user (``fallacy_platform.sessions``): Django's
+``cached_db`` sessions on the configured cache, and ModelBackend's rules for the user read
+with a hand-written query."""
 
 from __future__ import annotations
 
 import datetime as dt
+import time
 from typing import Any
 
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
+from django.core.cache import cache
 from django.utils import timezone
 from fallacy_platform.authentication import TokenAuthentication
 from fallacy_platform.sessions import LEGACY_BACKEND, SessionStore, UserBackend
@@ -45,24 +48,51 @@ def me(client: APIClient) -> Any:
     return response.json()["username"] if response.status_code == 200 else response.status_code
 
 
+def cached(key: str) -> Any:
+    return cache.get(SessionStore.cache_key_prefix + key)
+
+
 def test_a_login_holds_until_logout(alice: User) -> None:
     client = logged_in(alice)
     assert me(client) == "alice"
     session = Session.objects.get()
     assert session.get_decoded()["_auth_user_backend"] == settings.AUTHENTICATION_BACKENDS[0]
+    assert cached(session.session_key) == session.get_decoded()  # the same data, both stores
     client.post("/api/auth/logout/", HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value)
     assert me(client) == 403 and not Session.objects.exists()
+    assert cached(session.session_key) is None
+
+
+def test_a_session_the_cache_lost_is_read_from_the_database(alice: User) -> None:
+    client = logged_in(alice)
+    key = client.cookies[settings.SESSION_COOKIE_NAME].value
+    cache.delete(SessionStore.cache_key_prefix + key)
+    assert me(client) == "alice"
+    assert cached(key)["_auth_user_id"] == str(alice.pk)  # cached again
 
 
 def test_expired_unknown_and_tampered_sessions_are_none(alice: User) -> None:
     client = logged_in(alice)
-    Session.objects.update(expire_date=timezone.now() - dt.timedelta(seconds=1))
+    store = SessionStore(client.cookies[settings.SESSION_COOKIE_NAME].value)
+    store.load()
+    store.set_expiry(1)  # seconds: the database row's and the cache entry's lifetime
+    store.save()
+    assert me(client) == "alice"
+    time.sleep(1.2)
     assert me(client) == 403
+    client = logged_in(alice)
+    key = client.cookies[settings.SESSION_COOKIE_NAME].value
+    Session.objects.filter(session_key=key).update(
+        expire_date=timezone.now() - dt.timedelta(seconds=1)
+    )
+    cache.delete(SessionStore.cache_key_prefix + key)
+    assert me(client) == 403  # expired in the database, not in the cache: no session
     client = logged_in(alice)
     key = client.cookies[settings.SESSION_COOKIE_NAME].value
     client.cookies[settings.SESSION_COOKIE_NAME] = key[:-1] + ("a" if key[-1] != "a" else "b")
     assert me(client) == 403
     Session.objects.filter(session_key=key).update(session_data="not signed data")
+    cache.delete(SessionStore.cache_key_prefix + key)
     client.cookies[settings.SESSION_COOKIE_NAME] = key
     assert me(client) == 403
 

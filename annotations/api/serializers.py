@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
-from fallacy_platform.reused_fields import ReusedFieldsMixin
 from rest_framework import serializers
 
 from annotations.models import Annotation, Document, Membership, Project, Sentence, Span
@@ -277,7 +276,7 @@ def span_data(span: Span) -> dict[str, Any]:
     }
 
 
-class SpanCreateSerializer(ReusedFieldsMixin, serializers.Serializer):
+class SpanCreateSerializer(serializers.Serializer):
     start = serializers.IntegerField(min_value=0, help_text=f"Start of a sentence, {CODE_POINTS}.")
     end = serializers.IntegerField(
         min_value=1, help_text=f"End of a sentence (exclusive), {CODE_POINTS}."
@@ -298,7 +297,7 @@ class SpanCreateSerializer(ReusedFieldsMixin, serializers.Serializer):
     )
 
 
-class SpanPatchSerializer(ReusedFieldsMixin, serializers.Serializer):
+class SpanPatchSerializer(serializers.Serializer):
     revision = serializers.IntegerField(
         min_value=1, help_text="The span revision the client last saw (409 if stale)."
     )
@@ -310,7 +309,7 @@ class SpanPatchSerializer(ReusedFieldsMixin, serializers.Serializer):
     )
 
 
-class SpanDeleteQuerySerializer(ReusedFieldsMixin, serializers.Serializer):
+class SpanDeleteQuerySerializer(serializers.Serializer):
     revision = serializers.IntegerField(
         min_value=1, help_text="The span revision the client last saw (409 if stale)."
     )

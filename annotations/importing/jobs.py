@@ -36,6 +36,7 @@ from django.db import transaction
 from django.utils import timezone
 from fallacy_platform.liveness import Heartbeat
 
+from annotations import dispatch
 from annotations.importing.datasets import (
     import_doccano_annotations,
     import_mafalda_gold,
@@ -52,13 +53,14 @@ from annotations.importing.items import (
     columns_from,
     import_items,
 )
+from annotations.importing.liveness import beat_import_job
 from annotations.importing.validation import FileCheck, error_entry
 from annotations.models import ImportJob, Project
 
 logger = logging.getLogger(__name__)
 
 FORMATS = ("mafalda", "doccano", "text", "csv", *ITEM_FORMATS)
-INLINE_MAX_BYTES = int(getattr(settings, "IMPORT_INLINE_MAX_BYTES", 1024 * 1024))
+INLINE_MAX_BYTES = settings.IMPORT_INLINE_MAX_BYTES
 MAX_UPLOAD_BYTES = settings.UPLOAD_MAX_BYTES
 
 
@@ -163,16 +165,13 @@ def start_import_job(*, job: ImportJob) -> ImportJob:
 
 
 def _enqueue(job_id: int) -> None:
-    from annotations.tasks import run_import_job as task
-
-    try:
-        task.apply_async(args=[job_id])
-    except Exception as error:  # noqa: BLE001 - the broker is down: say so on the job
-        logger.exception("could not queue import job %s", job_id)
+    def failed(error: Exception) -> None:
         _finish(
             ImportJob.objects.get(pk=job_id),
             errors=[error_entry(None, None, f"could not queue the import: {error}")],
         )
+
+    dispatch.run_import_job(job_id, on_failure=failed)
 
 
 # --- running -----------------------------------------------------------------------------
@@ -187,8 +186,6 @@ def run_import_job(*, job_id: int) -> ImportJob:
     job = ImportJob.objects.select_related("project__taxonomy").get(pk=job_id)
     if not claimed:
         return job
-    from annotations.importing.liveness import beat_import_job
-
     with Heartbeat(lambda: beat_import_job(job_id=job_id)):
         return _run_claimed(job)
 

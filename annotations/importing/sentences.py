@@ -6,8 +6,8 @@ lies in exactly one of them. ``split_sentences`` computes them; ``sentences_from
 rebuilds them from sentence units given as strings (MAFALDA's ``sentences_with_labels``
 keys), repairing what the given units leave out.
 
-The splitter is sentencex (``SPLITTER``; ``FALLACY_SENTENCE_SPLITTER=pysbd`` selects the
-previous one, kept for comparisons) with rules around it: it gets double quotation marks
+The splitter is sentencex (``SPLITTER``; ``FALLACY_SENTENCE_SPLITTER=pysbd`` selects pysbd,
+for comparisons) with rules around it: it gets double quotation marks
 as spaces (alone, it keeps a quotation whole however many sentences it holds), a lower-case
 word after a closing quotation mark does not start a sentence (``"Why not?" she asked.``),
 a line break ends a sentence, and so does the text before a Reddit-style header

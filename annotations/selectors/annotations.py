@@ -24,6 +24,7 @@ from annotations.models import (
     Project,
     Span,
 )
+from annotations.queue_order import disagreement_first
 from annotations.selectors.access import STAFF_ROLES, annotations_for, documents_for
 from annotations.selectors.documents import DISAGREEMENT, project_totals
 
@@ -77,8 +78,6 @@ def next_document(user: Any, project: Project) -> Document | None:
     """The first document assigned to the user, in project order, not yet submitted by them;
     when the project orders its queue by disagreement (its suggestion settings), the
     documents where the suggesting runs disagree most come first (then project order)."""
-    from evaluation.services.suggestions import disagreement_first  # evaluation builds on us
-
     submitted = Annotation.objects.filter(document=OuterRef("pk"), annotator=user, status=SUBMITTED)
     assigned = Assignment.objects.filter(document=OuterRef("pk"), annotator=user)
     queue = documents_for(user, project).filter(Exists(assigned)).exclude(Exists(submitted))

@@ -47,6 +47,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Length
 
 from annotations.models import Annotation, Assignment, Document, Membership, Project
+from annotations.queue_order import disagreement_first
 from annotations.selectors.access import STAFF_ROLES, role_in
 
 SUBMITTED = Annotation.Status.SUBMITTED
@@ -68,15 +69,6 @@ ORDERINGS = (
 
 
 # --- the one definition of a document's status -------------------------------------------
-
-
-def submitted_at_least(required: Any, within: dict[str, Any]) -> QuerySet:
-    """Ids of the documents with at least ``required`` submitted annotations, among the
-    documents matching ``within`` (filter keywords on documents, e.g. ``{"project_id": 3}``).
-    ``required`` is an int, or None for each document's project's
-    ``annotators_per_document``. Reads the documents' counters (kept by the database)."""
-    need = F("project__annotators_per_document") if required is None else required
-    return Document.objects.filter(submitted_count__gte=need, **within).values("id")
 
 
 def _status_tests(required: Any) -> tuple[Q, Q, Q]:
@@ -166,8 +158,6 @@ def default_ordering(project: Project, *, staff: bool) -> str:
     if hasattr(project, "queue_ordering"):
         disagreement = project.queue_ordering == "disagreement"
     else:
-        from evaluation.services.suggestions import disagreement_first  # evaluation builds on us
-
         disagreement = disagreement_first(project)
     return "disagreement" if disagreement else "position"
 
@@ -262,16 +252,6 @@ def project_totals(project: Project) -> dict[str, int]:
         "assignments": project.assignment_count,
         "submitted": project.submitted_count,
     }
-
-
-def status_totals(project_ids: list[int]) -> dict[int, dict[str, int]]:
-    """{project id: {documents, done, in_progress, todo, unassigned}} (``project_totals``
-    without assignments/submitted), in one query on the projects' counters."""
-    out = {pid: {"documents": 0, **dict.fromkeys(PROJECT_STATUSES, 0)} for pid in project_ids}
-    for project in Project.objects.filter(pk__in=project_ids):
-        totals = project_totals(project)
-        out[project.pk] = {k: totals[k] for k in ("documents", *PROJECT_STATUSES)}
-    return out
 
 
 def _annotator_rows(project: Project, user: Any | None = None) -> list[AnnotatorProgress]:

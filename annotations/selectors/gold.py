@@ -17,6 +17,7 @@ from django.db.models import Count
 
 from annotations import adjudication
 from annotations.models import (
+    ADJUDICATION,
     Annotation,
     Document,
     GoldDocument,
@@ -26,7 +27,6 @@ from annotations.models import (
     Span,
 )
 from annotations.selectors.taxonomy import taxonomy_tree
-from annotations.services.gold import adjudication_draft, latest_published
 
 HISTORY_LIMIT = 500
 
@@ -65,6 +65,20 @@ def _documents(gold: GoldStandard | None) -> set[int]:
         return set()
     return set(
         GoldDocument.objects.filter(gold_standard=gold).values_list("document_id", flat=True)
+    )
+
+
+def adjudication_draft(project: Project) -> GoldStandard | None:
+    return GoldStandard.objects.filter(
+        project=project, status=GoldStandard.Status.DRAFT, source=ADJUDICATION
+    ).first()
+
+
+def latest_published(project: Project) -> GoldStandard | None:
+    return (
+        project.gold_standards.filter(status=GoldStandard.Status.PUBLISHED)
+        .order_by("-version")
+        .first()
     )
 
 

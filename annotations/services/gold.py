@@ -41,6 +41,7 @@ from annotations.models import (
     GoldStandard,
     Project,
 )
+from annotations.selectors.gold import adjudication_draft, latest_published, version_diff
 from annotations.services.annotations import _canonical_details, _canonical_labels, label_index
 
 
@@ -55,20 +56,6 @@ class GoldConflict(Exception):
 
 class NothingToPublish(Exception):
     """The project has no adjudication draft (or an empty one)."""
-
-
-def adjudication_draft(project: Project) -> GoldStandard | None:
-    return GoldStandard.objects.filter(
-        project=project, status=GoldStandard.Status.DRAFT, source=ADJUDICATION
-    ).first()
-
-
-def latest_published(project: Project) -> GoldStandard | None:
-    return (
-        project.gold_standards.filter(status=GoldStandard.Status.PUBLISHED)
-        .order_by("-version")
-        .first()
-    )
 
 
 @transaction.atomic
@@ -248,8 +235,6 @@ def save_document_gold(
 @transaction.atomic
 def publish_draft(*, project: Project, note: str, by: Any | None) -> GoldStandard:
     """The draft becomes the next published version, with who, when, the note and the diff."""
-    from annotations.selectors.gold import version_diff  # reads, shared with the pages
-
     locked = Project.objects.select_for_update().get(pk=project.pk)
     if locked.archived_at is not None:
         raise NothingToPublish(f"project {project.name!r} is archived: its gold is read-only")

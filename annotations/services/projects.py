@@ -214,15 +214,6 @@ def update_project(
     return project
 
 
-def archive_project(*, project: Project) -> Project:
-    """Hide the project from the default lists (its data stays); idempotent."""
-    return update_project(project=project, archived=True)
-
-
-def unarchive_project(*, project: Project) -> Project:
-    return update_project(project=project, archived=False)
-
-
 # --- members ---------------------------------------------------------------------------
 
 

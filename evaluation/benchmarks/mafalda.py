@@ -26,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import ClassVar
 
+from evaluation.benchmarks.answering import label_lines
 from evaluation.benchmarks.base import (
     Example,
     TaskDocument,
@@ -128,13 +129,6 @@ BUILTIN_VARIANTS: tuple[VariantSpec, ...] = (
 )
 
 
-def _label_lines(labels: Sequence[TaskLabel]) -> str:
-    return "\n".join(
-        f"- {label.name}: {label.definition}" if label.definition else f"- {label.name}"
-        for label in labels
-    )
-
-
 def _example_lines(examples: Sequence[Example]) -> str:
     return "\n\n".join(
         f'Sentence: "{example.unit}"\nOutput: {example.answer}' for example in examples
@@ -177,7 +171,7 @@ class MafaldaTask:
             raise TaskError(f"level: must be 0, 1 or 2, not {level!r}")
         answers = (*(label.name for label in labels), NO_FALLACY_ANSWER)
         shared = {
-            "labels": _label_lines(labels),
+            "labels": label_lines(labels),
             "label_names": "\n".join(f"- {label.name}" for label in labels),
             "level_name": LEVEL_NAMES[level],
         }

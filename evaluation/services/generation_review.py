@@ -1,5 +1,5 @@
 """Human review of generated items, their published gold versions, and the report across
-jobs (issue 15, Prolog-checked generation).
+jobs (Prolog-checked generation).
 
 - ``review_item(item, decision, text, by)``: accept (optionally with an edited sentence),
   reject, or set back to pending; who and when are stored on the ``GeneratedItem``.

@@ -1,4 +1,4 @@
-"""Prolog-checked generation of fallacy items (SmartyPat; issue 15) and its rule versions.
+"""Prolog-checked generation of fallacy items (SmartyPat) and its rule versions.
 
 - ``save_rule_version(type, source, project, user)``: a new ``PrologRule`` version owned
   by ``project`` (``None``: global), numbered past what the project sees; refused

@@ -5,7 +5,8 @@ heartbeats on their rows.
   job's ``heartbeat_at``) every ``JOB_HEARTBEAT_SECONDS``, on its own database connection;
   a failed write (the database away for a moment) is logged and tried again next time.
 - ``sweep()``: fails the jobs whose heartbeat is older than ``JOB_STALE_SECONDS`` (their
-  process died: a killed worker or web process, a lost machine), through their services:
+  process died: a killed worker or web process, a lost machine), through the sweeps each app
+  registers in its ``AppConfig.ready()`` (``register_sweep``; this module imports no app):
   run shards fail resumable (``evaluation.services.run_liveness.fail_stale_shards``), so
   does a run's scoring (``fail_stale_scoring``: Resume queues it), generation jobs fail
   (``evaluation.services.generation_liveness``: launched again, the cache answers what
@@ -34,11 +35,11 @@ _sweeper_lock = threading.Lock()
 
 
 def heartbeat_seconds() -> float:
-    return float(getattr(settings, "JOB_HEARTBEAT_SECONDS", 10))
+    return settings.JOB_HEARTBEAT_SECONDS
 
 
 def stale_seconds() -> float:
-    return float(getattr(settings, "JOB_STALE_SECONDS", 90))
+    return settings.JOB_STALE_SECONDS
 
 
 class Heartbeat:
@@ -87,18 +88,18 @@ def fail_each(rows: QuerySet, condition: Q, *, line: str, **fields: object) -> l
     return changed
 
 
+Sweep = Callable[..., list[str]]  # fail_stale(*, stale_after: float) -> what it did
+_sweeps: list[Sweep] = []
+
+
+def register_sweep(*fail_stale: Sweep) -> None:
+    """Add sweeps (each ``fail_stale(stale_after=seconds)``) to ``sweep()``, once each."""
+    _sweeps.extend(each for each in fail_stale if each not in _sweeps)
+
+
 def sweep() -> None:
     """Fail every job whose heartbeat is stale (see the module docstring)."""
-    from annotations.importing.liveness import fail_stale_import_jobs
-    from evaluation.services.generation_liveness import fail_stale_generation_jobs
-    from evaluation.services.run_liveness import fail_stale_scoring, fail_stale_shards
-
-    for fail_stale in (
-        fail_stale_shards,
-        fail_stale_scoring,
-        fail_stale_generation_jobs,
-        fail_stale_import_jobs,
-    ):
+    for fail_stale in tuple(_sweeps):
         try:
             found = fail_stale(stale_after=stale_seconds())
         except DatabaseError as error:
@@ -125,7 +126,7 @@ def start_sweeper() -> threading.Thread:
     global _sweeper
     with _sweeper_lock:
         if _sweeper is None or not _sweeper.is_alive():
-            interval = float(getattr(settings, "JOB_SWEEP_SECONDS", 30))
+            interval = settings.JOB_SWEEP_SECONDS
             _sweeper = threading.Thread(
                 target=_sweep_forever, args=(interval,), name="job-sweeper", daemon=True
             )

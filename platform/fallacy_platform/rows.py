@@ -1,7 +1,7 @@
 """Model instances from rows read with hand-written SQL, as a queryset would give them.
 
-The hot reads and writes (sessions, token authentication, the span writes) run SQL built
-once instead of ORM querysets; ``instance`` turns their column values into the model's
+The hot reads and writes (the session's user, token authentication, the span writes) run
+SQL built once, not ORM querysets; ``instance`` turns their column values into the model's
 Python values through the same converters a queryset applies (SQLite's text datetimes made
 aware, JSON decoded...), so every database gives the same objects.
 """

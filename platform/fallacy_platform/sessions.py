@@ -1,16 +1,14 @@
-"""The browser's session and its user, each read with one hand-written query.
+"""The browser's session (Django's ``cached_db`` store) and its user (one hand-written query).
 
-Every request of the browser reads its session row, then its user. Django's database session
-store and ``ModelBackend`` build and compile an ORM query for each: about 0.5 ms of Python
-per request, an eighth of a document-list page (cProfile under ``bench/read_api.py``'s
-requests; the two statements themselves take 0.3 ms). The rules are theirs, unchanged:
-
-- ``SessionStore`` (``SESSION_ENGINE``): Django's ``sessions.backends.db`` (same table and
-  encoding; an unknown or expired key is no session); only the load is SQL written out.
+- ``SessionStore`` (``SESSION_ENGINE``): Django's ``sessions.backends.cached_db`` on the
+  configured cache (``CACHES``): a session is read from the cache, and from the database
+  (then cached until it expires) when the cache does not hold it. Sessions saved naming
+  ``ModelBackend`` load as ``UserBackend``'s (the same users by the same rules), so nobody
+  who logged in through ``ModelBackend`` is logged out.
 - ``UserBackend`` (``AUTHENTICATION_BACKENDS``): ``ModelBackend`` (same passwords,
-  permissions and inactive-user rule); only ``get_user`` is SQL written out. Sessions
-  created before it named ``ModelBackend``; they load as this backend's (the same users
-  by the same rules), so nobody is logged out by the change.
+  permissions and inactive-user rule); only ``get_user``, read on every browser request, is
+  SQL written out. The ORM query it replaces costs about 0.25 ms of Python a request
+  (cProfile under ``bench/read_api.py``'s requests; the statement itself takes 0.15 ms).
 """
 
 from __future__ import annotations
@@ -20,11 +18,9 @@ from typing import Any
 
 from django.contrib.auth import BACKEND_SESSION_KEY, get_user_model
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.sessions.backends import db
-from django.contrib.sessions.models import Session
+from django.contrib.sessions.backends import cached_db
 from django.core.exceptions import ValidationError
 from django.db import connection
-from django.utils import timezone
 
 from fallacy_platform.rows import all_columns, instance
 
@@ -38,10 +34,6 @@ def _sql(vendor: str) -> dict[str, Any]:
     user_model = get_user_model()
     columns, fields = all_columns(user_model, "u")
     return {
-        "session": (
-            f"SELECT session_data FROM {q(Session._meta.db_table)}"
-            " WHERE session_key = %s AND expire_date > %s"
-        ),
         "user": (
             f"SELECT {columns} FROM {q(user_model._meta.db_table)} u"
             f" WHERE u.{q(user_model._meta.pk.column)} = %s"
@@ -50,17 +42,7 @@ def _sql(vendor: str) -> dict[str, Any]:
     }
 
 
-class SessionStore(db.SessionStore):
-    def _get_session_from_db(self) -> Session | None:
-        now = connection.ops.adapt_datetimefield_value(timezone.now())
-        with connection.cursor() as cursor:
-            cursor.execute(_sql(connection.vendor)["session"], [self.session_key, now])
-            row = cursor.fetchone()
-        if row is None:
-            self._session_key = None
-            return None
-        return Session(session_key=self.session_key, session_data=row[0])
-
+class SessionStore(cached_db.SessionStore):
     def load(self) -> dict[str, Any]:
         data = super().load()
         if data.get(BACKEND_SESSION_KEY) == LEGACY_BACKEND:

@@ -149,7 +149,8 @@ if env_list("PASSWORD_HASHERS"):
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]
-# Django's database sessions and ModelBackend, their per-request reads written out as SQL
+# Django's cached_db sessions on the default cache; ModelBackend with its per-request user
+# read written out as SQL (fallacy_platform.sessions)
 SESSION_ENGINE = "fallacy_platform.sessions"
 AUTHENTICATION_BACKENDS = ["fallacy_platform.sessions.UserBackend"]
 
@@ -217,7 +218,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    # choice sets whose field name other components use with other choices (issue 15)
+    # choice sets whose field name other components use with other choices
     "ENUM_NAME_OVERRIDES": {
         "GenerationJobStatusEnum": "evaluation.generation_models.GenerationJob.Status",
         "ProjectKindEnum": "annotations.items.PROJECT_KINDS",
@@ -307,6 +308,8 @@ LOGGING = {
 # UPLOAD_MAX_BYTES, any other body and a multipart body's other fields REQUEST_MAX_BYTES;
 # a larger one is a 413 before it is read. Files over 2.5 MiB are spooled to temporary files.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(100 * 1024 * 1024)))
+# An import file up to this size is imported inside its request; a larger one is queued.
+IMPORT_INLINE_MAX_BYTES = 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("REQUEST_MAX_BYTES", str(10 * 1024 * 1024)))
 FILE_UPLOAD_HANDLERS = [
     "fallacy_platform.uploads.LimitedUploadHandler",
@@ -314,9 +317,10 @@ FILE_UPLOAD_HANDLERS = [
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
 
-# --- cache: login throttles (shared by every web worker) ----------------------------------
+# --- cache: login throttles and sessions (shared by every web worker) ---------------------
 # CACHE_URL=redis://… in production; files under the data directory otherwise (not
-# per-process memory: gunicorn's workers must see the same failed-login counts).
+# per-process memory: gunicorn's workers must see the same failed-login counts and the same
+# sessions; a session the cache lost is read from the database again).
 CACHE_URL = os.environ.get("CACHE_URL", "")
 if CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
     CACHES = {
@@ -331,6 +335,11 @@ else:
             "LOCATION": str(DATA_DIR / "cache"),
         }
     }
+
+# The shared datasets ``load_demo`` reads (MAFALDA, FLUB): ../shared/datasets by default.
+SHARED_DATASETS_DIR = Path(
+    os.environ.get("FALLACY_SHARED_DATASETS", BASE_DIR.parent / "shared" / "datasets")
+)
 
 # --- security -------------------------------------------------------------------------------
 # The Django admin's URL (without a leading slash); another path than admin/ keeps it out of

@@ -305,7 +305,7 @@ def main(argv: list[str]) -> None:
         ensure_demo()
         out["review"] = ensure_review_project()
         out["adjudication"] = ensure_adjudication_project()
-        from tests.e2e.seed_items import ensure_item_projects  # item projects (issue 12)
+        from tests.e2e.seed_items import ensure_item_projects  # item projects
 
         out["items"] = ensure_item_projects()
     out["long"] = ensure_long_document()

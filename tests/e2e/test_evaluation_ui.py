@@ -119,7 +119,7 @@ def launch_options_of(page: Page, base: str, url: str) -> dict:
 def test_only_admins_see_the_launch_button_and_the_launch_page(
     page: Page, web_server, username: str
 ) -> None:
-    """Issue 16: launching is for project admins; reviewers view runs but get no "Launch a
+    """Launching is for project admins; reviewers view runs but get no "Launch a
     run" button, and /runs/new/ tells them they may not launch (the API refuses too)."""
     base = web_server.url
     login(page, base, username)

@@ -1,4 +1,4 @@
-"""The generated items' review page in Chromium (issue 15): a reviewer accepts one item,
+"""The generated items' review page in Chromium: a reviewer accepts one item,
 edits another's sentence and rejects the third; the API shows each decision (who, the
 edited text); the report page counts them (acceptance 2 of 3); the project admin publishes
 the accepted items as a gold version (a new item project holding the edited sentence).

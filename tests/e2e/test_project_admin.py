@@ -1,4 +1,4 @@
-"""Running a project from the browser (issue 10): create, import, members, assignment.
+"""Running a project from the browser: create, import, members, assignment.
 
 A superuser creates a project with the MAFALDA taxonomy, imports the MAFALDA user-study file,
 creates an account and adds three annotators (one by e-mail), assigns every document to two
@@ -355,7 +355,7 @@ def test_large_import_runs_in_a_worker_with_progress(web_server, page: Page, art
 def test_assign_by_the_lists_filters_and_list_every_import_problem(
     web_server, page: Page, artifacts
 ):
-    """Issue 10's gaps: "the documents matching" the document list's filters are selected
+    """Bulk work and broken files: "the documents matching" the document list's filters are selected
     by the server (all of them, more than a list page), the count shown first; a broken
     file's report lists every problem (the first 200, then all on demand, or as a file)."""
     base = web_server.url

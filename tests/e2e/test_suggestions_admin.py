@@ -1,4 +1,4 @@
-"""The suggestions admin page in Chromium (issue 15): a project admin makes the project
+"""The suggestions admin page in Chromium: a project admin makes the project
 assisted, puts documents where runs disagree first, turns finished runs into suggestions
 (a run the service refuses is named, nothing created), and reads the report: acceptance per
 run and label and the time per document with and without suggestions, once the annotator

@@ -1,4 +1,4 @@
-"""Suggestions on the annotation page in Chromium (issue 15): in an assisted project an
+"""Suggestions on the annotation page in Chromium: in an assisted project an
 annotator sees the models' suggestions apart from their spans, accepts one and rejects
 another from the keyboard (and accepts a whole sentence), the accepted ones become their own
 editable spans without a reload and without autosave making them twice, and the API shows

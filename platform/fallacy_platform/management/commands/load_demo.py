@@ -1,7 +1,6 @@
 """Load the demo: users for each role, a small project of our own texts, and — when
 ``../shared/datasets`` is present — the MAFALDA gold standard and user study. Idempotent."""
 
-import os
 from pathlib import Path
 
 import yaml
@@ -36,11 +35,7 @@ USER_STUDY_ANNOTATORS = ("user1", "user2", "user4", "user5")
 
 
 def shared_datasets() -> Path:
-    return Path(
-        os.environ.get(
-            "FALLACY_SHARED_DATASETS", Path(settings.BASE_DIR).parent / "shared" / "datasets"
-        )
-    )
+    return Path(settings.SHARED_DATASETS_DIR)
 
 
 class Command(BaseCommand):

@@ -2,10 +2,10 @@
 
 The command prints where it serves, then replaces itself (``exec``) with
 ``fallacy_platform/supervise.py``, a standard-library supervisor: no process with Django
-loaded stays behind only to wait (it held 150 MiB). The defaults were chosen by measurement
+loaded stays behind only to wait (such a process holds 150 MiB). The defaults are measured
 (``bench/memory_idle.py``, ``bench/read_api.py``): one gunicorn worker with 4 threads
-(gthread) instead of 2 sync workers, and a Celery worker with a pool of 4 threads instead of
-2 forked children — one process each. Threads suit both: requests and tasks wait on the
+(gthread) and a Celery worker with a pool of 4 threads, one process each: less memory than
+2 sync workers and 2 forked children. Threads suit both: requests and tasks wait on the
 database, and a model run's supervisor waits on its runner subprocess (it never blocks
 scoring and imports: the other threads take them). Idle total: see ``bench/memory_idle.py``.
 """
@@ -76,7 +76,7 @@ class Command(BaseCommand):
         db = settings.DATABASES["default"]
         self.stdout.write(
             f"Serving on http://{host}:{port}/  (API docs: http://{host}:{port}/api/docs/, "
-            f"admin: http://{host}:{port}/{getattr(settings, 'ADMIN_URL', 'admin/')})\n"
+            f"admin: http://{host}:{port}/{settings.ADMIN_URL})\n"
             f"database: {settings.DATABASE_VENDOR} {db.get('NAME')}; "
             f"broker: {settings.CELERY_BROKER_URL}\n"
             "Press Ctrl+C to stop."
