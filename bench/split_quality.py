@@ -199,7 +199,7 @@ def boundary_keys(text: str, starts: list[int]) -> set[int]:
 
 
 def gold_boundaries() -> list[tuple[str, set[int]]]:
-    from annotations.importing.sentences import _locate
+    from annotations.importing.sentences import locate_unit
 
     out = []
     with GOLD.open(encoding="utf-8") as stream:
@@ -209,7 +209,7 @@ def gold_boundaries() -> list[tuple[str, set[int]]]:
             units = list(json.loads(record["sentences_with_labels"]))
             starts, cursor, previous_end = [], 0, 0
             for unit in units:
-                found = _locate(text, unit, cursor)
+                found = locate_unit(text, unit, cursor)
                 if found is None:  # a unit repeating earlier text (MAFALDA text 24)
                     continue
                 gap = text[previous_end : found[0]]

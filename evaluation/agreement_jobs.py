@@ -150,6 +150,17 @@ def document_sort_keys(project: Project) -> dict[int, float | None]:
     return keys
 
 
+def adjudication_order(project: Project) -> tuple[str, dict[int, float | None]]:
+    """The adjudication queue's order (registered in ``annotations.orderings``): the state
+    of the project's agreement figures (``done``, ``computing`` or ``failed``; a new result
+    is started) and ``document_sort_keys``."""
+    result = agreement_for(project=project)
+    status = "done" if result.status == AgreementResult.Status.DONE else "computing"
+    if result.status == AgreementResult.Status.FAILED:
+        status = "failed"
+    return status, document_sort_keys(project)
+
+
 # --- the figures -------------------------------------------------------------------------------
 
 

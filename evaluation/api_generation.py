@@ -37,9 +37,10 @@ from rest_framework.views import APIView
 
 from annotations.api.dataset_views import DetailSerializer
 from annotations.models import Membership, Project
-from annotations.selectors.access import STAFF_ROLES, role_in
 from annotations.selectors.projects import can_create_projects
-from evaluation.api_runs import credential_options, staff_project
+from evaluation import access
+from evaluation.access import staff_project
+from evaluation.api_runs import credential_options
 from evaluation.backends import ModelSpec
 from evaluation.models import GeneratedItem, GenerationJob, GenerationRelease
 from evaluation.run_serializers import CredentialOptionSerializer, flatten_errors
@@ -59,19 +60,8 @@ NOT_FOUND = {404: OpenApiResponse(DetailSerializer, description="Not visible to 
 BAD = {400: OpenApiResponse(OpenApiTypes.OBJECT, description="{field: [messages]}")}
 
 
-def staff_projects(user: Any) -> QuerySet[Project]:
-    if getattr(user, "is_superuser", False):
-        return Project.objects.all()
-    return Project.objects.filter(
-        memberships__user=user, memberships__role__in=STAFF_ROLES
-    ).distinct()
-
-
 def visible_jobs(request: Request) -> QuerySet[GenerationJob]:
-    jobs = GenerationJob.objects.select_related("rule", "project", "created_by")
-    if not getattr(request.user, "is_superuser", False):
-        jobs = jobs.filter(project__in=staff_projects(request.user))
-    return jobs
+    return access.generation_jobs_for(request.user).select_related("rule", "project", "created_by")
 
 
 def project_filter(request: Request) -> int | None:
@@ -252,7 +242,7 @@ class GenerationJobListView(generics.ListAPIView):
         name = " ".join(data["project"].split())
         project = Project.objects.filter(name=name).first()
         if project is not None:
-            if role_in(request.user, project) != Membership.Role.ADMIN:
+            if not access.is_admin_of(request.user, project):
                 raise PermissionDenied("Only an admin of the project may generate its items.")
         elif not can_create_projects(request.user):
             raise PermissionDenied("No such project, and you may not create one.")
@@ -314,8 +304,9 @@ class GeneratedItemReviewView(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         item = (
-            GeneratedItem.objects.select_related("document", "job")
-            .filter(pk=pk, job__project__in=staff_projects(request.user))
+            access.generated_items_for(request.user)
+            .select_related("document", "job")
+            .filter(pk=pk)
             .first()
         )
         if item is None:
@@ -361,7 +352,7 @@ class GenerationReleasesView(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         project = staff_project(request, pk)
-        if role_in(request.user, project) != Membership.Role.ADMIN:
+        if not access.is_admin_of(request.user, project):
             raise PermissionDenied("Only a project admin may publish.")
         body = GenerationPublishSerializer(data=request.data)
         if not body.is_valid():
@@ -400,8 +391,8 @@ class GenerationCredentialsView(APIView):
         responses={200: CredentialOptionSerializer(many=True), **AUTH, 403: DetailSerializer},
     )
     def get(self, request: Request) -> Response:
-        admin = Membership.objects.filter(user=request.user, role=Membership.Role.ADMIN)
-        if not (admin.exists() or can_create_projects(request.user)):
+        admin = access.has_role_anywhere(request.user, (Membership.Role.ADMIN,))
+        if not (admin or can_create_projects(request.user)):
             raise PermissionDenied("Only those who may generate items see the credentials.")
         return Response(credential_options())
 

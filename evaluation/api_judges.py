@@ -22,7 +22,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evaluation import api_ratings, ownership
-from evaluation.api_runs import ERRORS, TAGS, require_admin, serialize_runs, staff_project
+from evaluation.access import require_admin, staff_project
+from evaluation.api_runs import ERRORS, TAGS, serialize_runs
 from evaluation.backends import ModelSpec
 from evaluation.models import ModelRun
 from evaluation.run_serializers import (

@@ -31,9 +31,15 @@ from rest_framework.response import Response
 
 from annotations.api.dataset_views import DetailSerializer
 from annotations.models import Membership
-from annotations.selectors.access import STAFF_ROLES
 from evaluation import ownership
-from evaluation.api_runs import _has_role_anywhere, require_admin, staff_project
+from evaluation.access import (
+    has_role_anywhere,
+    is_staff_anywhere,
+    readable,
+    require_admin,
+    sees_everything,
+    staff_project,
+)
 from evaluation.models import PrologRule
 from evaluation.run_serializers import flatten_errors, owner_project_field
 from evaluation.services.prolog_generation import RuleVersionError, save_rule_version
@@ -67,7 +73,7 @@ class PrologRuleSerializer(serializers.ModelSerializer):
 class _Staff:
     def check_permissions(self, request: Request) -> None:
         super().check_permissions(request)  # type: ignore[misc]
-        if not _has_role_anywhere(request.user, STAFF_ROLES):
+        if not is_staff_anywhere(request.user):
             raise PermissionDenied("Only reviewers and admins see rule files.")
 
 
@@ -77,7 +83,7 @@ class PrologRuleListView(_Staff, generics.ListCreateAPIView):
 
     def check_permissions(self, request: Request) -> None:
         super().check_permissions(request)
-        if request.method == "POST" and not _has_role_anywhere(
+        if request.method == "POST" and not has_role_anywhere(
             request.user, (Membership.Role.ADMIN,)
         ):
             raise PermissionDenied("Only a project admin may save rule files.")
@@ -88,7 +94,7 @@ class PrologRuleListView(_Staff, generics.ListCreateAPIView):
         if project is not None:
             rules = ownership.in_scope(rules, staff_project(self.request, project))
         else:
-            rules = ownership.readable(rules, self.request.user)
+            rules = readable(rules, self.request.user)
         type_name = self.request.query_params.get("type")
         return rules.filter(type__iexact=type_name) if type_name else rules
 
@@ -131,7 +137,7 @@ class PrologRuleListView(_Staff, generics.ListCreateAPIView):
         if data.get("project_id") is not None:
             project = staff_project(request, data["project_id"])
             require_admin(request, project)
-        elif not getattr(request.user, "is_superuser", False):
+        elif not sees_everything(request.user):
             raise PermissionDenied(
                 "Global (built-in) rule files are edited by superusers only; name your project "
                 "(project) to save the project's own version."
@@ -155,7 +161,7 @@ class PrologRuleDetailView(_Staff, generics.RetrieveAPIView):
 
     def get_queryset(self) -> QuerySet[PrologRule]:
         rules = PrologRule.objects.select_related("created_by")
-        return ownership.readable(rules, self.request.user)
+        return readable(rules, self.request.user)
 
     @extend_schema(
         summary="One version of a rule file",

@@ -36,8 +36,20 @@ from rest_framework.views import APIView
 from annotations.api.dataset_views import DetailSerializer, IgnoreFormatParameter
 from annotations.items import FormError, parse_form
 from annotations.models import Membership, Project
-from annotations.selectors.access import STAFF_ROLES, gold_standards_for, is_staff_of, role_in
+from annotations.selectors.access import gold_standards_for
 from evaluation import leaderboard, ownership, selectors
+from evaluation.access import (
+    admin_project_ids,
+    has_role_anywhere,
+    is_admin_of,
+    is_staff_anywhere,
+    readable,
+    require_admin,
+    runs_for,
+    sees_everything,
+    staff_project,
+    visible_run,
+)
 from evaluation.api import ScoringErrorsMixin, visible_gold
 from evaluation.backends import BACKENDS, GenerationParams, ModelSpec
 from evaluation.backends.credentials import credentials
@@ -81,48 +93,6 @@ ERRORS = {
 CONFLICT = {409: OpenApiResponse(DetailSerializer, description="Not in a state that allows it.")}
 
 
-# --- roles ----------------------------------------------------------------------------------
-
-
-def _superuser(user: Any) -> bool:
-    return bool(getattr(user, "is_superuser", False))
-
-
-def _has_role_anywhere(user: Any, roles: tuple[str, ...]) -> bool:
-    return _superuser(user) or Membership.objects.filter(user=user, role__in=roles).exists()
-
-
-def admin_project_ids(user: Any) -> set[int] | None:
-    """Projects whose runs the user manages; ``None``: every project (a superuser)."""
-    if _superuser(user):
-        return None
-    return set(
-        Membership.objects.filter(user=user, role=Membership.Role.ADMIN).values_list(
-            "project_id", flat=True
-        )
-    )
-
-
-def staff_project(request: Request, project_id: int) -> Project:
-    """A project the user reviews or administers (404 otherwise)."""
-    project = Project.objects.filter(pk=project_id).first()
-    if project is None or not is_staff_of(request.user, project):
-        raise NotFound("No project with this id.")
-    return project
-
-
-def require_admin(request: Request, project: Project | int) -> None:
-    if role_in(request.user, project) != Membership.Role.ADMIN:
-        raise PermissionDenied("Only a project admin may do this.")
-
-
-def visible_run(request: Request, pk: int) -> ModelRun:
-    run = selectors.runs_for(request.user).filter(pk=pk).first()
-    if run is None:
-        raise NotFound("No run with this id.")
-    return run
-
-
 def run_context(request: Request) -> dict[str, Any]:
     return {"request": request, "admin_projects": admin_project_ids(request.user)}
 
@@ -148,9 +118,9 @@ class VariantListView(generics.ListCreateAPIView):
 
     def check_permissions(self, request: Request) -> None:
         super().check_permissions(request)
-        if not _has_role_anywhere(request.user, STAFF_ROLES):
+        if not is_staff_anywhere(request.user):
             raise PermissionDenied("Only reviewers and admins see prompt variants.")
-        if request.method == "POST" and not _has_role_anywhere(
+        if request.method == "POST" and not has_role_anywhere(
             request.user, (Membership.Role.ADMIN,)
         ):
             raise PermissionDenied("Only a project admin may create prompt variants.")
@@ -160,7 +130,7 @@ class VariantListView(generics.ListCreateAPIView):
         if project is not None:
             variants = ownership.variants_for(staff_project(self.request, project))
         else:
-            variants = ownership.readable(PromptVariant.objects.all(), self.request.user)
+            variants = readable(PromptVariant.objects.all(), self.request.user)
         task = self.request.query_params.get("task")
         return variants.filter(task=task) if task else variants
 
@@ -194,7 +164,7 @@ class VariantListView(generics.ListCreateAPIView):
         if project_id is not None:
             project = staff_project(request, project_id)
             require_admin(request, project)
-        elif not _superuser(request.user):
+        elif not sees_everything(request.user):
             raise PermissionDenied(
                 "Global (built-in) variants are edited by superusers only; name your project "
                 "(project) to save the project's own copy."
@@ -211,11 +181,11 @@ class VariantDetailView(generics.RetrieveAPIView):
     serializer_class = VariantSerializer
 
     def get_queryset(self) -> QuerySet[PromptVariant]:
-        return ownership.readable(PromptVariant.objects.all(), self.request.user)
+        return readable(PromptVariant.objects.all(), self.request.user)
 
     def check_permissions(self, request: Request) -> None:
         super().check_permissions(request)
-        if not _has_role_anywhere(request.user, STAFF_ROLES):
+        if not is_staff_anywhere(request.user):
             raise PermissionDenied("Only reviewers and admins see prompt variants.")
 
 
@@ -288,7 +258,7 @@ class LaunchOptionsView(APIView):
             variants = ownership.variants_for(project).filter(task=MafaldaTask.name)
         return Response(
             {
-                "can_launch": role_in(request.user, project) == Membership.Role.ADMIN,
+                "can_launch": is_admin_of(request.user, project),
                 "kind": project.kind,
                 "fields": fields,
                 "gold_standards": [
@@ -326,7 +296,7 @@ class RunListView(generics.ListAPIView):
         return {**super().get_serializer_context(), **run_context(self.request)}
 
     def get_queryset(self) -> QuerySet[ModelRun]:
-        runs = selectors.runs_for(self.request.user)
+        runs = runs_for(self.request.user)
         filters = RunsQuerySerializer(data=self.request.query_params)
         if not filters.is_valid():
             raise DRFValidationError(filters.errors)
@@ -453,9 +423,7 @@ class RunDetailView(generics.RetrieveAPIView):
 
     def get_queryset(self) -> QuerySet[ModelRun]:
         scores = Prefetch("scores", queryset=RunScore.objects.order_by("pk"))  # paper first
-        return runs_with_counts(selectors.runs_for(self.request.user)).prefetch_related(
-            "run_shards", scores
-        )
+        return runs_with_counts(runs_for(self.request.user)).prefetch_related("run_shards", scores)
 
 
 class RunActionView(APIView):

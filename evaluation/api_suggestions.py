@@ -40,8 +40,8 @@ from annotations.api.dataset_views import DetailSerializer
 from annotations.api.serializers import END_HELP, START_HELP
 from annotations.api.views import ServiceErrorsMixin
 from annotations.models import Project
-from annotations.selectors.access import STAFF_ROLES, documents_for, projects_for, role_in
-from evaluation.api_runs import require_admin, staff_project
+from annotations.selectors.access import documents_for, projects_for
+from evaluation.access import require_admin, staff_project, suggestions_for
 from evaluation.models import ModelRun, Suggestion, SuggestionDecision
 from evaluation.services import suggestions as services
 
@@ -327,14 +327,11 @@ class DocumentSuggestionsView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         document = get_object_or_404(documents_for(request.user), pk=pk)
         assisted = services.is_assisted(document.project_id)
-        staff = role_in(request.user, document.project_id) in STAFF_ROLES
-        suggestions: list[Suggestion] = []
-        if assisted or staff:
-            suggestions = list(
-                Suggestion.objects.filter(document=document)
-                .select_related("run")
-                .order_by("start", "run_id", "pk")
-            )
+        suggestions = list(
+            suggestions_for(request.user, document, assisted=assisted)
+            .select_related("run")
+            .order_by("start", "run_id", "pk")
+        )
         if assisted and suggestions:
             # the report's "with suggestions": served to an annotator assigned the document
             services.record_shown(document=document, annotator=request.user)

@@ -7,13 +7,19 @@ class EvaluationConfig(AppConfig):
 
     def ready(self) -> None:
         """Hook evaluation's rules into the annotation app (which imports no evaluation) and
-        register the sweeps that fail jobs whose process died."""
+        register the sweeps that fail jobs whose process died and evaluation's part of a
+        project archive."""
         from fallacy_platform.liveness import register_sweep
 
-        from annotations import queue_order
+        from annotations import orderings
+        from annotations.backups.format import register_part
+        from evaluation.agreement_jobs import adjudication_order
+        from evaluation.backups import PART
         from evaluation.services.generation_liveness import fail_stale_generation_jobs
         from evaluation.services.run_liveness import fail_stale_scoring, fail_stale_shards
         from evaluation.services.suggestions import disagreement_first
 
-        queue_order.register_disagreement_first(disagreement_first)
+        orderings.register_disagreement_first(disagreement_first)
+        orderings.register_adjudication_order(adjudication_order)
         register_sweep(fail_stale_shards, fail_stale_scoring, fail_stale_generation_jobs)
+        register_part(PART)

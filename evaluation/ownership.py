@@ -1,10 +1,9 @@
-"""Who reads and who edits the shared resources: prompt variants and Prolog rule files.
+"""The shared resources, prompt variants and Prolog rule files: their scope and versions.
 
 A row belongs to a project (``project``: that project's own copy, made by its admins) or is
 global (``project`` null: the built-ins, which only superusers edit). A project launches with
 its own rows plus the global ones; a name resolves to the project's own newest version
-first, then the global newest. Reading is for reviewers and admins of the owning project
-(everyone with a staff role somewhere reads the global rows; superusers read everything).
+first, then the global newest. Who reads and edits them: ``evaluation.access``.
 New versions continue the numbering of what the project sees (its own and the global rows),
 so a project's first copy of a built-in v1 is v2.
 """
@@ -15,27 +14,10 @@ from typing import Any, TypeVar
 
 from django.db.models import Max, Model, Q, QuerySet
 
-from annotations.models import Membership, Project
-from annotations.selectors.access import STAFF_ROLES
+from annotations.models import Project
 from evaluation.models import PrologRule, PromptVariant
 
 M = TypeVar("M", bound=Model)
-
-
-def _superuser(user: Any) -> bool:
-    return bool(getattr(user, "is_superuser", False))
-
-
-def staff_project_ids(user: Any) -> QuerySet[Membership]:
-    return Membership.objects.filter(user=user, role__in=STAFF_ROLES).values("project_id")
-
-
-def readable(rows: QuerySet[M], user: Any) -> QuerySet[M]:
-    """The rows ``user`` may read: global ones and those of projects they review or
-    administer (every row for a superuser)."""
-    if _superuser(user):
-        return rows
-    return rows.filter(Q(project__isnull=True) | Q(project__in=staff_project_ids(user)))
 
 
 def in_scope(rows: QuerySet[M], project: Project | None) -> QuerySet[M]:
@@ -85,15 +67,3 @@ def next_version(rows: QuerySet[Any], project: Project | None) -> int:
     """One more than the highest version ``project`` sees among ``rows`` (one name)."""
     top = in_scope(rows, project).aggregate(top=Max("version"))["top"]
     return (top or 0) + 1
-
-
-def may_edit(user: Any, project: Project | None) -> bool:
-    """Project admins edit their project's rows; superusers edit every row, global ones
-    included."""
-    if _superuser(user):
-        return True
-    if project is None:
-        return False
-    return Membership.objects.filter(
-        user=user, project=project, role=Membership.Role.ADMIN
-    ).exists()

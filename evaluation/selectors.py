@@ -1,7 +1,5 @@
-"""Reads for evaluation: visible runs, and scores of stored runs and annotators.
-
-Visibility follows ``annotations.selectors.access``: runs and scores belong to the
-reviewers and admins of a project (superusers everywhere); everyone else sees nothing.
+"""Reads for evaluation: scores of stored runs and annotators (who sees which run:
+``evaluation.access``).
 
 Agreement between the annotators of a gold version (``annotator_agreement``):
 - the *annotators* are the users with at least one submitted annotation on a document the
@@ -23,24 +21,13 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, QuerySet
 
-from annotations.models import Annotation, GoldStandard, Membership
-from annotations.selectors.access import STAFF_ROLES, User
+from annotations.models import Annotation, GoldStandard
 from evaluation import stored
 from evaluation.models import ModelRun
 from evaluation.scoring import Corpus, Report, pairwise_agreement, score, score_annotator
 
 LEVELS: tuple[int, ...] = (0, 1, 2)
 HEADLINE = ("precision", "recall", "f1")
-
-
-def runs_for(user: User | None) -> QuerySet[ModelRun]:
-    """Runs of the projects the user reviews or administers (all runs for a superuser)."""
-    if user is None or not user.is_authenticated:
-        return ModelRun.objects.none()
-    if getattr(user, "is_superuser", False):
-        return ModelRun.objects.all()
-    staff_projects = Membership.objects.filter(user=user, role__in=STAFF_ROLES).values("project_id")
-    return ModelRun.objects.filter(project_id__in=staff_projects)
 
 
 def with_counts(runs: QuerySet[ModelRun]) -> QuerySet[ModelRun]:

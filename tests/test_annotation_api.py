@@ -462,8 +462,8 @@ def test_concurrent_patches_one_wins_one_conflicts() -> None:
 
 
 def test_sentence_hint_shows_a_window_around_the_offset() -> None:
-    from annotations.services.annotations import _fmt_positions
+    from annotations.spans import positions_near
 
     starts = list(range(0, 1000, 50))
-    assert _fmt_positions(starts, 13) == "0, 50, 100, 150, …"
-    assert _fmt_positions(starts, 512) == "…, 400, 450, 500, 550, 600, 650, …"
+    assert positions_near(starts, 13) == "0, 50, 100, 150, …"
+    assert positions_near(starts, 512) == "…, 400, 450, 500, 550, 600, 650, …"

@@ -23,6 +23,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from annotations import spans
 from annotations.api.serializers import SpanSerializer, span_data
 from annotations.models import Annotation, Span, TaxonomyNode
 from annotations.services import annotations as services
@@ -132,7 +133,7 @@ def test_validation_error(world: World, warm: APIClient) -> None:
 
 def test_cold_label_index_costs_one_query(world: World) -> None:
     client = token_client(world.ann1)
-    services.forget_label_indexes()
+    spans.forget_label_indexes()
     response, statements = counted(lambda: create(client, world.a1.pk))
     assert response.status_code == 201
     expect(statements, CREATE + LABEL_INDEX)

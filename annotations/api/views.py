@@ -44,6 +44,7 @@ from annotations.selectors.annotations import (
 )
 from annotations.services import annotations as services
 from annotations.services.responses import submit_response
+from annotations.spans import NotYourAnnotation
 
 
 class ServiceErrorsMixin:
@@ -60,7 +61,7 @@ class ServiceErrorsMixin:
                     annotation_with_spans(Annotation.objects.filter(pk=current.pk)).get()
                 ).data
             return Response({"detail": str(exc), "current": body}, status=status.HTTP_409_CONFLICT)
-        if isinstance(exc, services.NotYourAnnotation | ObjectDoesNotExist):
+        if isinstance(exc, NotYourAnnotation | ObjectDoesNotExist):
             exc = NotFound()
         elif isinstance(exc, DjangoValidationError):
             exc = DRFValidationError(

@@ -41,10 +41,11 @@ from annotations.api.work_serializers import (
 from annotations.models import Membership, Project
 from annotations.selectors.access import (
     STAFF_ROLES,
-    annotations_for,
     documents_for,
+    listed_annotations,
     projects_for,
     role_in,
+    rules,
 )
 from annotations.selectors.annotations import annotation_with_spans
 from annotations.selectors.document_page import DocumentRow, document_page
@@ -74,17 +75,15 @@ def _project(request: Request, pk: int) -> Project:
 
 
 def _project_and_role(request: Request, pk: int) -> tuple[Project, str | None]:
-    """The project (404 outside the user's) and the user's role in it, in one query (a
-    superuser without membership counts as admin, as in ``role_in``)."""
+    """The project (404 outside ``access.projects_for``) and the role the user acts with in
+    it, in one query."""
     user = request.user
     if not user.is_authenticated:
         raise NotFound()
     project = project_with_role(user, pk)
-    superuser = getattr(user, "is_superuser", False)
-    # the visibility of ``projects_for``: members, and superusers everywhere
-    if project is None or (project.my_role is None and not superuser):
+    if project is None or not project.visible:
         raise NotFound()
-    return project, project.my_role or (Membership.Role.ADMIN if superuser else None)
+    return project, project.role
 
 
 def _admin_project(request: Request, pk: int) -> Project:
@@ -205,7 +204,7 @@ def _unfiltered_count(project: Project, query: DocumentQuery, *, staff: bool) ->
     (no COUNT over the project's documents); None when the query filters."""
     if query.q or query.status or query.annotator is not None or query.fewer_than is not None:
         return None
-    if staff:
+    if staff or rules().annotators_see_unassigned_documents:
         return project.document_count
     return project.my_assigned  # an annotator member: their assignments (None: no member)
 
@@ -272,10 +271,8 @@ class DocumentAnnotationsView(APIView):
     def get(self, request: Request, pk: int) -> Response:
         document = get_object_or_404(documents_for(request.user), pk=pk)
         annotations = annotation_with_spans(
-            annotations_for(request.user).filter(document=document)
+            listed_annotations(request.user, document)
         ).select_related("annotator")
-        if role_in(request.user, document.project_id) not in STAFF_ROLES:
-            annotations = annotations.filter(annotator=request.user)
         annotations = annotations.order_by("annotator__username", "id")
         return Response(DocumentAnnotationSerializer(annotations, many=True).data)
 

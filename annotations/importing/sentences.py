@@ -191,7 +191,7 @@ def _whitespace_tolerant_pattern(unit: str) -> re.Pattern[str]:
     return re.compile(r"\s+".join(re.escape(token) for token in unit.split()))
 
 
-def _locate(text: str, unit: str, cursor: int) -> Range | None:
+def locate_unit(text: str, unit: str, cursor: int) -> Range | None:
     """First occurrence of ``unit`` (stripped) at or after ``cursor``: exact, then with any
     run of whitespace matching any other run (``\\r\\n`` against ``\\n``, double spaces)."""
     needle = unit.strip()
@@ -211,7 +211,7 @@ def align_units(text: str, units: list[str]) -> list[Range]:
     ranges: list[Range] = []
     cursor = 0
     for index, unit in enumerate(units):
-        located = _locate(text, unit, cursor)
+        located = locate_unit(text, unit, cursor)
         if located is None:
             raise UnitNotFoundError(index, unit)
         ranges.append(located)
@@ -247,9 +247,9 @@ def sentences_from_units(text: str, units: list[str]) -> UnitAlignment:
     dropped: list[int] = []
     cursor = 0
     for index, unit in enumerate(units):
-        found = _locate(text, unit, cursor)
+        found = locate_unit(text, unit, cursor)
         if found is None:
-            if _locate(text, unit, 0) is None:
+            if locate_unit(text, unit, 0) is None:
                 raise UnitNotFoundError(index, unit)
             dropped.append(index)
             continue

@@ -24,8 +24,13 @@ from annotations.models import (
     Project,
     Span,
 )
-from annotations.queue_order import disagreement_first
-from annotations.selectors.access import STAFF_ROLES, annotations_for, documents_for
+from annotations.orderings import disagreement_first
+from annotations.selectors.access import (
+    annotations_for,
+    documents_for,
+    effective_role,
+    is_staff_role,
+)
 from annotations.selectors.documents import DISAGREEMENT, project_totals
 
 SUBMITTED = Annotation.Status.SUBMITTED
@@ -62,12 +67,11 @@ def progress_for(user: Any, projects: list[Project]) -> dict[int, tuple[str | No
                 "project_id", "role", "assigned_count", "done_count"
             )
         }
-    superuser = bool(getattr(user, "is_superuser", False))
     out: dict[int, tuple[str | None, Progress]] = {}
     for project in projects:
         role, assigned, done = mine.get(project.pk, (None, 0, 0))
-        role = role or ("admin" if superuser else None)
-        if role in STAFF_ROLES:
+        role = effective_role(user, role)
+        if is_staff_role(role):
             out[project.pk] = (role, _staff_progress(project))
         else:
             out[project.pk] = (role, {"done": done, "total": assigned})

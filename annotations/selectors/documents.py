@@ -47,8 +47,8 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Length
 
 from annotations.models import Annotation, Assignment, Document, Membership, Project
-from annotations.queue_order import disagreement_first
-from annotations.selectors.access import STAFF_ROLES, role_in
+from annotations.orderings import disagreement_first
+from annotations.selectors.access import STAFF_ROLES, annotator_documents, role_in
 
 SUBMITTED = Annotation.Status.SUBMITTED
 IN_PROGRESS = Annotation.Status.IN_PROGRESS
@@ -186,7 +186,7 @@ def document_list(
     """
     qs = Document.objects.filter(project=project).only("id")
     if not staff:
-        qs = qs.filter(Exists(Assignment.objects.filter(document=OuterRef("pk"), annotator=user)))
+        qs = qs.filter(annotator_documents(user))
     if query.q:
         qs = qs.filter(Q(text__icontains=query.q) | Q(name__icontains=query.q))
     if staff:

@@ -26,6 +26,7 @@ from annotations.models import (
     Project,
     Span,
 )
+from annotations.orderings import adjudication_order
 from annotations.selectors.taxonomy import taxonomy_tree
 
 HISTORY_LIMIT = 500
@@ -276,15 +277,9 @@ def adjudication_state(document: Document) -> dict[str, Any]:
 
 
 def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[str, Any]:
-    """Documents with a submitted annotation, lowest agreement first, then by position."""
-    from evaluation.agreement_jobs import agreement_for, document_sort_keys
-    from evaluation.models import AgreementResult
-
-    result = agreement_for(project=project)
-    status = "done" if result.status == AgreementResult.Status.DONE else "computing"
-    if result.status == AgreementResult.Status.FAILED:
-        status = "failed"
-    keys = document_sort_keys(project)
+    """Documents with a submitted annotation, lowest agreement first (``orderings``), then
+    by position."""
+    status, keys = adjudication_order(project)
     rows = (
         Annotation.objects.filter(document__project=project, status=Annotation.Status.SUBMITTED)
         .values("document_id", "document__name", "document__position")

@@ -39,7 +39,12 @@ from annotations.models import (
     Sentence,
     Span,
 )
-from annotations.selectors.access import STAFF_ROLES
+from annotations.selectors.access import (
+    effective_role,
+    listed_annotations_sql,
+    project_visible_sql,
+    sees_document,
+)
 
 _DATETIME = DateTimeField()  # DRF's rendering of datetimes, as the serializers give them
 
@@ -56,11 +61,10 @@ def _sql(vendor: str) -> dict[str, str]:
     annotations = (
         f"SELECT a.id, a.annotator_id, u.username, a.status, a.revision, a.updated_at,"
         f" a.submitted_at FROM {annotation} a JOIN {user} u ON u.id = a.annotator_id"
-        f" WHERE a.document_id = %s{{mine}} ORDER BY u.username, a.id"
+        f" WHERE a.document_id = %s AND {{listed}} ORDER BY u.username, a.id"
     )
     return {
-        # the visibility of ``documents_for`` decided on one row: assigned to the user?
-        # their role in the project? (staff: every document; annotators: the assigned ones)
+        # the facts ``access.sees_document`` decides on: assigned to the user? their role?
         "document": (
             f"SELECT d.id, d.project_id, d.name, d.external_id, d.text, p.kind,"
             f" EXISTS(SELECT 1 FROM {assignment} s"
@@ -69,8 +73,7 @@ def _sql(vendor: str) -> dict[str, str]:
             f"  WHERE m.project_id = d.project_id AND m.user_id = %s LIMIT 1)"
             f" FROM {doc} d JOIN {project} p ON p.id = d.project_id WHERE d.id = %s"
         ),
-        "annotations": annotations.format(mine=""),
-        "my_annotation": annotations.format(mine=" AND a.annotator_id = %s"),
+        "annotations": annotations,
         "spans": (
             f"SELECT annotation_id, id, client_id, {start}, {end}, labels, details, revision"
             f" FROM {span} WHERE annotation_id IN ({{ids}}) ORDER BY {start}, {end}, id"
@@ -106,18 +109,11 @@ def document_opened(user: Any, pk: int) -> dict[str, Any] | None:
         if doc is None:
             return None
         doc_id, project_id, name, external_id, text, kind, assigned, my_role = doc
-        superuser = bool(getattr(user, "is_superuser", False))
-        # as role_in: a superuser without membership counts as admin (one with a membership
-        # has that role: an annotator one sees only their own annotation, as in the
-        # annotations endpoint)
-        role = my_role or ("admin" if superuser else None)
-        staff = role in STAFF_ROLES
-        if not (superuser or staff or (role is not None and assigned)):
+        role = effective_role(user, my_role)
+        if not sees_document(user, role, assigned=bool(assigned)):
             return None
-        if staff:
-            cursor.execute(sql["annotations"], [pk])
-        else:
-            cursor.execute(sql["my_annotation"], [pk, user.pk])
+        listed, params = listed_annotations_sql(user, role, "a")
+        cursor.execute(sql["annotations"].format(listed=listed), [pk, *params])
         rows = cursor.fetchall()
         spans: dict[int, list[dict[str, Any]]] = {row[0]: [] for row in rows}
         if rows:
@@ -185,7 +181,8 @@ def _project_sql(vendor: str) -> str:
     # evaluation here: the reverse relation names its table)
     settings = q(Project._meta.get_field("suggestion_settings").related_model._meta.db_table)
     return (
-        f"SELECT {columns}, m.role, m.assigned_count, s.ordering FROM {q(Project._meta.db_table)} p"
+        f"SELECT {columns}, m.role, m.assigned_count, s.ordering, {{visible}}"
+        f" FROM {q(Project._meta.db_table)} p"
         f" LEFT JOIN {q(Membership._meta.db_table)} m ON m.project_id = p.id AND m.user_id = %s"
         f" LEFT JOIN {settings} s ON s.project_id = p.id WHERE p.id = %s"
     )
@@ -194,14 +191,19 @@ def _project_sql(vendor: str) -> str:
 def project_with_role(user: Any, pk: int) -> Project | None:
     """The project (``PROJECT_FIELDS`` loaded) with ``my_role`` and ``my_assigned`` (the
     user's membership, or None) and ``queue_ordering`` (its suggestion settings' order, or
-    None); None when there is no such project. Visibility is the caller's (members, and
-    superusers everywhere)."""
+    None), ``visible`` (whether ``access.projects_for`` holds it: ``project_visible_sql``)
+    and ``role`` (the role the user acts with: ``access.effective_role``); None when there
+    is no such project."""
+    visible, params = project_visible_sql(user, "m")
+    statement = _project_sql(connection.vendor).format(visible=visible)
     with connection.cursor() as cursor:
-        cursor.execute(_project_sql(connection.vendor), [user.pk, pk])
+        cursor.execute(statement, [*params, user.pk, pk])
         row = cursor.fetchone()
     if row is None:
         return None
     n = len(PROJECT_FIELDS)
     project = instance(Project, dict(zip(PROJECT_FIELDS, row[:n], strict=True)))
-    project.my_role, project.my_assigned, project.queue_ordering = row[n:]
+    project.my_role, project.my_assigned, project.queue_ordering, visible = row[n:]
+    project.visible = bool(visible)
+    project.role = effective_role(user, project.my_role) if project.visible else None
     return project

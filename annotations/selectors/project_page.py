@@ -2,7 +2,7 @@
 
 ``project_page`` gives the rows of ``GET /api/projects/`` as ``ProjectListSerializer``
 renders them (``tests/test_query_counts.py`` compares the two for every kind of user): the
-projects the user may see (``access.projects_for``: members, and superusers everywhere),
+projects the user may see (``access.projects_for``, through ``access.project_visible_sql``),
 active or archived, by name, each with the user's role and the progress of
 ``annotations.progress_for`` (staff: the project's counters; annotators: their
 membership's), and the list's size (``COUNT(*) OVER ()``; a page past the end asks it
@@ -22,7 +22,7 @@ from typing import Any
 from django.db import connection
 
 from annotations.models import Membership, Project
-from annotations.selectors.access import STAFF_ROLES
+from annotations.selectors.access import effective_role, is_staff_role, project_visible_sql
 
 
 @cache
@@ -32,7 +32,7 @@ def _sql(vendor: str) -> dict[str, str]:
     done, archived = q("done_count"), q("archived_at")
     visible = (
         f"FROM {project} p LEFT JOIN {membership} m ON m.project_id = p.id AND m.user_id = %s"
-        f" WHERE (m.id IS NOT NULL OR %s) AND p.{archived} IS {{archived}} NULL"
+        f" WHERE {{{{visible}}}} AND p.{archived} IS {{archived}} NULL"
     )
     page = (
         f"SELECT p.id, p.name, p.description, p.taxonomy_id, p.{archived},"
@@ -56,16 +56,17 @@ def project_page(
     or the active ones, by name."""
     if not getattr(user, "is_authenticated", False):
         return [], 0
-    superuser = bool(getattr(user, "is_superuser", False))
     which = "archived" if archived else "active"
     sql = _sql(connection.vendor)
+    visible, params = project_visible_sql(user, "m")
     with connection.cursor() as cursor:
-        cursor.execute(sql[which], [user.pk, superuser, limit, offset])
+        cursor.execute(sql[which].format(visible=visible), [user.pk, *params, limit, offset])
         fetched = cursor.fetchall()
         if fetched:
             count = fetched[0][-1]
         else:
-            cursor.execute(sql[f"count {which}"], [user.pk, superuser])
+            statement = sql[f"count {which}"].format(visible=visible)
+            cursor.execute(statement, [user.pk, *params])
             count = cursor.fetchone()[0]
     rows = []
     for (
@@ -84,8 +85,8 @@ def project_page(
         my_done,
         _,
     ) in fetched:
-        role = role or (Membership.Role.ADMIN if superuser else None)
-        if role in STAFF_ROLES:
+        role = effective_role(user, role)
+        if is_staff_role(role):
             progress = {
                 "done": done,
                 "total": documents,

@@ -42,7 +42,7 @@ from annotations.models import (
     Project,
 )
 from annotations.selectors.gold import adjudication_draft, latest_published, version_diff
-from annotations.services.annotations import _canonical_details, _canonical_labels, label_index
+from annotations.spans import canonical_details, canonical_labels, is_offset, label_index
 
 
 class GoldConflict(Exception):
@@ -123,18 +123,18 @@ def _validated_spans(document: Document, spans: Any) -> list[dict[str, Any]]:
             errors[where] = ["must be an object with start, end and labels"]
             continue
         start, end = raw.get("start"), raw.get("end")
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+        if not all(is_offset(v) for v in (start, end)):
             errors[f"{where}.start"] = ["start and end must be integer character offsets"]
             continue
         if not 0 <= start < end <= length:
             errors[f"{where}.end"] = [f"[{start}, {end}) is not a range of the text (0..{length})"]
             continue
         start, end = snap(bounds, start, end)
-        labels, label_errors = _canonical_labels(index, raw.get("labels"))
+        labels, label_errors = canonical_labels(index, raw.get("labels"))
         if label_errors:
             errors[f"{where}.labels"] = label_errors
             continue
-        details, detail_errors = _canonical_details(index, labels, raw.get("details"))
+        details, detail_errors = canonical_details(index, labels, raw.get("details"))
         if detail_errors:
             errors[f"{where}.details"] = detail_errors
             continue

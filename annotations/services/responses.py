@@ -38,13 +38,11 @@ from annotations.items import ANSWER_KINDS, Form, FormError, check_response, par
 from annotations.models import Annotation, Document, Project, TaxonomyNode
 from annotations.services.annotations import (
     ConflictError,
-    NotYourAnnotation,
-    _check_active,
-    _check_writable,
-    _lock,
+    locked_annotation,
     start_annotation,
     submit_annotation,
 )
+from annotations.spans import NotYourAnnotation, check_active, check_writable
 
 
 def project_form(project: Project) -> Form:
@@ -118,11 +116,11 @@ def save_response(
     others stay; otherwise ``response`` is the whole new response. A save that changes
     nothing still returns the annotation, without a new revision.
     """
-    locked = _lock(annotation)
+    locked = locked_annotation(annotation)
     if by is not None and by.pk != locked.annotator_id:
         raise NotYourAnnotation("only the annotator writes this annotation")
     _check_revision(locked, expected_revision)
-    _check_writable(locked, by)
+    check_writable(locked, by)
     _check_item_project(locked.document.project)
     if not isinstance(response, Mapping):
         raise ValidationError({"response": ["must be an object mapping field names to answers"]})
@@ -183,14 +181,14 @@ def submit_response(
 ) -> Annotation:
     """Submit an item annotation once every answer field is answered (read-only until a
     reviewer reopens it). Submitting twice is a no-op."""
-    locked = _lock(annotation)
+    locked = locked_annotation(annotation)
     if by is not None and by.pk != locked.annotator_id:
         raise NotYourAnnotation("only the annotator submits this annotation")
     if expected_revision is not None:
         _check_revision(locked, expected_revision)
     if locked.status == Annotation.Status.SUBMITTED:
         return locked
-    _check_active(locked.document.project)
+    check_active(locked.document.project)
     _check_item_project(locked.document.project)
     form = project_form(locked.document.project)
     missing = missing_answers(form, locked.response or {})
@@ -204,7 +202,6 @@ def submit_response(
 
 __all__ = [
     "ConflictError",
-    "NotYourAnnotation",
     "item_options",
     "missing_answers",
     "project_form",

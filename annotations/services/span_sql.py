@@ -29,18 +29,13 @@ from django.db import connection, transaction
 from fallacy_platform.rows import instance
 from simple_history.models import HistoricalRecords
 
-from annotations.models import Annotation, Document, Membership, Project, Sentence, Span, Taxonomy
-from annotations.selectors.access import STAFF_ROLES
-
-
-def is_offset(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
+from annotations.models import Annotation, Document, Project, Sentence, Span, Taxonomy
+from annotations.selectors.access import annotation_visible_sql
+from annotations.spans import is_offset
 
 _A, _D, _P, _T = (m._meta.db_table for m in (Annotation, Document, Project, Taxonomy))
 _S, _SN = Span._meta.db_table, Sentence._meta.db_table
 _H = Span.history.model._meta.db_table
-_MEMBERSHIP = Membership._meta.db_table
 
 # The span's columns in model order (what RETURNING gives back), the ones a write sets, and
 # the ones its history row copies.
@@ -68,14 +63,12 @@ _READ = """SELECT a.id, a.document_id, a.annotator_id, a.status, a.revision,
     {client_span}{span_columns}
 FROM {source} JOIN {d} d ON d.id = a.document_id JOIN {p} p ON p.id = d.project_id
     JOIN {t} t ON t.id = p.taxonomy_id
-WHERE {where}{visible}"""
-# annotations_for(user): staff of the project see all of its annotations, members their own
-_VISIBLE = f""" AND EXISTS (SELECT 1 FROM {_MEMBERSHIP} m WHERE m.project_id = d.project_id
-    AND m.user_id = %s AND (m.role IN (%s, %s) OR a.annotator_id = %s))"""
+WHERE {where} AND {{visible}}"""
 
 
 @cache
-def _read_sql(vendor: str, by_span: bool, visible: bool) -> str:
+def _read_sql(vendor: str, by_span: bool) -> str:
+    """The read, with ``{visible}`` left for ``access.annotation_visible_sql``."""
     tables = {"sn": _SN, "d": _D, "p": _P, "t": _T}
     if by_span:  # a change or a delete: the span with its annotation
         return _READ.format(
@@ -86,7 +79,6 @@ def _read_sql(vendor: str, by_span: bool, visible: bool) -> str:
             span_columns=", " + _q(_SPAN_COLUMNS, "s."),
             source=f"{_S} s JOIN {_A} a ON a.id = s.annotation_id",
             where="s.id = %s",
-            visible=_VISIBLE if visible else "",
         )
     return _READ.format(
         **tables,
@@ -96,7 +88,6 @@ def _read_sql(vendor: str, by_span: bool, visible: bool) -> str:
         span_columns="",
         source=f"{_A} a",
         where="a.id = %s",
-        visible=_VISIBLE if visible else "",
     )
 
 
@@ -126,11 +117,13 @@ def read_for_span_write(
     if not by_span:
         params.append(client_id)
     params.append(span_id if by_span else getattr(annotation, "pk", annotation))
-    visible = by is not None and not getattr(by, "is_superuser", False)
-    if visible:
-        params += [by.pk, *(role.value for role in STAFF_ROLES), by.pk]
+    visible = "1 = 1"
+    if by is not None:
+        visible, visible_params = annotation_visible_sql(by, "a", "d")
+        params += visible_params
+    statement = _read_sql(connection.vendor, by_span).format(visible=visible)
     with connection.cursor() as cursor:
-        cursor.execute(_read_sql(connection.vendor, by_span, visible), params)
+        cursor.execute(statement, params)
         row = cursor.fetchone()
     if row is None:
         if by_span:

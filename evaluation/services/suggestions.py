@@ -49,7 +49,8 @@ from django.db import transaction
 from annotations.labels import NO_FALLACY, normalise_label
 from annotations.models import Annotation, Assignment, Document, Membership, Project, Sentence
 from annotations.selectors.access import role_in
-from annotations.services.annotations import create_or_get_span, label_index, start_annotation
+from annotations.services.annotations import create_or_get_span, start_annotation
+from annotations.spans import label_index
 from evaluation.models import (
     DocumentDisagreement,
     ModelRun,

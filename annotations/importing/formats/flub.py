@@ -19,8 +19,8 @@ from typing import IO, Any
 from annotations.importing.formats.jsonl import (
     RecordChecker,
     Source,
-    _kind,
     iter_json_objects,
+    json_kind,
     source_name,
     write_jsonl,
 )
@@ -56,22 +56,24 @@ def _check(check: RecordChecker) -> FlubRecord:
         raise check.fail("text", "the text is blank")
     is_question = record["is_question"]
     if not isinstance(is_question, bool):
-        raise check.fail("is_question", f"expected true or false, got {_kind(is_question)}")
+        raise check.fail("is_question", f"expected true or false, got {json_kind(is_question)}")
     raw_type = record["type"]
     if raw_type is not None and not is_nan(raw_type) and not isinstance(raw_type, str):
-        raise check.fail("type", f"expected a string, null or NaN, got {_kind(raw_type)}")
+        raise check.fail("type", f"expected a string, null or NaN, got {json_kind(raw_type)}")
     explanation = check.string("explanation")
     raw_id = record["id"]
     if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or str(raw_id).strip() == "":
-        raise check.fail("id", f"expected a non-empty string or an integer, got {_kind(raw_id)}")
+        raise check.fail(
+            "id", f"expected a non-empty string or an integer, got {json_kind(raw_id)}"
+        )
     options = record["options"]
     if not isinstance(options, dict) or not options:
-        raise check.fail("options", f"expected an object of options A-D, got {_kind(options)}")
+        raise check.fail("options", f"expected an object of options A-D, got {json_kind(options)}")
     for key, value in options.items():
         if key not in OPTION_KEYS:
             raise check.fail(f"options.{key}", "option keys are A, B, C and D")
         if not isinstance(value, str):
-            raise check.fail(f"options.{key}", f"expected a string, got {_kind(value)}")
+            raise check.fail(f"options.{key}", f"expected a string, got {json_kind(value)}")
     answer = record["answer"]
     if not isinstance(answer, str) or answer not in options:
         raise check.fail(

@@ -35,7 +35,7 @@ from typing import Any
 
 from annotations.importing.formats.csv import csv_rows, header_names
 from annotations.importing.formats.errors import DatasetFormatError
-from annotations.importing.formats.jsonl import Source, _kind, iter_json_objects, source_name
+from annotations.importing.formats.jsonl import Source, iter_json_objects, json_kind, source_name
 from annotations.importing.formats.storable import TOO_DEEP, json_problem, shown
 
 ROLES = (
@@ -204,7 +204,7 @@ class _Reader:
         if value is None:
             return None
         if isinstance(value, bool) or not isinstance(value, str | int | float):
-            raise self.fail(line, column, f"expected a string, got {_kind(value)}")
+            raise self.fail(line, column, f"expected a string, got {json_kind(value)}")
         text = value if isinstance(value, str) else str(value)
         return text if text.strip() else None
 
@@ -258,10 +258,12 @@ class _Reader:
                     line, column, f"not a JSON object of options: {error.msg}"
                 ) from None
         if not isinstance(value, dict):
-            raise self.fail(line, column, f"expected an object of options, got {_kind(value)}")
+            raise self.fail(line, column, f"expected an object of options, got {json_kind(value)}")
         for key, text in value.items():
             if not isinstance(text, str):
-                raise self.fail(line, f"{column}.{key}", f"expected a string, got {_kind(text)}")
+                raise self.fail(
+                    line, f"{column}.{key}", f"expected a string, got {json_kind(text)}"
+                )
         return dict(value)
 
     def labels(self, line: int, record: Mapping[str, Any], column: str) -> list[str] | None:
@@ -273,7 +275,9 @@ class _Reader:
                 raise self.fail(line, column, "expected a list of label strings")
             return [v.strip() for v in value if v.strip()]
         if not isinstance(value, str):
-            raise self.fail(line, column, f"expected comma-separated labels, got {_kind(value)}")
+            raise self.fail(
+                line, column, f"expected comma-separated labels, got {json_kind(value)}"
+            )
         return [part.strip() for part in value.split(",") if part.strip()]
 
     def detection(self, line: int, record: Mapping[str, Any], column: str) -> bool | None:
@@ -307,7 +311,7 @@ class _Reader:
         if isinstance(value, list):
             return self.segment_ranges(line, column, value, text)
         if not isinstance(value, str):
-            raise self.fail(line, column, f"expected segments, got {_kind(value)}")
+            raise self.fail(line, column, f"expected segments, got {json_kind(value)}")
         if not value.strip():
             return None  # an empty cell: no gold, as for every role
         if value.strip().casefold() in ("none", "no fallacy"):

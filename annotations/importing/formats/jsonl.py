@@ -67,7 +67,7 @@ def iter_json_objects(source: Source, name: str) -> Iterator[tuple[int, dict[str
                     raise DatasetFormatError(name, line_number, None, TOO_DEEP) from None
                 if not isinstance(record, dict):
                     raise DatasetFormatError(
-                        name, line_number, None, f"expected a JSON object, got {_kind(record)}"
+                        name, line_number, None, f"expected a JSON object, got {json_kind(record)}"
                     )
                 found = json_problem(record)
                 if found:
@@ -95,7 +95,7 @@ def undecodable_line(source: Source) -> int | None:
     return None
 
 
-def _kind(value: object) -> str:
+def json_kind(value: object) -> str:
     return {
         dict: "an object",
         list: "an array",
@@ -125,7 +125,7 @@ class RecordChecker:
             return default
         value = self.record[key]
         if not isinstance(value, str):
-            raise self.fail(key, f"expected a string, got {_kind(value)}")
+            raise self.fail(key, f"expected a string, got {json_kind(value)}")
         return value
 
     def string_list(self, key: str, *, required: bool = False) -> list[str]:
@@ -135,10 +135,10 @@ class RecordChecker:
             return []
         value = self.record[key]
         if not isinstance(value, list):
-            raise self.fail(key, f"expected an array of strings, got {_kind(value)}")
+            raise self.fail(key, f"expected an array of strings, got {json_kind(value)}")
         for index, item in enumerate(value):
             if not isinstance(item, str):
-                raise self.fail(f"{key}[{index}]", f"expected a string, got {_kind(item)}")
+                raise self.fail(f"{key}[{index}]", f"expected a string, got {json_kind(item)}")
         return value
 
     def triples(self, key: str, text: str) -> list[LabelTriple]:
@@ -147,7 +147,9 @@ class RecordChecker:
             raise self.fail(key, "required field is missing")
         value = self.record[key]
         if not isinstance(value, list):
-            raise self.fail(key, f"expected an array of [start, end, label], got {_kind(value)}")
+            raise self.fail(
+                key, f"expected an array of [start, end, label], got {json_kind(value)}"
+            )
         triples: list[LabelTriple] = []
         for index, item in enumerate(value):
             where = f"{key}[{index}]"
@@ -157,7 +159,8 @@ class RecordChecker:
             for position, offset in ((0, start), (1, end)):
                 if isinstance(offset, bool) or not isinstance(offset, int):
                     raise self.fail(
-                        f"{where}[{position}]", f"expected an integer offset, got {_kind(offset)}"
+                        f"{where}[{position}]",
+                        f"expected an integer offset, got {json_kind(offset)}",
                     )
             if start < 0:
                 raise self.fail(f"{where}[0]", f"start {start} is negative")

@@ -28,12 +28,13 @@ import uuid
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
 from django.contrib.auth import get_user_model
 from django.db import models
+from django.db.models import QuerySet
 
 from annotations.models import (
     Annotation,
@@ -50,7 +51,6 @@ from annotations.models import (
     Taxonomy,
     TaxonomyNode,
 )
-from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore, RunShard
 
 ARCHIVE_FORMAT = "fallacy-project-archive"
 ARCHIVE_VERSION = 1
@@ -79,6 +79,9 @@ class Table:
     skipped: tuple[str, ...] = ()
     implicit: tuple[str, ...] = ()
     history_of: str | None = None  # a history table: the table of the recorded objects
+    json: tuple[tuple[str, JsonValue], ...] = ()  # JSON fields that hold archive references
+    blanked: tuple[str, ...] = ()  # fields archived as null in a row where ``blank_if`` holds
+    blank_if: str | None = None
 
     @property
     def member(self) -> str:
@@ -96,87 +99,197 @@ def _history(name: str, model: type[models.Model], of: str) -> Table:
     return Table(name, model.history.model, history_of=of)
 
 
-def _table(
-    name: str, model: type[models.Model], fields: str, *, skipped: str = "", implicit: str = ""
+def table_of(
+    name: str,
+    model: type[models.Model],
+    fields: str,
+    *,
+    skipped: str = "",
+    implicit: str = "",
+    **options: Any,
 ) -> Table:
+    """A table of ``model`` archiving the space-separated ``fields``."""
     return Table(
-        name, model, tuple(fields.split()), tuple(skipped.split()), tuple(implicit.split())
+        name,
+        model,
+        tuple(fields.split()),
+        tuple(skipped.split()),
+        tuple(implicit.split()),
+        **options,
     )
 
 
 COUNTERS = "assignment_count annotation_count submitted_count in_progress_count done_count"
-TABLES: tuple[Table, ...] = (
-    _table("taxonomy", Taxonomy, "name version title description created_at"),
-    _table("taxonomy_nodes", TaxonomyNode,
+
+
+@dataclass(frozen=True)
+class JsonValue:
+    """How a JSON field holding archive references is written and read back."""
+
+    encode: Callable[[Any, ExportRefs], Any]
+    decode: Callable[[Any, ImportRefs, Callable[[str], ArchiveError]], Any]
+
+
+def _map_diff(diff: dict[str, Any], convert: Callable[[int], int | None]) -> dict[str, Any]:
+    out = dict(diff)
+    for part in ("added", "removed", "changed"):
+        if isinstance(out.get(part), list):
+            out[part] = [
+                {**entry, "document": convert(entry["document"])}
+                if isinstance(entry, dict) and isinstance(entry.get("document"), int)
+                else entry
+                for entry in out[part]
+            ]
+    return out
+
+
+def _map_per_item(report: dict[str, Any], convert: Callable[[int], int | None]) -> dict[str, Any]:
+    per_item = report.get("per_item")
+    if not isinstance(per_item, dict) or not all(k.lstrip("-").isdigit() for k in per_item):
+        return report
+    return {**report, "per_item": {str(convert(int(k))): v for k, v in per_item.items()}}
+
+
+def _documents_in(mapping: Callable[..., dict[str, Any]]) -> JsonValue:
+    """A JSON object whose document ids ``mapping`` converts (an orphan is numbered)."""
+    return JsonValue(
+        encode=lambda value, refs: (
+            mapping(value, lambda doc: refs.local("documents", doc, orphan=True))
+            if isinstance(value, dict)
+            else value
+        ),
+        decode=lambda value, refs, fail: (
+            mapping(value, lambda doc: refs.pk("documents", doc, orphan=True))
+            if isinstance(value, dict)
+            else value
+        ),
+    )
+
+
+def _proposers_out(value: Any, refs: ExportRefs) -> Any:
+    if not isinstance(value, dict):
+        return value
+    return {
+        label: sorted(u for u in (refs.username(i) for i in ids) if u is not None)
+        for label, ids in value.items()
+    }
+
+
+def _proposers_in(value: Any, refs: ImportRefs, fail: Callable[[str], ArchiveError]) -> Any:
+    if not isinstance(value, dict) or not all(
+        isinstance(u, list) and all(isinstance(n, str) for n in u) for u in value.values()
+    ):
+        raise fail("expected {label: [username, ...]}")
+    ids = {label: [refs.user(u) for u in users] for label, users in value.items()}
+    if any(None in users for users in ids.values()):
+        raise fail("names a user who is not in users.jsonl")
+    return {label: sorted(users) for label, users in ids.items()}
+
+
+DIFF_DOCUMENTS = _documents_in(_map_diff)  # a gold version's diff
+PER_ITEM_DOCUMENTS = _documents_in(_map_per_item)  # a report's ``per_item`` figures
+PROPOSERS = JsonValue(_proposers_out, _proposers_in)  # {label: [user id]} as usernames
+
+PROJECT_TABLES: tuple[Table, ...] = (
+    table_of("taxonomy", Taxonomy, "name version title description created_at"),
+    table_of("taxonomy_nodes", TaxonomyNode,
            "parent level name aliases definition template slots example position",
            implicit="taxonomy"),
-    _table("project", Project,
+    table_of("project", Project,
            "name description guidelines annotators_per_document archived_at kind form created_at",
            skipped=f"{COUNTERS} document_count todo_count", implicit="taxonomy"),
-    _table("memberships", Membership, "user role",
+    table_of("memberships", Membership, "user role",
            skipped=f"{COUNTERS} assigned_count", implicit="project"),
-    _table("documents", Document,
+    table_of("documents", Document,
            "name text source external_id metadata position created_at",
            skipped=COUNTERS, implicit="project"),
-    _table("sentences", Sentence, "document index start end"),
-    _table("assignments", Assignment, "document annotator created_at"),
-    _table("annotations", Annotation,
+    table_of("sentences", Sentence, "document index start end"),
+    table_of("assignments", Assignment, "document annotator created_at"),
+    table_of("annotations", Annotation,
            "document annotator status comments response revision created_at updated_at "
            "submitted_at"),
-    _table("spans", Span,
+    table_of("spans", Span,
            "annotation start end labels details client_id revision created_at updated_at"),
-    _table("gold_standards", GoldStandard,
+    table_of("gold_standards", GoldStandard,
            "version status source note created_by created_at published_at published_by "
-           "based_on diff", implicit="project"),
-    _table("gold_documents", GoldDocument,
+           "based_on diff", implicit="project", json=(("diff", DIFF_DOCUMENTS),)),
+    table_of("gold_documents", GoldDocument,
            "gold_standard document comments revision updated_at updated_by"),
-    _table("gold_spans", GoldSpan,
-           "gold_standard document start end labels details proposed_by"),
-    _table("import_jobs", ImportJob,
+    table_of("gold_spans", GoldSpan,
+           "gold_standard document start end labels details proposed_by",
+           json=(("proposed_by", PROPOSERS),)),
+    table_of("import_jobs", ImportJob,
            "created_by format options file_name content size status lines_total lines_done "
            "report errors created_at started_at finished_at", implicit="project",
            skipped="heartbeat_at"),  # liveness of the process running it, not data
-    # the owner is the restore's to choose: an identical global variant, else the project
-    _table("prompt_variants", PromptVariant,
-           "task name version kind template parser shots seed decoding unparseable "
-           "description builtin created_by created_at", skipped="project"),
-    _table("runs", ModelRun,
-           "gold_standard name backend model_name task prompt_variant level field judged_run "
-           "limit shards config environment status error cancel_requested total done "
-           "generated generation_seconds created_by created_at started_at finished_at",
-           implicit="project", skipped="scoring_heartbeat_at"),
-    _table("run_shards", RunShard,
-           "run index status runner_pid worker attempts error started_at finished_at",
-           skipped="heartbeat_at"),
-    _table("run_outputs", RunOutput,
-           "run document unit_index unit_text raw_output prompt answer parsed_labels "
-           "cache_key from_cache seconds created_at"),
-    _table("run_scores", RunScore, "run gold_standard profile parser report computed_at"),
+)  # fmt: skip
+HISTORY_TABLES: tuple[Table, ...] = (
     _history("history_annotations", Annotation, "annotations"),
     _history("history_spans", Span, "spans"),
     _history("history_gold_documents", GoldDocument, "gold_documents"),
     _history("history_gold_spans", GoldSpan, "gold_spans"),
-)  # fmt: skip
-TABLE = {table.name: table for table in TABLES}
-MODEL_TABLE = {table.model: table.name for table in TABLES if table.history_of is None}
-# Models with rows of a project that are not archived, and why (checked by the tests).
-NOT_ARCHIVED = {
-    "GenerationCache": "a cache keyed by request hash; run outputs keep every raw output",
-    "AgreementResult": "a cache of computed figures, recomputed on demand",
-    # archive format 1 predates suggestions: an accepted one is archived as its span; the
-    # suggestions, the decisions and the assisted flag are not (a restore is unassisted)
-    "SuggestionSettings": "not in archive format 1: a restored project is unassisted",
-    "Suggestion": "not in archive format 1: made again from the archived runs",
-    "SuggestionDecision": "not in archive format 1: accepted ones are archived as spans",
-    "DocumentDisagreement": "not in archive format 1: computed when suggestions are made",
-    "SuggestionShown": "not in archive format 1: a restored project is unassisted",
-    # Prolog-checked generation: the items it made are archived as documents
-    "PrologRule": "not in archive format 1: the shipped versions are seeded again",
-    "GenerationJob": "not in archive format 1: its items are archived as documents",
-    "GeneratedItem": "not in archive format 1: the item's metadata keeps its generation",
-    "GenerationRelease": "not in archive format 1: its gold project is archived as a project",
-}
-MEMBERS = (*(table.member for table in TABLES), f"{USERS}.jsonl", MANIFEST)
+)
+
+
+def _no_check(project: Project) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Part:
+    """Tables another app adds to a project's archive, archived after the project's own
+    tables and before the history; registered in that app's ``AppConfig.ready()``.
+
+    ``querysets(project)``: each table's rows of the project; ``check(project)``: raises
+    ``ExportError`` when the project refers to rows an archive cannot hold; ``restore(importer,
+    project)``: inserts the tables' rows (``restore.Importer``); ``not_archived``: that app's
+    models with rows of a project that are not archived, and why.
+    """
+
+    name: str
+    tables: tuple[Table, ...]
+    querysets: Callable[[Project], dict[str, QuerySet]]
+    restore: Callable[[Any, Project], None]
+    check: Callable[[Project], None] = _no_check
+    not_archived: tuple[tuple[str, str], ...] = ()
+
+
+_parts: dict[str, Part] = {}
+
+
+def register_part(part: Part) -> None:
+    _parts[part.name] = part
+    _index.cache_clear()
+
+
+def parts() -> tuple[Part, ...]:
+    return tuple(_parts.values())
+
+
+def tables() -> tuple[Table, ...]:
+    """Every table, in archive order."""
+    return _index()[0]
+
+
+def table_named(name: str) -> Table:
+    return _index()[1][name]
+
+
+def not_archived() -> dict[str, str]:
+    """Models with rows of a project that are not archived, and why (checked by the tests)."""
+    return {model: why for part in parts() for model, why in part.not_archived}
+
+
+def members() -> tuple[str, ...]:
+    return (*(each.member for each in tables()), f"{USERS}.jsonl", MANIFEST)
+
+
+@cache
+def _index() -> tuple[tuple[Table, ...], dict[str, Table], dict[type[models.Model], str]]:
+    ordered = (*PROJECT_TABLES, *(t for part in parts() for t in part.tables), *HISTORY_TABLES)
+    by_name = {each.name: each for each in ordered}
+    by_model = {each.model: each.name for each in ordered if each.history_of is None}
+    return ordered, by_name, by_model
 
 
 # --- values ----------------------------------------------------------------------------------
@@ -199,7 +312,7 @@ def field_target(model_field: models.Field) -> str | None:
     related = model_field.related_model
     if related is get_user_model():
         return "user"
-    return MODEL_TABLE.get(related, related.__name__)
+    return _index()[2].get(related, related.__name__)
 
 
 def to_utc(value: dt.datetime | None) -> str | None:
@@ -233,37 +346,13 @@ def encode_value(table: Table, name: str, value: Any, refs: ExportRefs) -> Any:
 
 
 def _json_out(table: Table, name: str, value: Any, refs: ExportRefs) -> Any:
-    base = table.history_of or table.name
-    if base == "gold_spans" and name == "proposed_by" and isinstance(value, dict):
-        return {
-            label: sorted(u for u in (refs.username(i) for i in ids) if u is not None)
-            for label, ids in value.items()
-        }
-    if base == "gold_standards" and name == "diff" and isinstance(value, dict):
-        return _map_diff(value, lambda doc: refs.local("documents", doc, orphan=True))
-    if base == "run_scores" and name == "report" and isinstance(value, dict):
-        return _map_per_item(value, lambda doc: refs.local("documents", doc, orphan=True))
-    return value
+    codec = dict(_base(table).json).get(name)
+    return value if codec is None else codec.encode(value, refs)
 
 
-def _map_diff(diff: dict[str, Any], convert: Callable[[int], int | None]) -> dict[str, Any]:
-    out = dict(diff)
-    for part in ("added", "removed", "changed"):
-        if isinstance(out.get(part), list):
-            out[part] = [
-                {**entry, "document": convert(entry["document"])}
-                if isinstance(entry, dict) and isinstance(entry.get("document"), int)
-                else entry
-                for entry in out[part]
-            ]
-    return out
-
-
-def _map_per_item(report: dict[str, Any], convert: Callable[[int], int | None]) -> dict[str, Any]:
-    per_item = report.get("per_item")
-    if not isinstance(per_item, dict) or not all(k.lstrip("-").isdigit() for k in per_item):
-        return report
-    return {**report, "per_item": {str(convert(int(k))): v for k, v in per_item.items()}}
+def _base(table: Table) -> Table:
+    """The table itself, or the table whose history it records."""
+    return table if table.history_of is None else _index()[1][table.history_of]
 
 
 def _fail(member: str, line: int, name: str, message: str) -> ArchiveError:
@@ -345,21 +434,10 @@ def _is_int(value: Any) -> bool:
 
 
 def _json_in(table: Table, name: str, value: Any, refs: ImportRefs, line: int) -> Any:
-    base = table.history_of or table.name
-    if base == "gold_spans" and name == "proposed_by":
-        if not isinstance(value, dict) or not all(
-            isinstance(u, list) and all(isinstance(n, str) for n in u) for u in value.values()
-        ):
-            raise _fail(table.member, line, name, "expected {label: [username, ...]}")
-        ids = {label: [refs.user(u) for u in users] for label, users in value.items()}
-        if any(None in users for users in ids.values()):
-            raise _fail(table.member, line, name, "names a user who is not in users.jsonl")
-        return {label: sorted(users) for label, users in ids.items()}
-    if base == "gold_standards" and name == "diff" and isinstance(value, dict):
-        return _map_diff(value, lambda doc: refs.pk("documents", doc, orphan=True))
-    if base == "run_scores" and name == "report" and isinstance(value, dict):
-        return _map_per_item(value, lambda doc: refs.pk("documents", doc, orphan=True))
-    return value
+    codec = dict(_base(table).json).get(name)
+    if codec is None:
+        return value
+    return codec.decode(value, refs, lambda message: _fail(table.member, line, name, message))
 
 
 # --- the zip ---------------------------------------------------------------------------------
@@ -415,7 +493,7 @@ class ArchiveReader:
             names = set(self._zip.namelist())
         except (OSError, zipfile.BadZipFile) as error:
             raise ArchiveError(self.name, None, None, f"not a project archive ({error})") from None
-        missing = [member for member in MEMBERS if member not in names]
+        missing = [member for member in members() if member not in names]
         if missing:
             raise ArchiveError(self.name, None, None, f"members missing: {', '.join(missing)}")
         self.manifest = self._manifest()

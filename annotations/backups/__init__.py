@@ -5,13 +5,15 @@
 - ``export``: ``export_project(project=..., out=...)`` writes the archive (reads only).
 - ``restore``: ``import_project(path=..., rename=...)`` creates the project (one transaction).
 
-The package lives in ``fallacy_platform`` because an archive spans both apps (annotations and
-evaluation), and only project-wide wiring may import both ways.
+The project's own tables (taxonomy, members, documents, annotations, gold, import jobs) are
+declared here; another app adds its tables as a ``format.Part`` registered in its
+``AppConfig.ready()`` (the evaluation app's runs: ``evaluation.backups``), so this app
+imports no other.
 """
 
-from fallacy_platform.backups.export import ExportError, ExportReport, export_project
-from fallacy_platform.backups.format import ARCHIVE_FORMAT, ARCHIVE_VERSION, ArchiveError
-from fallacy_platform.backups.restore import ImportReport, ProjectExists, import_project
+from annotations.backups.export import ExportError, ExportReport, export_project
+from annotations.backups.format import ARCHIVE_FORMAT, ARCHIVE_VERSION, ArchiveError
+from annotations.backups.restore import ImportReport, ProjectExists, import_project
 
 __all__ = [
     "ARCHIVE_FORMAT",

@@ -1,7 +1,7 @@
 """``manage.py export_project PROJECT --out FILE``: everything of a project in one archive.
 
 PROJECT is the project's id or name. The archive (a zip of JSON-lines members, see
-``fallacy_platform.backups.format``) holds the taxonomy, guidelines, documents, sentences,
+``annotations.backups.format``) holds the taxonomy, guidelines, documents, sentences,
 members by username, assignments, annotations with their spans and history, gold versions
 and drafts with history, import jobs, runs with their prompt variants, shards, outputs and
 scores. ``import_project FILE`` restores it; exporting the restored project gives the same
@@ -14,8 +14,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from annotations.backups import ExportError, export_project
 from annotations.models import Project
-from fallacy_platform.backups import ExportError, export_project
 
 
 def find_project(reference: str) -> Project:

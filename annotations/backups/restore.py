@@ -10,8 +10,8 @@ What an import reuses and what it creates:
   activates it and sets a password) and reported;
 - the taxonomy when one with the same name and version has the same content, else a new one
   (``VERSION+restored`` when the name and version are taken by a different tree, reported);
-- prompt variants by task, name and version when their content is equal, else a new one
-  (the next free version when the key is taken by a different variant, reported).
+- what another app's part of the archive reuses is that part's to say (``format.Part``;
+  the evaluation app's prompt variants: ``evaluation.backups``).
 
 Rows are inserted in archive order with the archive's timestamps (``auto_now`` fields are
 set again after the insert) and without new history rows: the archive's history rows are
@@ -29,18 +29,17 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, IntegrityError, models, transaction
 
-from annotations.models import GoldStandard, Project, Taxonomy, TaxonomyNode
-from evaluation import ownership
-from evaluation.models import VARIANT_CONTENT_FIELDS, ModelRun, PromptVariant
-from fallacy_platform.backups.format import (
-    TABLE,
+from annotations.backups.format import (
     USER_FIELDS,
     USERS,
     ArchiveError,
     ArchiveReader,
     Table,
     decode_value,
+    parts,
+    table_named,
 )
+from annotations.models import GoldStandard, Project, Taxonomy, TaxonomyNode
 
 BATCH = 1000
 
@@ -85,7 +84,10 @@ def _auto_fields(table: Table) -> list[str]:
     ]
 
 
-class _Importer:
+class Importer:
+    """Inserts an archive's rows: the project's own tables here, other apps' parts through
+    their ``restore`` (which use ``bulk``, ``decode``, ``rows``, ``refs`` and ``notes``)."""
+
     def __init__(self, reader: ArchiveReader, rename: str | None) -> None:
         self.reader = reader
         self.rename = rename
@@ -138,7 +140,7 @@ class _Importer:
     ) -> None:
         """Every row of a table in batches; ``deferred`` references (to the same table) are
         set once all rows exist."""
-        table = TABLE[name]
+        table = table_named(name)
         batch: list[models.Model] = []
         later: list[tuple[int, dict[str, Any]]] = []
         first = 1
@@ -199,7 +201,7 @@ class _Importer:
         self.counts[f"{USERS}.jsonl"] = len(rows)
 
     def taxonomy(self) -> Taxonomy:
-        table, nodes_table = TABLE["taxonomy"], TABLE["taxonomy_nodes"]
+        table, nodes_table = table_named("taxonomy"), table_named("taxonomy_nodes")
         rows = list(self.rows(table))
         if len(rows) != 1:
             raise ArchiveError(table.member, None, None, f"expected 1 row, found {len(rows)}")
@@ -257,7 +259,7 @@ class _Importer:
         return taxonomy
 
     def project(self, taxonomy: Taxonomy) -> Project:
-        table = TABLE["project"]
+        table = table_named("project")
         rows = list(self.rows(table))
         if len(rows) != 1:
             raise ArchiveError(table.member, None, None, f"expected 1 row, found {len(rows)}")
@@ -284,12 +286,12 @@ class _Importer:
     # --- gold versions -------------------------------------------------------------------
 
     def gold(self, project: Project) -> None:
-        table = TABLE["gold_standards"]
+        table = table_named("gold_standards")
         golds = list(self.rows(table))
         self.counts[table.member] = len(golds)
         self.refs.pks[table.name] = []
-        documents = _Groups(self, TABLE["gold_documents"])
-        spans = _Groups(self, TABLE["gold_spans"])
+        documents = _Groups(self, table_named("gold_documents"))
+        spans = _Groups(self, table_named("gold_spans"))
         for local, (line, row) in enumerate(golds, start=1):
             based_on = row["based_on"]
             if based_on is not None and not (isinstance(based_on, int) and 1 <= based_on < local):
@@ -315,49 +317,6 @@ class _Importer:
         documents.finish()
         spans.finish()
 
-    # --- evaluation ----------------------------------------------------------------------
-
-    def prompt_variants(self, project: Project) -> None:
-        """An identical global (built-in) variant is reused; any other becomes the restored
-        project's own (a differing one under a version the project sees: the next one)."""
-        table = TABLE["prompt_variants"]
-        scope = ownership.variants_for(project)
-        pks: list[int] = []
-        self.refs.pks[table.name] = pks
-        count = 0
-        for line, row in self.rows(table):
-            count = line
-            builtin = row.get("builtin") is True
-            skip = ("description", "created_by", "created_at") if builtin else ()
-            values = self.decode(table, line, row, skip=skip)
-            content = {name: values[name] for name in VARIANT_CONTENT_FIELDS}
-            same_key = scope.filter(
-                task=values["task"], name=values["name"], version=values["version"]
-            )
-            if same_key:
-                stored = [
-                    ({name: getattr(kept, name) for name in VARIANT_CONTENT_FIELDS}, kept.pk)
-                    for kept in same_key
-                ]
-                reused = next((pk for fields, pk in stored if fields == content), None)
-                if reused is not None:
-                    pks.append(reused)
-                    continue
-                last = scope.filter(task=values["task"], name=values["name"]).aggregate(
-                    last=models.Max("version")
-                )["last"]
-                self.notes.append(
-                    f"prompt variant {values['task']}/{values['name']} v{values['version']} "
-                    f"differs here: created as v{last + 1}"
-                )
-                values["version"] = last + 1
-            created_at = values.pop("created_at", None)
-            variant = PromptVariant.objects.create(**values, project=project)
-            if created_at is not None:
-                PromptVariant.objects.filter(pk=variant.pk).update(created_at=created_at)
-            pks.append(variant.pk)
-        self.counts[table.member] = count
-
     # --- all -------------------------------------------------------------------------------
 
     def run(self) -> Project:
@@ -371,16 +330,8 @@ class _Importer:
             self.bulk(name)
         self.gold(project)
         self.bulk("import_jobs", implicit)
-        self.prompt_variants(project)
-        self.bulk("runs", implicit, deferred=("judged_run",))
-        for name in ("run_shards", "run_outputs", "run_scores"):
-            self.bulk(name)
-        active = ModelRun.objects.filter(project=project, status__in=ModelRun.ACTIVE).count()
-        if active:
-            self.notes.append(
-                f"{active} runs were not finished when exported: restored as they were "
-                "(no worker has them here: resume or cancel them)"
-            )
+        for part in parts():
+            part.restore(self, project)
         for name in (
             "history_annotations",
             "history_spans",
@@ -394,7 +345,7 @@ class _Importer:
 class _Groups:
     """The rows of a gold table, taken one version at a time (the archive groups them)."""
 
-    def __init__(self, importer: _Importer, table: Table) -> None:
+    def __init__(self, importer: Importer, table: Table) -> None:
         self.importer, self.table = importer, table
         self.rows = importer.rows(table)
         self.pending: tuple[int, dict[str, Any]] | None = next(self.rows, None)
@@ -442,7 +393,7 @@ def _taxonomy_values(taxonomy: Taxonomy) -> dict[str, Any]:
 def _tree(values: dict[str, Any], nodes: list[dict[str, Any]]) -> tuple:
     """A taxonomy's content (no ids, no dates): what makes two taxonomies the same."""
     names = {i: node["name"] for i, node in enumerate(nodes, start=1)}
-    keys = [c for c in TABLE["taxonomy_nodes"].columns if c != "parent"]
+    keys = [c for c in table_named("taxonomy_nodes").columns if c != "parent"]
     return (
         tuple(values[k] for k in ("name", "version", "title", "description")),
         sorted((names.get(node["parent"]) or "", *(repr(node[k]) for k in keys)) for node in nodes),
@@ -453,7 +404,7 @@ def import_project(*, path: Path, rename: str | None = None) -> ImportReport:
     """Create the archive's project here (see the module docstring); one transaction."""
     reader = ArchiveReader(Path(path))
     try:
-        importer = _Importer(reader, rename)
+        importer = Importer(reader, rename)
         with transaction.atomic():
             project = importer.run()
     finally:

@@ -20,6 +20,19 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
+from annotations.backups.format import (
+    ARCHIVE_FORMAT,
+    ARCHIVE_VERSION,
+    MANIFEST,
+    USER_FIELDS,
+    USERS,
+    ArchiveWriter,
+    Table,
+    encode_value,
+    field_target,
+    parts,
+    tables,
+)
 from annotations.models import (
     Annotation,
     Assignment,
@@ -34,23 +47,8 @@ from annotations.models import (
     Taxonomy,
     TaxonomyNode,
 )
-from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore, RunShard
-from fallacy_platform.backups.format import (
-    ARCHIVE_FORMAT,
-    ARCHIVE_VERSION,
-    MANIFEST,
-    TABLE,
-    TABLES,
-    USER_FIELDS,
-    USERS,
-    ArchiveWriter,
-    Table,
-    encode_value,
-    field_target,
-)
 
 CHUNK = 2000
-BUILTIN_VARIANT_FIELDS = ("description", "created_by", "created_at")  # the migration's, not data
 
 
 class ExportError(Exception):
@@ -65,13 +63,14 @@ class ExportReport:
     warnings: list[str] = field(default_factory=list)
 
 
-# Tables whose archive ids other rows refer to (the rest are never numbered).
-REFERENCED = {
-    target
-    for table in TABLES
-    for name in table.columns
-    if (target := field_target(table.model._meta.get_field(name))) not in (None, "user")
-} | {table.history_of for table in TABLES if table.history_of}
+def _referenced() -> set[str]:
+    """Tables whose archive ids other rows refer to (the rest are never numbered)."""
+    return {
+        target
+        for table in tables()
+        for name in table.columns
+        if (target := field_target(table.model._meta.get_field(name))) not in (None, "user")
+    } | {table.history_of for table in tables() if table.history_of}
 
 
 class _Refs:
@@ -138,13 +137,6 @@ def _querysets(project: Project) -> dict[str, QuerySet]:
         ),
         "gold_spans": GoldSpan.objects.filter(gold_standard__project=project).order_by(*by_gold),
         "import_jobs": ImportJob.objects.filter(project=project),
-        "prompt_variants": PromptVariant.objects.filter(
-            pk__in=ModelRun.objects.filter(project=project).values("prompt_variant_id")
-        ),
-        "runs": ModelRun.objects.filter(project=project),
-        "run_shards": RunShard.objects.filter(run__project=project),
-        "run_outputs": RunOutput.objects.filter(run__project=project),
-        "run_scores": RunScore.objects.filter(run__project=project),
         "history_annotations": history_annotations,
         "history_spans": Span.history.filter(
             Q(annotation_id__in=annotations) | Q(annotation_id__in=history_annotations.values("id"))
@@ -167,32 +159,13 @@ def _ordered(table: Table, queryset: QuerySet) -> QuerySet:
 def _rows(table: Table, queryset: QuerySet, refs: _Refs) -> Iterator[dict[str, Any]]:
     model_fields = [table.model._meta.get_field(name) for name in table.columns]
     attnames = [f.attname for f in model_fields]
-    builtin = table.columns.index("builtin") if table.name == "prompt_variants" else None
+    when = table.columns.index(table.blank_if) if table.blank_if else None
     for values in queryset.values_list(*attnames).iterator(chunk_size=CHUNK):
-        blank = BUILTIN_VARIANT_FIELDS if builtin is not None and values[builtin] else ()
+        blank = table.blanked if when is not None and values[when] else ()
         yield {
             name: None if name in blank else encode_value(table, name, value, refs)
             for name, value in zip(table.columns, values, strict=True)
         }
-
-
-def _check_references(project: Project) -> None:
-    outside = ModelRun.objects.filter(project=project, judged_run__isnull=False).exclude(
-        judged_run__project=project
-    )
-    if outside.exists():
-        run = outside.first()
-        raise ExportError(f"run {run.name!r} judges a run of another project")
-    scores = RunScore.objects.filter(run__project=project, gold_standard__isnull=False).exclude(
-        gold_standard__project=project
-    )
-    if scores.exists():
-        raise ExportError("a run is scored against a gold version of another project")
-    runs = ModelRun.objects.filter(project=project, gold_standard__isnull=False).exclude(
-        gold_standard__project=project
-    )
-    if runs.exists():
-        raise ExportError(f"run {runs.first().name!r} uses a gold version of another project")
 
 
 def export_project(*, project: Project, out: Path) -> ExportReport:
@@ -207,13 +180,17 @@ def export_project(*, project: Project, out: Path) -> ExportReport:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         project = Project.objects.get(pk=project.pk)
-        _check_references(project)
+        for part in parts():
+            part.check(project)
         querysets = _querysets(project)
+        for part in parts():
+            querysets.update(part.querysets(project))
+        referenced = _referenced()
         try:
             with ArchiveWriter(partial) as writer:
-                for table in TABLES:
+                for table in tables():
                     queryset = _ordered(table, querysets[table.name])
-                    if table.name in REFERENCED and table.history_of is None:
+                    if table.name in referenced and table.history_of is None:
                         refs.number(table.name, list(queryset.values_list("pk", flat=True)))
                     writer.write_rows(table.member, _rows(table, queryset, refs))
                 users = sorted(name for name in refs.users.values() if name is not None)
@@ -245,4 +222,4 @@ def export_project(*, project: Project, out: Path) -> ExportReport:
     return ExportReport(path=out, project=project.name, counts=counts, warnings=refs.warnings)
 
 
-__all__ = ["ExportError", "ExportReport", "export_project", "TABLE"]
+__all__ = ["ExportError", "ExportReport", "export_project"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from fallacy_platform.backups import ArchiveError, ProjectExists, import_project
+from annotations.backups import ArchiveError, ProjectExists, import_project
 
 
 class Command(BaseCommand):

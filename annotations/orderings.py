@@ -1,0 +1,42 @@
+"""Orders that another app decides, registered in its ``AppConfig.ready()`` (the annotation
+app imports no other app; the evaluation app registers both):
+
+- the annotators' queue: project order, unless a rule says the project puts the documents
+  where the suggesting runs disagree most first (``disagreement_first``);
+- the adjudication queue: lowest agreement first (``adjudication_order``: the state of the
+  agreement figures and each compared document's sort key); without a provider, project
+  order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Rule = Callable[[Any], bool]  # a project, or its id -> disagreement first?
+# a project -> (its agreement figures: "done", "computing" or "failed"; document id -> key)
+AdjudicationOrder = Callable[[Any], tuple[str, dict[int, float | None]]]
+
+_rules: list[Rule] = []
+_adjudication: list[AdjudicationOrder] = []
+
+
+def register_disagreement_first(rule: Rule) -> None:
+    if rule not in _rules:
+        _rules.append(rule)
+
+
+def disagreement_first(project: Any) -> bool:
+    return any(rule(project) for rule in _rules)
+
+
+def register_adjudication_order(order: AdjudicationOrder) -> None:
+    _adjudication[:] = [order]
+
+
+def adjudication_order(project: Any) -> tuple[str, dict[int, float | None]]:
+    """The agreement figures' state and the documents' sort keys (lowest first; a document
+    without a key comes after those with one)."""
+    if not _adjudication:
+        return "done", {}
+    return _adjudication[0](project)
