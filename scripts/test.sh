@@ -29,4 +29,11 @@ echo "== ruff"
 echo "== frontend unit tests (vitest)"
 (cd frontend && npm test --silent)
 echo "== python tests (pytest)"
-.venv/bin/pytest "$@"
+# Two xdist workers (PYTEST_WORKERS), each with its own data directory and Redis databases
+# (tests/conftest.py); a test file stays on one worker.
+if "$PY" -c "import xdist" 2>/dev/null; then
+  .venv/bin/pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile "$@"
+else
+  echo "pytest-xdist is not installed: the tests run in one process"
+  .venv/bin/pytest "$@"
+fi

@@ -1,10 +1,13 @@
 """Shared fixtures. Tests run against PostgreSQL when DATABASE_URL points there (CI does)."""
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from django.conf import settings
+
+from tests.jobs import DatabaseTemplates
 
 # Test accounts are throwaway: a fast hasher here and in the servers and workers tests start
 # (they inherit the environment). Django's default takes about a second a hash on 2 cores.
@@ -13,9 +16,36 @@ os.environ.setdefault("PASSWORD_HASHERS", FAST_HASHER)
 settings.PASSWORD_HASHERS = os.environ["PASSWORD_HASHERS"].split(",")
 
 ROOT = Path(__file__).resolve().parents[1]
+REDIS_URL_VARIABLES = ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL")
 SHARED_DATASETS = ROOT.parent / "shared" / "datasets"
 MAFALDA_DIR = SHARED_DATASETS / "mafalda"
 MAFALDA_GOLD = MAFALDA_DIR / "datasets" / "gold_standard_dataset.jsonl"
+
+
+def worker_environment(index: int, worker_id: str) -> dict[str, str]:
+    """What an xdist worker changes in its environment, so that its tests and the processes
+    they start share no state with the other workers: its own data directory (SQLite files,
+    broker folders, throttle cache) and its own Redis databases (number minus the worker's
+    index, or plus where that would go below 0: CI's 15 gives 15 and 14)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    base = Path(os.environ.get("FALLACY_DATA_DIR") or settings.DATA_DIR)
+    env = {"FALLACY_DATA_DIR": str(base / worker_id)}
+    for name in REDIS_URL_VARIABLES:
+        parts = urlsplit(os.environ.get(name, ""))
+        if parts.scheme in ("redis", "rediss"):
+            number = int(parts.path.strip("/") or 0)
+            number = number - index if number >= index else number + index
+            env[name] = urlunsplit(parts._replace(path=f"/{number}"))
+    return env
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_setupnodes(config: pytest.Config, specs: list) -> None:
+    """Each xdist worker starts with its own ``worker_environment`` (the variables reach it
+    before Django reads its settings)."""
+    for index, spec in enumerate(specs):
+        spec.env.update(worker_environment(index, spec.id or f"gw{index}"))
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +73,17 @@ def test_database_url(django_db_setup, django_db_blocker) -> str:
     host = settings.get("HOST") or "127.0.0.1"
     port = settings.get("PORT") or 5432
     return f"postgres://{user}{password}@{host}:{port}/{settings['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def database_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DatabaseTemplates]:
+    """Migrated databases for tests that start processes, built once a session and copied
+    per test (``tests/jobs.py``)."""
+    templates = DatabaseTemplates(tmp_path_factory.mktemp("database-templates"))
+    try:
+        yield templates
+    finally:
+        templates.drop()
 
 
 @pytest.fixture(scope="session")

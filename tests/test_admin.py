@@ -27,7 +27,7 @@ from evaluation.models import (
     SuggestionSettings,
     SuggestionShown,
 )
-from tests.test_access import BOUNDS, PASSWORD, World, make_world
+from tests.factories import BOUNDS, PASSWORD, World, make_world
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from annotations.models import Annotation, Span
-from tests.test_access import BOUNDS, PASSWORD, TEXT, World, make_world
+from tests.factories import BOUNDS, PASSWORD, TEXT, World, make_world
 
 pytestmark = pytest.mark.django_db
 

@@ -26,14 +26,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 import requests
 
+from tests.jobs import DatabaseTemplates
 from tests.processes import PYTHON, ROOT, free_port, manage, stop, wait_for_http
 
 pytestmark = pytest.mark.slow
@@ -54,14 +53,12 @@ MAKE_TOKEN = (
 )
 
 
-def _pg(url: str):
-    import psycopg
-
-    return psycopg.connect(url, autocommit=True)
-
-
 @pytest.fixture(scope="module")
-def fuzz_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+def fuzz_env(
+    tmp_path_factory: pytest.TempPathFactory, database_templates: DatabaseTemplates
+) -> Iterator[dict[str, str]]:
+    """A migrated scratch database: a copy of the template on the PostgreSQL server of
+    ``DATABASE_URL``, else a SQLite file."""
     data = tmp_path_factory.mktemp("fuzz-data")
     env = {
         k: v
@@ -74,28 +71,20 @@ def fuzz_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str
         PYTHONPATH=os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
         PYTHONUNBUFFERED="1",
     )
-    base = os.environ.get("DATABASE_URL", "")
-    scratch = None
-    if base.startswith(("postgres://", "postgresql://")):
-        scratch = f"fallacy_fuzz_{uuid.uuid4().hex[:10]}"
-        with _pg(base) as conn:
-            conn.execute(f'CREATE DATABASE "{scratch}"')
-        env["DATABASE_URL"] = urlunsplit(urlsplit(base)._replace(path=f"/{scratch}"))
-    else:
-        env.pop("DATABASE_URL", None)
-    try:
-        yield env
-    finally:
-        if scratch:
-            with _pg(base) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
+    if os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
+        with database_templates.postgres_copy("migrated", prefix="fallacy_fuzz") as url:
+            env["DATABASE_URL"] = url
+            yield env
+        return
+    env.pop("DATABASE_URL", None)
+    database_templates.sqlite_copy("migrated", data)
+    yield env
 
 
 @pytest.fixture(scope="module")
 def fuzz_server(fuzz_env: dict[str, str]) -> Iterator[tuple[str, str]]:
-    for args in (("migrate", "-v0"), ("load_demo",)):
-        result = manage(*args, env=fuzz_env, timeout=300)
-        assert result.returncode == 0, result.stderr
+    result = manage("load_demo", env=fuzz_env, timeout=300)
+    assert result.returncode == 0, result.stderr
     result = manage("shell", "-c", MAKE_TOKEN, env=fuzz_env)
     assert result.returncode == 0, result.stderr
     token = result.stdout.strip().splitlines()[-1]

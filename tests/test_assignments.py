@@ -23,7 +23,7 @@ from annotations.services.assignments import (
     reassign,
     unassign,
 )
-from tests.test_access import make_taxonomy
+from tests.factories import make_taxonomy
 
 pytestmark = pytest.mark.django_db
 

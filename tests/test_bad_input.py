@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from annotations.importing.formats.storable import MAX_DEPTH, json_problem
 from annotations.models import Document, GoldStandard, ImportJob, Project, Span, Taxonomy
-from tests.test_access import BOUNDS, World, make_world
+from tests.factories import BOUNDS, World, make_world
 
 pytestmark = pytest.mark.django_db
 

@@ -21,7 +21,7 @@ from annotations.services.annotations import (
 from annotations.services.assignments import assign_to_annotators, reassign, unassign
 from annotations.services.counts import refresh_counts
 from annotations.services.projects import update_project
-from tests.test_access import make_taxonomy
+from tests.factories import make_taxonomy
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from annotations.labels import NO_FALLACY
 from annotations.models import Annotation, Span
-from tests.test_access import BOUNDS, PASSWORD, World, make_world
+from tests.factories import BOUNDS, PASSWORD, World, make_world
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotations.models import Annotation, Assignment, Document, Membership, Project, Span
-from tests.test_access import make_taxonomy
+from tests.factories import make_taxonomy
 
 pytestmark = pytest.mark.django_db
 

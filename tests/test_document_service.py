@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from annotations.models import Annotation, Document, GoldDocument, GoldSpan, GoldStandard
 from annotations.services.documents import add_document, change_document_text
-from tests.test_access import BOUNDS, PASSWORD, TEXT, World, make_world
+from tests.factories import BOUNDS, PASSWORD, TEXT, World, make_world
 
 pytestmark = pytest.mark.django_db
 

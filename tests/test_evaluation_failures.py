@@ -17,23 +17,17 @@ from typing import Any
 
 import pytest
 
+from tests.jobs import DatabaseTemplates, JobEnv, wait_for
 from tests.openai_server import openai_server
 from tests.processes import celery_worker, embedded_env
-from tests.test_evaluation_jobs import JobEnv, gold_file, wait_for
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
-def job(tmp_path: Path) -> JobEnv:
-    env = embedded_env(tmp_path / "data")
-    job = JobEnv(env, "embedded")
-    assert job.manage("migrate", "-v0").returncode == 0
-    result = job.manage(
-        "import_dataset", "--format", "mafalda", str(gold_file(tmp_path)), "--project", "Jobs"
-    )
-    assert result.returncode == 0, result.stderr
-    return job
+def job(tmp_path: Path, database_templates: DatabaseTemplates) -> JobEnv:
+    database_templates.sqlite_copy("jobs", tmp_path / "data")
+    return JobEnv(embedded_env(tmp_path / "data"), "embedded")
 
 
 def evaluate(job: JobEnv, base_url: str, *extra: str):
@@ -68,7 +62,7 @@ def resume_and_wait(job: JobEnv, run_id: int) -> None:
     resumed = job.manage(
         "shell",
         "-c",
-        "from evaluation.models import ModelRun; from evaluation.services.runs import "
+        "from evaluation.models import ModelRun; from evaluation.runs.services import "
         f"resume_run; resume_run(run=ModelRun.objects.get(pk={run_id}))",
     )
     assert resumed.returncode == 0, resumed.stderr

@@ -12,112 +12,35 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sqlite3
 import time
-import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.processes import celery_worker, embedded_env, manage
+from tests.jobs import TEXTS, DatabaseTemplates, JobEnv, postgres_services, wait_for
+from tests.processes import celery_worker, embedded_env
 
 pytestmark = pytest.mark.slow
 
-TEXTS = [
-    "We must ban video games now. My cousin played one game and failed his exam. "
-    "Every gamer will fail in life. Nobody who plays can succeed.",
-    "The senator is a liar, so his tax plan is wrong. He cheated on his wife. "
-    "Why would anyone trust his numbers?",
-    "If we allow one exception, soon there will be no rules at all. Then chaos follows. "
-    "The school will collapse within a year.",
-]
-
-
-def gold_file(folder: Path) -> Path:
-    """A MAFALDA-format gold file of three small texts (sentence units given)."""
-    path = folder / "gold.jsonl"
-    with path.open("w") as handle:
-        for text in TEXTS:
-            units = _sentences(text)
-            first = units[1]
-            start = text.index(first)
-            record = {
-                "text": text,
-                "labels": [[start, start + len(first), "hasty generalization"]],
-                "comments": [],
-                "sentences_with_labels": json.dumps({unit: [[]] for unit in units}),
-            }
-            handle.write(json.dumps(record) + "\n")
-    return path
-
-
-def _sentences(text: str) -> list[str]:
-    import re
-
-    return [s for s in re.split(r"(?<=[.?])\s+", text) if s]
-
-
-@dataclass
-class JobEnv:
-    env: dict[str, str]
-    mode: str
-
-    def query(self, sql: str, *params: Any) -> list[tuple]:
-        url = self.env.get("DATABASE_URL", "")
-        if url.startswith("postgres"):
-            import psycopg
-
-            with psycopg.connect(url, autocommit=True) as conn:
-                return conn.execute(sql.replace("?", "%s"), params).fetchall()
-        db = Path(self.env["FALLACY_DATA_DIR"]) / "db.sqlite3"
-        with sqlite3.connect(db, timeout=30) as conn:
-            return conn.execute(sql, params).fetchall()
-
-    def one(self, sql: str, *params: Any) -> Any:
-        rows = self.query(sql, *params)
-        return rows[0][0] if rows else None
-
-    def manage(self, *args: str, timeout: float = 300):
-        return manage(*args, env=self.env, timeout=timeout)
-
 
 @pytest.fixture(params=["embedded", "postgres+redis"])
-def job_env(request, tmp_path: Path, tiny_model_dir: Path) -> Iterator[JobEnv]:
-    env = embedded_env(tmp_path / "data", HF_HUB_OFFLINE="1", EVALUATION_RUNNER_RESTARTS="2")
-    scratch = admin = None
-    base = os.environ.get("DATABASE_URL", "")
-    if request.param == "postgres+redis":
-        broker = os.environ.get("CELERY_BROKER_URL", "")
-        if not base.startswith("postgres") or not broker.startswith("redis://"):
-            pytest.skip("DATABASE_URL / CELERY_BROKER_URL are not PostgreSQL / Redis")
-        from urllib.parse import urlsplit, urlunsplit
-
-        import psycopg
-
-        scratch = f"fallacy_jobs_{uuid.uuid4().hex[:10]}"
-        admin = urlunsplit(urlsplit(base)._replace(path="/postgres"))
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{scratch}"')
-        env["DATABASE_URL"] = urlunsplit(urlsplit(base)._replace(path=f"/{scratch}"))
-        env["CELERY_BROKER_URL"] = broker
-    job = JobEnv(env, request.param)
-    result = job.manage("migrate", "-v0")
-    assert result.returncode == 0, result.stderr
-    result = job.manage(
-        "import_dataset", "--format", "mafalda", str(gold_file(tmp_path)), "--project", "Jobs"
-    )
-    assert result.returncode == 0, result.stderr
-    try:
-        yield job
-    finally:
-        if scratch:
-            import psycopg
-
-            with psycopg.connect(admin, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
+def job_env(
+    request, tmp_path: Path, tiny_model_dir: Path, database_templates: DatabaseTemplates
+) -> Iterator[JobEnv]:
+    """The project "Jobs" on the embedded default, or on a scratch PostgreSQL database and
+    the Redis broker of ``CELERY_BROKER_URL`` (skipped without them)."""
+    data = tmp_path / "data"
+    env = embedded_env(data, HF_HUB_OFFLINE="1", EVALUATION_RUNNER_RESTARTS="2")
+    if request.param == "embedded":
+        database_templates.sqlite_copy("jobs", data)
+        yield JobEnv(env, request.param)
+        return
+    env.update(postgres_services())
+    with database_templates.postgres_copy("jobs") as url:
+        env["DATABASE_URL"] = url
+        yield JobEnv(env, request.param)
 
 
 def evaluate_args(model: Path, *extra: str, settings: dict | None = None) -> list[str]:
@@ -163,16 +86,6 @@ def run_counts(job: JobEnv, run_id: int) -> dict[str, Any]:
 
 def latest_run(job: JobEnv) -> int:
     return job.one("SELECT MAX(id) FROM evaluation_modelrun")
-
-
-def wait_for(predicate, timeout: float = 120, interval: float = 0.05) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise TimeoutError("condition not met in time")
 
 
 def test_a_whole_job_runs_scores_and_a_second_identical_run_sends_nothing(
@@ -298,7 +211,7 @@ def test_a_killed_runner_resumes_with_no_request_missing_or_duplicated(
                 job_env.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id)
                 in ("done", "failed")
             ),
-            timeout=300,
+            timeout=900,  # model generation: minutes when the machine is busy
         )
         counts = run_counts(job_env, run_id)
         assert counts["status"] == "done", job_env.one(
@@ -328,7 +241,7 @@ def test_cancel_stops_the_runner_and_resume_finishes(job_env: JobEnv, tiny_model
         cancel = job_env.manage(
             "shell",
             "-c",
-            "from evaluation.models import ModelRun; from evaluation.services.runs import "
+            "from evaluation.models import ModelRun; from evaluation.runs.services import "
             f"cancel_run; cancel_run(run=ModelRun.objects.get(pk={run_id}))",
         )
         assert cancel.returncode == 0, cancel.stderr
@@ -349,7 +262,7 @@ def test_cancel_stops_the_runner_and_resume_finishes(job_env: JobEnv, tiny_model
         resume = job_env.manage(
             "shell",
             "-c",
-            "from evaluation.models import ModelRun; from evaluation.services.runs import "
+            "from evaluation.models import ModelRun; from evaluation.runs.services import "
             f"resume_run; resume_run(run=ModelRun.objects.get(pk={run_id}))",
         )
         assert resume.returncode == 0, resume.stderr
@@ -358,7 +271,7 @@ def test_cancel_stops_the_runner_and_resume_finishes(job_env: JobEnv, tiny_model
                 job_env.one("SELECT status FROM evaluation_modelrun WHERE id = ?", run_id)
                 in ("done", "failed")
             ),
-            timeout=300,
+            timeout=900,  # model generation: minutes when the machine is busy
         )
         counts = run_counts(job_env, run_id)
         assert counts["status"] == "done"

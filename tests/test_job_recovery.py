@@ -22,17 +22,15 @@ import shutil
 import signal
 import subprocess
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from tests.jobs import DatabaseTemplates, JobEnv, postgres_services, wait_for
 from tests.openai_server import openai_server
 from tests.processes import PYTHON, ROOT, celery_worker, embedded_env, free_port, stop
-from tests.test_evaluation_jobs import JobEnv, gold_file, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -40,40 +38,27 @@ LIVENESS = {"JOB_HEARTBEAT_SECONDS": "0.5", "JOB_STALE_SECONDS": "3", "JOB_SWEEP
 DELAY = 0.8  # seconds the model server takes per request: the run outlasts the kill
 
 
-def make_job(tmp_path: Path, **extra: str) -> JobEnv:
+def make_job(tmp_path: Path, templates: DatabaseTemplates, **extra: str) -> JobEnv:
+    """The project "Jobs" in a copy of the template: the SQLite file under ``tmp_path``, or
+    the PostgreSQL database that ``extra["DATABASE_URL"]`` names (``services``)."""
     mode = "postgres+redis" if "DATABASE_URL" in extra else "embedded"
     job = JobEnv(embedded_env(tmp_path / "data", **LIVENESS, **extra), mode)
-    assert job.manage("migrate", "-v0").returncode == 0
-    result = job.manage(
-        "import_dataset", "--format", "mafalda", str(gold_file(tmp_path)), "--project", "Jobs"
-    )
-    assert result.returncode == 0, result.stderr
+    if mode == "embedded":
+        templates.sqlite_copy("jobs", tmp_path / "data")
     return job
 
 
 @pytest.fixture(params=["embedded", "postgres+redis"])
-def services(request) -> Iterator[dict[str, str]]:
-    """No services (the embedded default), or a scratch PostgreSQL database and the Redis
-    broker that ``DATABASE_URL`` / ``CELERY_BROKER_URL`` name (skipped without them)."""
+def services(request, database_templates: DatabaseTemplates) -> Iterator[dict[str, str]]:
+    """No services (the embedded default), or a copy of the "jobs" template on the
+    PostgreSQL server of ``DATABASE_URL`` and the Redis broker of ``CELERY_BROKER_URL``
+    (skipped without them)."""
     if request.param == "embedded":
         yield {}
         return
-    base = os.environ.get("DATABASE_URL", "")
-    broker = os.environ.get("CELERY_BROKER_URL", "")
-    if not base.startswith("postgres") or not broker.startswith("redis://"):
-        pytest.skip("DATABASE_URL / CELERY_BROKER_URL are not PostgreSQL / Redis")
-    import psycopg
-
-    scratch = f"fallacy_recovery_{uuid.uuid4().hex[:10]}"
-    admin = urlunsplit(urlsplit(base)._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{scratch}"')
-    try:
-        url = urlunsplit(urlsplit(base)._replace(path=f"/{scratch}"))
-        yield {"DATABASE_URL": url, "CELERY_BROKER_URL": broker}
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
+    services = postgres_services()
+    with database_templates.postgres_copy("jobs", prefix="fallacy_recovery") as url:
+        yield {**services, "DATABASE_URL": url}
 
 
 def launch(job: JobEnv, base_url: str) -> int:
@@ -91,7 +76,7 @@ def call(job: JobEnv, service: str, run_id: int) -> None:
     result = job.manage(
         "shell",
         "-c",
-        f"from evaluation.models import ModelRun; from evaluation.services.runs import "
+        f"from evaluation.models import ModelRun; from evaluation.runs.services import "
         f"{service}; {service}(run=ModelRun.objects.get(pk={run_id}))",
     )
     assert result.returncode == 0, result.stderr
@@ -124,9 +109,9 @@ def _alive(pid: int) -> bool:
 
 
 def test_a_killed_worker_fails_the_run_resumably_and_resume_repeats_only_in_flight(
-    tmp_path, services
+    tmp_path, services, database_templates
 ):
-    job = make_job(tmp_path, **services)
+    job = make_job(tmp_path, database_templates, **services)
     with openai_server(delay=DELAY, answer=lambda prompt: "no fallacy") as server:
         with celery_worker(job.env) as worker:
             run_id = launch(job, server.base_url)
@@ -157,8 +142,8 @@ def test_a_killed_worker_fails_the_run_resumably_and_resume_repeats_only_in_flig
         assert sum(server.counts.values()) == total + len(in_flight)
 
 
-def test_cancel_of_a_run_whose_worker_died_takes_effect_at_once(tmp_path):
-    job = make_job(tmp_path)
+def test_cancel_of_a_run_whose_worker_died_takes_effect_at_once(tmp_path, database_templates):
+    job = make_job(tmp_path, database_templates)
     with openai_server(delay=DELAY, answer=lambda prompt: "no fallacy") as server:
         with celery_worker(job.env) as worker:
             run_id = launch(job, server.base_url)
@@ -189,8 +174,10 @@ def heartbeat_after_start(job: JobEnv) -> bool:
     return beat > started
 
 
-def test_an_import_whose_process_died_is_failed_by_the_sweep(tmp_path, services):
-    job = make_job(tmp_path, **services)
+def test_an_import_whose_process_died_is_failed_by_the_sweep(
+    tmp_path, services, database_templates
+):
+    job = make_job(tmp_path, database_templates, **services)
     big = tmp_path / "big.txt"
     big.write_text(
         "\n\n".join(
@@ -315,10 +302,14 @@ def api_during(job: JobEnv) -> list[list]:
     return json.loads(line.removeprefix("RESULT "))
 
 
-def test_a_redis_restart_mid_run_leaves_the_worker_running_and_the_run_finishes(tmp_path):
+def test_a_redis_restart_mid_run_leaves_the_worker_running_and_the_run_finishes(
+    tmp_path, database_templates
+):
     with scratch_redis(tmp_path / "redis") as redis_server:
         url = f"redis://127.0.0.1:{redis_server['port']}/0"
-        job = make_job(tmp_path, CELERY_BROKER_URL=url, CACHE_URL=f"{url[:-1]}1")
+        job = make_job(
+            tmp_path, database_templates, CELERY_BROKER_URL=url, CACHE_URL=f"{url[:-1]}1"
+        )
         runs_before = job.one("SELECT COUNT(*) FROM evaluation_modelrun")
         with openai_server(delay=0.3, answer=lambda prompt: "no fallacy") as server:
             with celery_worker(job.env, pool="threads") as worker:

@@ -8,7 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotations.services.documents import NewDocument, add_documents, assign_documents
-from tests.test_access import PASSWORD, make_world
+from tests.factories import PASSWORD, make_world
 
 pytestmark = pytest.mark.django_db
 

@@ -20,7 +20,7 @@ from annotations.models import (
     Span,
     Taxonomy,
 )
-from tests.test_access import BOUNDS, PASSWORD, World, make_world
+from tests.factories import BOUNDS, PASSWORD, World, make_world
 
 pytestmark = pytest.mark.django_db
 FAST_HASHER = ["django.contrib.auth.hashers.MD5PasswordHasher"]

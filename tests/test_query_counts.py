@@ -31,7 +31,7 @@ from annotations.models import (
 from annotations.selectors.access import projects_for
 from annotations.selectors.annotations import progress_for
 from annotations.selectors.opening import project_with_role
-from tests.test_access import make_taxonomy
+from tests.factories import make_taxonomy
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from django.test import Client
 from django.utils import timezone
 
 from annotations.models import Annotation, GoldDocument, GoldSpan, GoldStandard, Span
-from tests.test_access import BOUNDS, PASSWORD, World, make_world
+from tests.factories import BOUNDS, PASSWORD, World, make_world
 
 ROLES = ("anonymous", "annotator", "other_annotator", "reviewer", "admin")
 STAFF = {"reviewer", "admin"}

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import PYTHON, ROOT, embedded_env, free_port, manage, wait_for_http
+from tests.jobs import DatabaseTemplates
+from tests.processes import PYTHON, ROOT, embedded_env, free_port, wait_for_http
 
 pytestmark = pytest.mark.slow
 
@@ -43,9 +44,11 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def test_serve_is_light_and_stops_cleanly(tmp_path: Path) -> None:
+def test_serve_is_light_and_stops_cleanly(
+    tmp_path: Path, database_templates: DatabaseTemplates
+) -> None:
     env = embedded_env(tmp_path)
-    assert manage("migrate", "-v", "0", env=env, timeout=300).returncode == 0
+    database_templates.sqlite_copy("migrated", tmp_path)
     port = free_port()
     serve = subprocess.Popen(
         [PYTHON, "manage.py", "serve", "--port", str(port)],

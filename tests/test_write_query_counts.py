@@ -27,7 +27,7 @@ from annotations import spans
 from annotations.api.serializers import SpanSerializer, span_data
 from annotations.models import Annotation, Span, TaxonomyNode
 from annotations.services import annotations as services
-from tests.test_access import BOUNDS, World, make_world
+from tests.factories import BOUNDS, World, make_world
 
 pytestmark = pytest.mark.django_db
 

@@ -262,6 +262,8 @@ EVALUATION_RUN_TIME_LIMIT = int(os.environ.get("EVALUATION_RUN_TIME_LIMIT", 24 *
 EVALUATION_RUNNER_RESTARTS = int(os.environ.get("EVALUATION_RUNNER_RESTARTS", "2"))
 # The Python that runs model runners (default: this one).
 EVALUATION_RUNNER_PYTHON = os.environ.get("EVALUATION_RUNNER_PYTHON", "")
+# The commit a run records (empty: ``git rev-parse HEAD`` of the checkout).
+GIT_COMMIT = os.environ.get("GIT_COMMIT", "")
 # Keys for remote model servers, chosen by name by a run (settings.credential): a JSON object
 # name -> {"key_env": VARIABLE or "key": KEY, "base_url(s)": the only servers it is sent to}.
 MODEL_CREDENTIALS = parse_credentials(os.environ.get("MODEL_CREDENTIALS", ""))

@@ -1,7 +1,8 @@
-"""Real servers for the browser tests: a scratch database, migrations, demo data, gunicorn.
+"""Real servers for the browser tests: a migrated scratch database, demo data, gunicorn.
 
-The database is a fresh SQLite file in a temporary FALLACY_DATA_DIR, or, when DATABASE_URL
-points at PostgreSQL (CI), a scratch database created next to it and dropped afterwards.
+The database is a copy of the session's migrated template (``tests/jobs.py``): a SQLite file
+in a temporary FALLACY_DATA_DIR, or, when DATABASE_URL points at PostgreSQL (CI), a database
+on that server, dropped afterwards.
 The browser is Debian's Chromium (/usr/bin/chromium, or $CHROMIUM); tests are skipped
 when it is missing. Screenshots go to artifacts/e2e/.
 """
@@ -16,7 +17,6 @@ import sys
 import time
 import urllib.error
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,33 +74,22 @@ def run_seed(server: LiveServer, script: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _pg_admin(url: str):
-    import psycopg
-
-    return psycopg.connect(url, autocommit=True)
-
-
 @pytest.fixture(scope="session")
-def database_env(tmp_path_factory) -> Iterator[dict[str, str]]:
+def database_env(tmp_path_factory, database_templates) -> Iterator[dict[str, str]]:
+    """A migrated scratch database: a copy of the template on the PostgreSQL server of
+    ``DATABASE_URL``, else (whatever else it names) a SQLite file."""
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
-    env["FALLACY_DATA_DIR"] = str(tmp_path_factory.mktemp("e2e-data"))
+    data = tmp_path_factory.mktemp("e2e-data")
+    env["FALLACY_DATA_DIR"] = str(data)
     env.setdefault("PYTHONUNBUFFERED", "1")
-    base = os.environ.get("DATABASE_URL", "")
-    scratch = None
-    if base.startswith(("postgres://", "postgresql://")):
-        from urllib.parse import urlsplit, urlunsplit
-
-        parts = urlsplit(base)
-        scratch = f"fallacy_e2e_{uuid.uuid4().hex[:10]}"
-        with _pg_admin(base) as conn:
-            conn.execute(f'CREATE DATABASE "{scratch}"')
-        env["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{scratch}"))
-    elif base:
-        env.pop("DATABASE_URL")  # anything else: use the scratch SQLite file
+    if os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://")):
+        with database_templates.postgres_copy("migrated", prefix="fallacy_e2e") as url:
+            env["DATABASE_URL"] = url
+            yield env
+        return
+    env.pop("DATABASE_URL", None)
+    database_templates.sqlite_copy("migrated", data)
     yield env
-    if scratch:
-        with _pg_admin(base) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{scratch}" WITH (FORCE)')
 
 
 def _wait_until_up(url: str, proc: subprocess.Popen, timeout: float = 30.0) -> None:
@@ -125,7 +114,6 @@ def web_server(database_env) -> Iterator[LiveServer]:
     ensure_frontend_build()
     env = database_env
     py = sys.executable
-    subprocess.run([py, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
     out = subprocess.run(
         [py, "tests/e2e/seed.py"], cwd=ROOT, env=env, check=True, capture_output=True, text=True
     )
