@@ -11,7 +11,7 @@ distributions, and per-document α (MASI and Jaccard) for every document at ever
 then nltk's own ``AnnotationTask.alpha`` on the project-level units beside ours.
 
 ``--stored`` instead builds the project in the database (DATABASE_URL, else a throw-away
-SQLite file) and times the Celery task's ``agreement_jobs.compute_payload`` (which adds the
+SQLite file) and times the Celery task's ``agreement.jobs.compute_payload`` (which adds the
 disjunctive cross-comparison and the database reads).
 
 Usage: .venv/bin/python bench/agreement.py [--documents 1000] [--annotators 3] [--stored]
@@ -276,7 +276,7 @@ def stored(args: argparse.Namespace) -> None:
     setup_django()
     from django.db import connection
 
-    from evaluation import agreement_jobs
+    from evaluation.agreement import jobs as agreement_jobs
 
     started = time.perf_counter()
     project, sentence_count, span_count = build(args.documents, args.annotators, args.seed)

@@ -195,4 +195,4 @@ class SuggestionDecisionAdmin(admin.ModelAdmin):
         return False
 
 
-import evaluation.generation_admin  # noqa: E402,F401 - Prolog generation pages
+import evaluation.synthesis.admin  # noqa: E402,F401 - Prolog generation pages

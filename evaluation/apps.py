@@ -13,11 +13,11 @@ class EvaluationConfig(AppConfig):
 
         from annotations import orderings
         from annotations.backups.format import register_part
-        from evaluation.agreement_jobs import adjudication_order
+        from evaluation.agreement.jobs import adjudication_order
         from evaluation.backups import PART
-        from evaluation.services.generation_liveness import fail_stale_generation_jobs
-        from evaluation.services.run_liveness import fail_stale_scoring, fail_stale_shards
-        from evaluation.services.suggestions import disagreement_first
+        from evaluation.runs.liveness import fail_stale_scoring, fail_stale_shards
+        from evaluation.suggestions.services import disagreement_first
+        from evaluation.synthesis.liveness import fail_stale_generation_jobs
 
         orderings.register_disagreement_first(disagreement_first)
         orderings.register_adjudication_order(adjudication_order)

@@ -1,7 +1,7 @@
 """Prolog-checked generation: versioned rule files and generation jobs.
 
 Imported at the end of ``evaluation.models`` (so Django registers the models with the
-``evaluation`` app); the work is in ``evaluation.services.prolog_generation``.
+``evaluation`` app); the work is in ``evaluation.synthesis.services``.
 
 - ``PrologRule``: one version of a fallacy type's rule file (``evaluation.prolog``). Rows
   are never edited: a change is a new version (``save_rule_version`` refuses a file with

@@ -412,7 +412,7 @@ class Suggestion(models.Model):
 
     A suggestion is never an annotation: agreement, adjudication, gold and the leaderboard
     read spans only, and a suggestion becomes one only when an annotator accepts it (a span
-    of their own, see ``evaluation.services.suggestions``)."""
+    of their own, see ``evaluation.suggestions.services``)."""
 
     run = models.ForeignKey(ModelRun, on_delete=models.CASCADE, related_name="suggestions")
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="suggestions")
@@ -476,7 +476,7 @@ class SuggestionDecision(models.Model):
 
 class DocumentDisagreement(models.Model):
     """How much the runs turned into suggestions disagree on a document, stored when
-    suggestions are created (``evaluation.services.suggestions``) so that ordering the queue
+    suggestions are created (``evaluation.suggestions.services``) so that ordering the queue
     reads one row per document instead of every suggestion.
 
     ``score`` counts the document's sentences where the suggesting runs that answered the

@@ -1,17 +1,18 @@
-"""Celery tasks of evaluation jobs (thin: the work is in ``supervisor`` and ``services``).
+"""Celery tasks of evaluation jobs (thin: the work is in ``runs.supervisor`` and the
+services of each domain).
 
 - ``evaluation.gpu_generate(run, shard)``: queue ``gpu`` (by its name); supervises the
   shard's runner process. Acks late with prefetch 1 (settings). A worker that dies mid-job
-  is found by the shard's heartbeat (``services.run_liveness``): the run fails, resumable.
+  is found by the shard's heartbeat (``runs.liveness``): the run fails, resumable.
   The message, redelivered after the broker's visibility timeout, then does nothing.
 - ``evaluation.score_run(run)``: queue ``default``; scores the stored outputs, writing the
   run's heartbeat: a worker that dies while scoring leaves the run failed by the sweep
   (Resume queues the scoring again); a redelivered task of a run not scoring does nothing.
 - ``evaluation.gpu_generate_fallacies(job)``: queue ``gpu`` (by its name); one Prolog-checked
-  generation job (``services.prolog_generation.run_job``; swipl in its own process), with
+  generation job (``synthesis.services.run_job``; swipl in its own process), with
   a heartbeat: a worker that dies leaves the job failed by the sweep (launch it again).
 - ``evaluation.compute_agreement(result)``: queue ``default``; every agreement figure of a
-  project for one inputs hash (``agreement_jobs.compute``).
+  project for one inputs hash (``agreement.jobs.compute``).
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import socket
 from celery import shared_task
 from django.conf import settings
 
-from evaluation import agreement_jobs
-from evaluation.services.runs import complete_scoring
-from evaluation.supervisor import supervise_shard
+from evaluation.agreement import jobs as agreement_jobs
+from evaluation.runs.services import complete_scoring
+from evaluation.runs.supervisor import supervise_shard
 
 RUN_TIME_LIMIT = settings.EVALUATION_RUN_TIME_LIMIT
 
@@ -54,6 +55,6 @@ def compute_agreement(result_id: int) -> str:
 
 @shared_task(name="evaluation.gpu_generate_fallacies", acks_late=True)
 def gpu_generate_fallacies(job_id: int) -> str:
-    from evaluation.services.prolog_generation import run_job
+    from evaluation.synthesis.services import run_job
 
     return run_job(job_id).status

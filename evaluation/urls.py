@@ -2,7 +2,8 @@
 
 from django.urls import include, path
 
-from evaluation import api, api_runs
+from evaluation.runs import api as api_runs
+from evaluation.runs import scores_api as api
 
 urlpatterns = [
     path("score/", api.ScoreView.as_view(), name="evaluation-score"),
@@ -34,10 +35,10 @@ urlpatterns = [
     ),
     path("leaderboard/", api_runs.LeaderboardView.as_view(), name="evaluation-leaderboard"),
     # Agreement figures of a project, computed by Celery tasks and cached.
-    path("", include("evaluation.agreement_urls")),
-    path("", include("evaluation.api_judges")),  # judge launch; rating agreement
-    path("", include("evaluation.api_item_results")),  # item projects' results
-    path("", include("evaluation.api_suggestions")),  # model suggestions to annotators
-    path("", include("evaluation.api_prolog")),  # Prolog rule files (generation)
-    path("", include("evaluation.api_generation")),  # generation jobs, review, report
+    path("", include("evaluation.agreement.urls")),
+    path("", include("evaluation.judging.api")),  # judge launch; rating agreement
+    path("", include("evaluation.items.api")),  # item projects' results
+    path("", include("evaluation.suggestions.api")),  # model suggestions to annotators
+    path("", include("evaluation.synthesis.rules_api")),  # Prolog rule files (generation)
+    path("", include("evaluation.synthesis.api")),  # generation jobs, review, report
 ]

@@ -28,9 +28,9 @@ from annotations.models import Annotation, Membership, Project, Span
 from annotations.services.documents import add_document
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
-from evaluation import agreement_jobs
+from evaluation.agreement import jobs as agreement_jobs
 from evaluation.models import AgreementResult
-from evaluation.stored import taxonomy_mapping
+from evaluation.runs.stored import taxonomy_mapping
 from tests.processes import celery_worker, embedded_env
 
 TEXTS = [

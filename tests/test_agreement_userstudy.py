@@ -23,7 +23,7 @@ from annotations.importing.datasets import import_doccano_annotations, import_ma
 from annotations.models import Membership, Project
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
-from evaluation import agreement_jobs
+from evaluation.agreement import jobs as agreement_jobs
 from evaluation.scoring import pairwise_agreement, read_annotator, read_gold
 from tests.test_agreement_jobs import assert_library_figures, independent_units
 

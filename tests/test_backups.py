@@ -43,11 +43,11 @@ from annotations.services.projects import add_member, create_project
 from annotations.services.responses import start_and_save_response, submit_response
 from annotations.services.taxonomy import install_preset
 from evaluation.backends import ModelSpec
+from evaluation.judging.launch import launch_judge_run
 from evaluation.models import ModelRun, PromptVariant, RunOutput
-from evaluation.runner import run_shard
-from evaluation.services.imports import import_run
-from evaluation.services.judge_launch import launch_judge_run
-from evaluation.services.runs import complete_scoring, finish_shard, score_and_store, start_shard
+from evaluation.runs.imports import import_run
+from evaluation.runs.runner import run_shard
+from evaluation.runs.services import complete_scoring, finish_shard, score_and_store, start_shard
 from tests.builtin_rows import builtin_judge_variant
 from tests.processes import embedded_env, manage
 

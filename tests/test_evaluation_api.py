@@ -26,7 +26,7 @@ from annotations.models import GoldStandard, Membership, Project
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.models import ModelRun, RunOutput
-from evaluation.services import RunImportError, import_run
+from evaluation.runs.imports import RunImportError, import_run
 
 pytestmark = pytest.mark.django_db
 

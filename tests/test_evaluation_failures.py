@@ -62,7 +62,7 @@ def resume_and_wait(job: JobEnv, run_id: int) -> None:
     resumed = job.manage(
         "shell",
         "-c",
-        "from evaluation.models import ModelRun; from evaluation.services.runs import "
+        "from evaluation.models import ModelRun; from evaluation.runs.services import "
         f"resume_run; resume_run(run=ModelRun.objects.get(pk={run_id}))",
     )
     assert resumed.returncode == 0, resumed.stderr

@@ -241,7 +241,7 @@ def test_cancel_stops_the_runner_and_resume_finishes(job_env: JobEnv, tiny_model
         cancel = job_env.manage(
             "shell",
             "-c",
-            "from evaluation.models import ModelRun; from evaluation.services.runs import "
+            "from evaluation.models import ModelRun; from evaluation.runs.services import "
             f"cancel_run; cancel_run(run=ModelRun.objects.get(pk={run_id}))",
         )
         assert cancel.returncode == 0, cancel.stderr
@@ -262,7 +262,7 @@ def test_cancel_stops_the_runner_and_resume_finishes(job_env: JobEnv, tiny_model
         resume = job_env.manage(
             "shell",
             "-c",
-            "from evaluation.models import ModelRun; from evaluation.services.runs import "
+            "from evaluation.models import ModelRun; from evaluation.runs.services import "
             f"resume_run; resume_run(run=ModelRun.objects.get(pk={run_id}))",
         )
         assert resume.returncode == 0, resume.stderr

@@ -28,8 +28,8 @@ from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.backends import ModelSpec
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore, RunShard
-from evaluation.services import import_run
-from evaluation.services.runs import launch_runs, score_and_store
+from evaluation.runs.imports import import_run
+from evaluation.runs.services import launch_runs, score_and_store
 
 pytestmark = pytest.mark.django_db
 

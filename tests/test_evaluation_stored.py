@@ -18,8 +18,9 @@ from annotations.importing.datasets import import_doccano_annotations, import_ma
 from annotations.models import Membership, Project
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
-from evaluation import stored
 from evaluation.models import ModelRun
+from evaluation.runs import stored
+from evaluation.runs.imports import import_run
 from evaluation.scoring import (
     read_annotator,
     read_gold,
@@ -27,7 +28,6 @@ from evaluation.scoring import (
     score,
     score_annotator,
 )
-from evaluation.services import import_run
 
 pytestmark = pytest.mark.django_db
 

@@ -27,7 +27,7 @@ from annotations.models import Document, Membership, Project
 from annotations.services.taxonomy import install_preset
 from evaluation.models import GeneratedItem, GenerationJob, PrologRule
 from evaluation.prolog import parse_rule_file, shipped_rule_files
-from evaluation.services.prolog_generation import RuleVersionError, save_rule_version
+from evaluation.synthesis.services import RuleVersionError, save_rule_version
 from tests.builtin_rows import builtin_judge_variants
 from tests.openai_server import openai_server
 

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 from annotations.models import Document, Membership, Project
 from annotations.services.taxonomy import install_preset
 from evaluation.models import GeneratedItem, GenerationJob, GenerationRelease
-from evaluation.services.prolog_generation import run_job
+from evaluation.synthesis.services import run_job
 from tests.openai_server import openai_server
 from tests.test_generation import TYPE, answer_for, seed
 

@@ -16,15 +16,15 @@ from fallacy_platform.liveness import sweep
 from evaluation.backends import ModelSpec
 from evaluation.models import GenerationJob, ModelRun, RunScore
 from evaluation.prolog import parse_rule_file
-from evaluation.services.generation_liveness import claim_generation_job
-from evaluation.services.prolog_generation import (
+from evaluation.runs.services import complete_scoring, resume_run
+from evaluation.synthesis.liveness import claim_generation_job
+from evaluation.synthesis.services import (
     FACT_PARAMS,
     _Client,
     facts_prompt,
     launch_generation,
     run_job,
 )
-from evaluation.services.runs import complete_scoring, resume_run
 from tests import test_evaluation_runs_api as runs_api
 from tests.openai_server import openai_server
 from tests.test_evaluation_runs_api import S1, World, finish, launched

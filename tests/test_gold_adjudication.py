@@ -345,7 +345,7 @@ def test_a_page_loaded_before_a_publication_saves_on_the_next_draft(world) -> No
 
 
 def test_the_queue_sorts_by_lowest_agreement_then_position(world) -> None:
-    from evaluation import agreement_jobs
+    from evaluation.agreement import jobs as agreement_jobs
     from evaluation.models import AgreementResult
 
     # d2: both annotators agree; d3: they disagree everywhere; d1 (the world's): partly.

@@ -17,7 +17,7 @@ from rest_framework.test import APIClient
 
 from annotations.models import Membership, Project
 from annotations.services.projects import add_member, create_project
-from evaluation.item_leaderboard import delta_mark, item_leaderboard
+from evaluation.items.leaderboard import delta_mark, item_leaderboard
 from evaluation.models import ModelRun, RunScore
 from tests.e2e import seed_item_results as seed
 

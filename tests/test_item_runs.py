@@ -29,10 +29,10 @@ from annotations.models import Project
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.backends import Backend, GenerationResult, ModelSpec
+from evaluation.items.launch import launch_item_runs
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
+from evaluation.runs.services import LaunchError
 from evaluation.scoring.items import aggregate_skills
-from evaluation.services.item_launch import launch_item_runs
-from evaluation.services.runs import LaunchError
 from tests.conftest import SHARED_DATASETS
 from tests.processes import celery_worker, embedded_env
 
@@ -135,7 +135,7 @@ def test_smollm2_answers_the_three_flub_tasks_through_a_worker(test_database_url
     from sklearn.metrics import accuracy_score, f1_score
 
     from evaluation.backends.model_files import smollm2_gguf
-    from evaluation.item_leaderboard import item_leaderboard
+    from evaluation.items.leaderboard import item_leaderboard
     from evaluation.scoring.items import minilm_path
 
     records = flub_records(ITEMS)
@@ -333,8 +333,8 @@ def test_a_smartypat_project_runs_ranked_and_detection_and_stores_the_reports_by
     from django.core.management import call_command
 
     from evaluation.backends import BACKENDS
-    from evaluation.runner import run_shard
-    from evaluation.services.runs import complete_scoring, finish_shard
+    from evaluation.runs.runner import run_shard
+    from evaluation.runs.services import complete_scoring, finish_shard
 
     rows = [["id", "original post", "fallacy types"], *[list(r[:3]) for r in SMARTYPAT]]
     path = tmp_path / "smartypat.csv"

@@ -22,8 +22,8 @@ from annotations.models import Document, Membership, Project
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.backends import Backend, GenerationResult, ModelSpec
+from evaluation.items.launch import launch_item_runs
 from evaluation.models import PromptVariant, RunScore
-from evaluation.services.item_launch import launch_item_runs
 
 LABELS = ["ad hominem", "false dilemma"]
 FORM = {
@@ -156,8 +156,8 @@ class SegmentingBackend(Backend):
 @pytest.mark.django_db
 def test_a_segmentation_run_scores_exact_span_f1_by_hand(tmp_path, monkeypatch):
     from evaluation.backends import BACKENDS
-    from evaluation.runner import run_shard
-    from evaluation.services.runs import complete_scoring, finish_shard
+    from evaluation.runs.runner import run_shard
+    from evaluation.runs.services import complete_scoring, finish_shard
 
     path = tmp_path / "args.csv"
     path.write_text(_csv(ROWS), encoding="utf-8")

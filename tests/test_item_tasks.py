@@ -442,7 +442,7 @@ def test_a_raw_flub_type_in_an_answer_counts_as_its_merged_label() -> None:
     """As the FLUB authors map predictions through their merge, an answer naming a raw type
     (谐音) is read as its merged label (字音错误), not as unparseable."""
     from annotations.items import parse_form
-    from evaluation.item_runs import merged_parser
+    from evaluation.items.runs import merged_parser
 
     field = parse_form(form_preset("flub")).get("type")
     read = merged_parser(get_task("classification"), field, list(FLUB_LABELS))

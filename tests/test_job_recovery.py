@@ -76,7 +76,7 @@ def call(job: JobEnv, service: str, run_id: int) -> None:
     result = job.manage(
         "shell",
         "-c",
-        f"from evaluation.models import ModelRun; from evaluation.services.runs import "
+        f"from evaluation.models import ModelRun; from evaluation.runs.services import "
         f"{service}; {service}(run=ModelRun.objects.get(pk={run_id}))",
     )
     assert result.returncode == 0, result.stderr

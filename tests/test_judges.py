@@ -20,9 +20,9 @@ from evaluation.benchmarks import TaskError, get_task
 from evaluation.benchmarks.base import VariantSpec
 from evaluation.benchmarks.items import TaskItem
 from evaluation.benchmarks.judges import FidelityJudge, ReferenceJudge
+from evaluation.judging.launch import launch_judge_run
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
-from evaluation.services.judge_launch import launch_judge_run
-from evaluation.services.runs import LaunchError
+from evaluation.runs.services import LaunchError
 from tests.builtin_rows import builtin_judge_variant
 
 ITEMS = [

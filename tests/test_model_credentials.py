@@ -27,7 +27,7 @@ from evaluation.backends import BackendError
 from evaluation.backends.credentials import parse_credentials
 from evaluation.generation_models import GenerationJob
 from evaluation.models import ModelRun, PromptVariant
-from evaluation.runner import run_shard
+from evaluation.runs.runner import run_shard
 from tests.openai_server import FakeOpenAIServer, openai_server
 from tests.test_generation import TYPE, seed
 from tests.test_judges import FORM, free_text_run

@@ -16,8 +16,8 @@ from annotations.models import Annotation, Assignment, Document, Membership, Pro
 from annotations.services.taxonomy import install_preset
 from evaluation.benchmarks.items import TaskItem
 from evaluation.benchmarks.judges import FidelityJudge
+from evaluation.judging.rating_stats import RatingStatsError, rating_stats
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
-from evaluation.rating_stats import RatingStatsError, rating_stats
 from evaluation.scoring.ratings import rating_alpha, spearman
 
 FORM = {

@@ -17,8 +17,8 @@ from annotations.models import ImportJob, Project
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.models import ModelRun, PromptVariant, RunShard
-from evaluation.services.run_liveness import fail_stale_shards
-from evaluation.services.runs import QueueUnavailable, cancel_run, resume_run, start_shard
+from evaluation.runs.liveness import fail_stale_shards
+from evaluation.runs.services import QueueUnavailable, cancel_run, resume_run, start_shard
 
 pytestmark = pytest.mark.django_db
 STALE = 90.0

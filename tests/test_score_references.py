@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 from annotations.importing.datasets import import_doccano_annotations, import_mafalda_gold
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
-from evaluation.services import import_run
+from evaluation.runs.imports import import_run
 
 pytestmark = pytest.mark.django_db
 PROJECT = "Study: 20 texts"

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.scoring import ScoringInputError
-from evaluation.scoring.tasks import (
+from evaluation.scoring.task_metrics import (
     accuracy,
     aggregate_tasks,
     bertscore_f1,

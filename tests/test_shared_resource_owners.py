@@ -24,7 +24,7 @@ from annotations.services.taxonomy import install_preset
 from evaluation.backends import ModelSpec
 from evaluation.models import GenerationJob, ModelRun, PrologRule, PromptVariant, RunOutput
 from evaluation.prolog import parse_rule_file, shipped_rule_files
-from evaluation.services.prolog_generation import launch_generation
+from evaluation.synthesis.services import launch_generation
 from tests.builtin_rows import builtin_judge_variants
 
 BASE = "/api/evaluation"

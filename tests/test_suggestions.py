@@ -30,10 +30,10 @@ from annotations.services.assignments import assign_to_annotators
 from annotations.services.exports import export_doccano
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
-from evaluation.agreement_data import project_work
+from evaluation.agreement.data import project_work
 from evaluation.models import ModelRun, Suggestion, SuggestionDecision
-from evaluation.services import import_run
-from evaluation.services.suggestions import (
+from evaluation.runs.imports import import_run
+from evaluation.suggestions.services import (
     DecisionConflict,
     accept_sentence,
     create_suggestions,

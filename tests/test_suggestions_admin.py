@@ -20,7 +20,7 @@ from django.utils import timezone
 from annotations.models import Annotation
 from annotations.services.annotations import start_annotation, submit_annotation
 from evaluation.models import DocumentDisagreement, SuggestionSettings, SuggestionShown
-from evaluation.services.suggestions import (
+from evaluation.suggestions.services import (
     TIMING_MEASURE,
     create_suggestions,
     set_assisted,
@@ -74,7 +74,7 @@ def test_different_label_sets_on_one_sentence_disagree(world: World) -> None:
     make(world)
     # run-two's suggestion on S1 of text A now names another type than run-one's
     world.run2.suggestions.filter(document=world.doc_a).update(labels=["straw man"])
-    from evaluation.services.suggestions import update_disagreement
+    from evaluation.suggestions.services import update_disagreement
 
     update_disagreement(world.project)
     assert scores(world) == {world.doc_a.pk: (1, 2), world.doc_b.pk: (1, 2)}

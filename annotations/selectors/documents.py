@@ -55,7 +55,7 @@ IN_PROGRESS = Annotation.Status.IN_PROGRESS
 PROJECT_STATUSES = ("unassigned", "todo", "in_progress", "done")
 MY_STATUSES = ("todo", "in_progress", "submitted")
 # "disagreement": documents where the runs turned into suggestions disagree most first (a
-# score stored per document by evaluation.services.suggestions; none counts as 0)
+# score stored per document by evaluation.suggestions.services; none counts as 0)
 ORDERINGS = (
     "position",
     "-position",

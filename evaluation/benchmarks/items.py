@@ -2,7 +2,7 @@
 
 An item task answers one kind of form field (``annotations.items``: multiple-choice,
 classification, ranked, detection, segmentation, free-text) or judges a text (judge
-tasks). The Django side (``evaluation.item_runs``) hands it ``TaskItem`` objects and
+tasks). The Django side (``evaluation.items.runs``) hands it ``TaskItem`` objects and
 stores what it gives back:
 
 - ``prompts(items, labels=, variant=, examples=)`` yields one ``UnitPrompt`` per item

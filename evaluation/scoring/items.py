@@ -61,7 +61,7 @@ from typing import Any
 
 from evaluation.scoring.core import ScoringInputError
 from evaluation.scoring.metric import f1_of
-from evaluation.scoring.tasks import (
+from evaluation.scoring.task_metrics import (
     MacroF1,
     accuracy,
     exact_span_f1,
@@ -143,7 +143,7 @@ def minilm_path() -> Path | None:
 
 def minilm_bertscore(candidates: Sequence[str], references: Sequence[str]) -> list[float]:
     """BERTScore F1 of each candidate with the shipped MiniLM (6 layers, CPU)."""
-    from evaluation.scoring.tasks import bertscore_f1
+    from evaluation.scoring.task_metrics import bertscore_f1
 
     folder = minilm_path()
     if folder is None:

@@ -56,7 +56,7 @@ SERVICE_RETRY_AFTER_S = 10
 
 def _service_errors() -> tuple[type[BaseException], ...]:
     """The job queue's (a publish, a refused launch) and Redis's (the cache) errors."""
-    from evaluation.services.runs import QueueUnavailable
+    from evaluation.runs.services import QueueUnavailable
     from fallacy_platform.celery import BROKER_ERRORS
 
     return (*BROKER_ERRORS, QueueUnavailable)

@@ -7,9 +7,9 @@ heartbeats on their rows.
 - ``sweep()``: fails the jobs whose heartbeat is older than ``JOB_STALE_SECONDS`` (their
   process died: a killed worker or web process, a lost machine), through the sweeps each app
   registers in its ``AppConfig.ready()`` (``register_sweep``; this module imports no app):
-  run shards fail resumable (``evaluation.services.run_liveness.fail_stale_shards``), so
+  run shards fail resumable (``evaluation.runs.liveness.fail_stale_shards``), so
   does a run's scoring (``fail_stale_scoring``: Resume queues it), generation jobs fail
-  (``evaluation.services.generation_liveness``: launched again, the cache answers what
+  (``evaluation.synthesis.liveness``: launched again, the cache answers what
   they sent), import jobs fail (``annotations.importing.liveness.fail_stale_import_jobs``).
 - ``start_sweeper()``: every Celery worker sweeps when it is ready and then every
   ``JOB_SWEEP_SECONDS`` (``fallacy_platform.celery``); sweeps are idempotent (each job is

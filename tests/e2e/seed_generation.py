@@ -37,7 +37,7 @@ def build() -> dict:
     from annotations.services.documents import NewDocument, add_documents
     from annotations.services.projects import add_member
     from evaluation.models import GeneratedItem, GenerationJob, PrologRule, PromptVariant
-    from evaluation.services.prolog_generation import _smartypat_project
+    from evaluation.synthesis.services import _smartypat_project
 
     project = Project.objects.filter(name=PROJECT).first()
     if project is None:

@@ -4,7 +4,7 @@ responses: the data of the item leaderboard tests (``tests/test_item_leaderboard
 
 Built directly with the models (items, runs and their parsed outputs, responses), then each
 multiple-choice and classification run is scored by the platform's own
-``evaluation.item_runs.score_item_run``. The free-text run's BERTScore and the judge runs'
+``evaluation.items.runs.score_item_run``. The free-text run's BERTScore and the judge runs'
 reports are stored as given (no model is loaded).
 
 Run as a script against the database the environment selects, after ``migrate``::
@@ -169,7 +169,7 @@ def build(project_name: str = PROJECT) -> dict:
     from annotations.models import Annotation, Document, Membership
     from annotations.services.projects import add_member, create_project
     from annotations.services.taxonomy import install_preset
-    from evaluation.item_runs import score_item_run
+    from evaluation.items.runs import score_item_run
     from evaluation.models import ModelRun, RunScore
 
     project = create_project(

@@ -59,8 +59,8 @@ def build(name: str, *, assisted: bool) -> dict:
     from annotations.services.assignments import assign_to_annotators
     from annotations.services.projects import add_member, create_project
     from annotations.services.taxonomy import install_preset
-    from evaluation.services import import_run
-    from evaluation.services.suggestions import create_suggestions, set_assisted
+    from evaluation.runs.imports import import_run
+    from evaluation.suggestions.services import create_suggestions, set_assisted
 
     existing = Project.objects.filter(name=name).first()
     if existing is not None:

@@ -55,7 +55,7 @@ def build() -> dict:
     from annotations.services.projects import add_member, create_project
     from annotations.services.taxonomy import install_preset
     from evaluation.models import ModelRun
-    from evaluation.services import import_run
+    from evaluation.runs.imports import import_run
 
     project = Project.objects.filter(name=PROJECT).first()
     if project is None:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from django.core.management.base import CommandError
 
-from evaluation.services.runs import LaunchError
+from evaluation.runs.services import LaunchError
 
 
 def launch_refused(error: LaunchError, option: Callable[[str], str]) -> CommandError:

@@ -15,7 +15,7 @@ the table format prints α, one line per level. Units: for stored sources, the s
 (``units_from`` says which). An annotator's value for a unit is the set of the level's
 labels of their spans overlapping it by at least one character, {⊥} when none does.
 
-Provenance, as in the project's cached figures (``evaluation.agreement_jobs``): each level's
+Provenance, as in the project's cached figures (``evaluation.agreement.jobs``): each level's
 F1 matrix, its α, each per-label α, each Cohen's κ and its Fleiss' κ record their ``metric``,
 ``library`` (with its version) and ``level`` (the matrix also its ``profile``), and the
 output carries ``hash``: sha256 of the inputs the figures come from (every source's texts
@@ -33,9 +33,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.importing.sentences import split_sentences
 from annotations.models import Sentence
-from evaluation.agreement_data import CODE_VERSION
-from evaluation.agreement_jobs import ALPHA_LIBRARY, OWN_LIBRARY, PROFILE, library, provenance
-from evaluation.references import annotator_reference, gold_reference
+from evaluation.agreement.data import CODE_VERSION
+from evaluation.agreement.jobs import ALPHA_LIBRARY, OWN_LIBRARY, PROFILE, library, provenance
+from evaluation.runs.references import annotator_reference, gold_reference
 from evaluation.scoring import (
     AVERAGES,
     Corpus,
@@ -89,7 +89,7 @@ def _located(text: str, sentences: list[str]) -> list[tuple[int, int]] | None:
 
 
 def _stored_document(origin: str) -> int | None:
-    """The document id of a text read from the database (``evaluation.stored`` origins)."""
+    """The document id of a text read from the database (``evaluation.runs.stored`` origins)."""
     found = STORED_ORIGIN.search(origin)
     return int(found.group(1)) if found else None
 

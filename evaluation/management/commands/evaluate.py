@@ -12,8 +12,8 @@ Item projects: ``--field`` names the form field the runs answer and ``--task`` t
 task whose variants ``--prompt`` names (default: the task answering the field's kind);
 the JSON report is the stored ``items`` report (``evaluation.benchmarks.items``).
 
-The same services as the launch page (``services.runs.launch_runs``,
-``services.item_launch.launch_item_runs``): bad input is refused
+The same services as the launch page (``runs.services.launch_runs``,
+``items.launch.launch_item_runs``): bad input is refused
 with the field named and nothing queued. Runs are queued for the Celery workers; with
 ``--wait`` the command shows a progress bar until they finish and prints the scores as
 ``score`` does (JSON: the same ``levels`` object). ``--inline`` needs no worker: this
@@ -33,19 +33,19 @@ from annotations.items import FormError, parse_form
 from annotations.models import GoldStandard, Project
 from evaluation import ownership
 from evaluation.backends import ModelSpec
-from evaluation.item_runs import PROFILE as ITEMS_PROFILE
+from evaluation.items.launch import launch_item_runs
+from evaluation.items.runs import PROFILE as ITEMS_PROFILE
 from evaluation.management.commands._launch import launch_refused
 from evaluation.models import ModelRun, PromptVariant
-from evaluation.scoring import PROFILES
-from evaluation.selectors import score_run
-from evaluation.services.item_launch import launch_item_runs
-from evaluation.services.runs import (
+from evaluation.runs.selectors import score_run
+from evaluation.runs.services import (
     LaunchError,
     QueueUnavailable,
     complete_scoring,
     launch_runs,
 )
-from evaluation.supervisor import supervise_shard
+from evaluation.runs.supervisor import supervise_shard
+from evaluation.scoring import PROFILES
 
 WORKER_HINT_SECONDS = 15
 FINISHED = (ModelRun.Status.DONE, ModelRun.Status.FAILED, ModelRun.Status.CANCELLED)

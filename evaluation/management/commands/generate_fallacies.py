@@ -5,7 +5,7 @@
         [--wait] [--inline] [--format json|table]
     python manage.py generate_fallacies --project P --report [--format json|table]
 
-The same service as the API would use (``services.prolog_generation.launch_generation``):
+The same service as the API would use (``synthesis.services.launch_generation``):
 an unknown type, a missing model, a bad option or a stored rule file that does not load
 cleanly is refused naming the option (or the file's line), and nothing is queued. The
 project is created with the SmartyPat form preset when it does not exist. The job runs on
@@ -13,7 +13,7 @@ the ``gpu`` queue; ``--wait`` follows it, ``--inline`` runs it in this process (
 Both print the report: facts proposed / valid / rejected (by reason), solutions, items
 kept, the judge's mean score and the share of scores 0/1/2/3, requests sent and cached.
 ``--report`` launches nothing: it prints the project's report per type and method across
-its finished jobs (``services.generation_review.generation_report``, the API's
+its finished jobs (``synthesis.review.generation_report``, the API's
 ``generation-report/``), the reviewers' acceptance rate included.
 """
 
@@ -27,9 +27,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from evaluation.backends import ModelSpec
 from evaluation.management.commands._launch import launch_refused
 from evaluation.models import GenerationJob
-from evaluation.services.generation_review import generation_report, report_table
-from evaluation.services.prolog_generation import METHODS, launch_generation, run_job, wait_for
-from evaluation.services.runs import LaunchError
+from evaluation.runs.services import LaunchError
+from evaluation.synthesis.review import generation_report, report_table
+from evaluation.synthesis.services import METHODS, launch_generation, run_job, wait_for
 
 
 def _option(field: str) -> str:

@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.importing.formats import DatasetFormatError
 from annotations.models import GoldStandard, Project
-from evaluation.services import RunImportError, import_run
+from evaluation.runs.imports import RunImportError, import_run
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@
         [--repeats K] [--limit N] [--backend-settings JSON] [--name NAME]
         [--wait] [--inline]
 
-The same service as the API (``services.judge_launch.launch_judge_run``): bad input is
+The same service as the API (``judging.launch.launch_judge_run``): bad input is
 refused with the field named and nothing queued. ``--run`` judges a finished free-text
 run's outputs; without it the items' own candidate texts are judged (``--field`` names
 the free-text field whose gold is the reference). With ``--wait`` the command follows the
@@ -24,11 +24,11 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotations.models import Project
 from evaluation import ownership
 from evaluation.backends import ModelSpec
+from evaluation.judging.launch import launch_judge_run
 from evaluation.management.commands._launch import launch_refused
 from evaluation.models import ModelRun, PromptVariant
-from evaluation.services.judge_launch import launch_judge_run
-from evaluation.services.runs import LaunchError, complete_scoring
-from evaluation.supervisor import supervise_shard
+from evaluation.runs.services import LaunchError, complete_scoring
+from evaluation.runs.supervisor import supervise_shard
 
 FINISHED = (ModelRun.Status.DONE, ModelRun.Status.FAILED, ModelRun.Status.CANCELLED)
 OPTIONS = {

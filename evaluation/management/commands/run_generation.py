@@ -1,11 +1,11 @@
 """``manage.py run_generation RUN --shard I``: the runner process of one shard (see
-``evaluation.runner``). Started by the shard's Celery task; also usable by hand."""
+``evaluation.runs.runner``). Started by the shard's Celery task; also usable by hand."""
 
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from evaluation.runner import run_shard
+from evaluation.runs.runner import run_shard
 
 
 class Command(BaseCommand):

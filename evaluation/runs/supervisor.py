@@ -1,0 +1,168 @@
+"""Supervises the runner process of one shard (called by the ``gpu_generate`` task).
+
+The runner is a separate process in its own session (CUDA and vLLM do not survive
+Celery's forked pool children), tied to this one (it gets SIGKILL if the supervisor
+dies, so a redelivered task never finds an orphan still generating). The supervisor:
+- kills the runner's process group on cancel (checked every second) or when the run's
+  time limit (``EVALUATION_RUN_TIME_LIMIT`` seconds) is exceeded;
+- restarts a runner that died from a signal it did not send (up to
+  ``EVALUATION_RUNNER_RESTARTS`` times): the new runner resumes from what was written;
+- otherwise records the shard's end: done, or failed with the end of the runner's log
+  (the model's error), keeping every output produced so far;
+- writes the shard's heartbeat every ``JOB_HEARTBEAT_SECONDS`` (``runs.liveness``);
+  when the shard is no longer running (a sweep failed it, its heartbeats having been lost
+  with the database, or a cancel found it gone), it kills the runner and leaves the shard
+  as it is. A database that is away for a moment is waited for, the runner going on.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.db import DatabaseError, connection
+from fallacy_platform.liveness import heartbeat_seconds
+
+from evaluation.models import ModelRun, RunShard
+from evaluation.runs.liveness import beat_shard
+from evaluation.runs.runner import runner_command
+from evaluation.runs.services import finish_shard, record_runner, start_shard
+
+logger = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.25
+CANCEL_CHECK_SECONDS = 1.0
+ERROR_LINES = 20
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def log_path(run_id: int, shard: int) -> Path:
+    folder = Path(settings.DATA_DIR) / "runs"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"run-{run_id}-shard-{shard}.log"
+
+
+def _kill(process: subprocess.Popen) -> None:
+    for sig, wait in ((signal.SIGTERM, 10), (signal.SIGKILL, 30)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _tail(path: Path) -> str:
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return "\n".join(lines[-ERROR_LINES:])
+
+
+def _error_message(path: Path, returncode: int) -> str:
+    tail = _tail(path)
+    last = next((line for line in reversed(tail.splitlines()) if line.strip()), "")
+    how = f"killed by signal {-returncode}" if returncode < 0 else f"exit status {returncode}"
+    return f"{last}\n(runner {how}; end of its log:)\n{tail}" if last else f"runner {how}"
+
+
+def supervise_shard(*, run_id: int, shard: int, worker: str = "") -> str:
+    """Run the shard to its end; returns the shard's final status."""
+    start = start_shard(run_id=run_id, index=shard, worker=worker)
+    if start is None:
+        return "missing"  # the run was deleted (or its launch withdrawn)
+    if not start.go:
+        return start.shard.status
+    limit = float(settings.EVALUATION_RUN_TIME_LIMIT)
+    restarts = settings.EVALUATION_RUNNER_RESTARTS
+    deadline = time.monotonic() + limit
+    path = log_path(run_id, shard)
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    attempts = 0
+    while True:
+        attempts += 1
+        with path.open("a") as log:
+            log.write(f"--- attempt {attempts}\n")
+            log.flush()
+            process = subprocess.Popen(
+                runner_command(run_id, shard),
+                cwd=settings.BASE_DIR,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
+            )
+        record_runner(run_id=run_id, index=shard, pid=process.pid, attempts=attempts)
+        outcome = _watch(process, run_id, shard, deadline)
+        if outcome == "lost":
+            _kill(process)
+            return "lost"
+        if outcome == "cancelled":
+            _kill(process)
+            finish_shard(run_id=run_id, index=shard, status=RunShard.Status.CANCELLED)
+            return RunShard.Status.CANCELLED
+        if outcome == "timeout":
+            _kill(process)
+            finish_shard(
+                run_id=run_id,
+                index=shard,
+                status=RunShard.Status.FAILED,
+                error=f"time limit of {limit:.0f} s exceeded (outputs so far are kept)",
+            )
+            return RunShard.Status.FAILED
+        code = process.returncode
+        if code == 0:
+            finish_shard(run_id=run_id, index=shard, status=RunShard.Status.DONE)
+            return RunShard.Status.DONE
+        if code < 0 and attempts <= restarts:
+            continue  # died from a signal nobody here sent: resume
+        finish_shard(
+            run_id=run_id,
+            index=shard,
+            status=RunShard.Status.FAILED,
+            error=_error_message(path, code),
+        )
+        return RunShard.Status.FAILED
+
+
+def _watch(process: subprocess.Popen, run_id: int, shard: int, deadline: float) -> str:
+    next_check = next_beat = 0.0
+    while True:
+        try:
+            process.wait(timeout=POLL_SECONDS)
+            return "exited"
+        except subprocess.TimeoutExpired:
+            pass
+        now = time.monotonic()
+        if now >= deadline:
+            return "timeout"
+        if now < next_check:
+            continue
+        next_check = now + CANCEL_CHECK_SECONDS
+        try:
+            if now >= next_beat:
+                next_beat = now + heartbeat_seconds()
+                if not beat_shard(run_id=run_id, index=shard):
+                    return "lost"
+            if ModelRun.objects.filter(pk=run_id, cancel_requested=True).exists():
+                return "cancelled"
+        except DatabaseError as error:  # away for a moment: the runner goes on
+            logger.warning("run %s shard %s: database unavailable: %s", run_id, shard, error)
+            connection.close()
