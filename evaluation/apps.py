@@ -14,7 +14,7 @@ class EvaluationConfig(AppConfig):
         from annotations import orderings
         from annotations.backups.format import register_part
         from evaluation.agreement.jobs import adjudication_order
-        from evaluation.backups import PART
+        from evaluation.runs.backups import PART
         from evaluation.runs.liveness import fail_stale_scoring, fail_stale_shards
         from evaluation.suggestions.services import disagreement_first
         from evaluation.synthesis.liveness import fail_stale_generation_jobs

@@ -269,10 +269,10 @@ def test_a_large_file_fails_its_job_when_the_broker_is_down(monkeypatch) -> None
         name="Big", taxonomy=install_preset(name="mafalda"), created_by=admin_user
     )
     monkeypatch.delenv("CELERY_BROKER_URL", raising=False)  # Celery prefers it to its conf
-    down = Celery("broker-down", broker="redis://127.0.0.1:1/0")  # nothing listens on port 1
-    down.conf.broker_connection_timeout = 0.5
+    previous = current_app._get_current_object()  # restored after: later tests publish
+    down = Celery("broker-down", broker="redis://127.0.0.1:1/0", set_as_current=False)
+    down.conf.broker_connection_timeout = 0.5  # nothing listens on port 1
     down.conf.task_publish_retry = False
-    previous = current_app._get_current_object()
     down.set_current()
     try:
         response = post_import(
@@ -288,3 +288,4 @@ def test_a_large_file_fails_its_job_when_the_broker_is_down(monkeypatch) -> None
     assert job.errors[0]["message"].startswith("could not queue the import: ")
     assert bytes(job.content) == b""
     assert not Document.objects.filter(project=project).exists()
+    assert current_app._get_current_object() is previous

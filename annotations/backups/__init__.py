@@ -7,7 +7,7 @@
 
 The project's own tables (taxonomy, members, documents, annotations, gold, import jobs) are
 declared here; another app adds its tables as a ``format.Part`` registered in its
-``AppConfig.ready()`` (the evaluation app's runs: ``evaluation.backups``), so this app
+``AppConfig.ready()`` (the evaluation app's runs: ``evaluation.runs.backups``), so this app
 imports no other.
 """
 

@@ -11,7 +11,7 @@ What an import reuses and what it creates:
 - the taxonomy when one with the same name and version has the same content, else a new one
   (``VERSION+restored`` when the name and version are taken by a different tree, reported);
 - what another app's part of the archive reuses is that part's to say (``format.Part``;
-  the evaluation app's prompt variants: ``evaluation.backups``).
+  the evaluation app's prompt variants: ``evaluation.runs.backups``).
 
 Rows are inserted in archive order with the archive's timestamps (``auto_now`` fields are
 set again after the insert) and without new history rows: the archive's history rows are

@@ -45,3 +45,55 @@ export function ViewBanner({
     </div>
   );
 }
+
+/**
+ * The banner under the top bar: my submitted annotation (with "Next document" once I have
+ * just submitted it), someone else's, or, with the annotator switch, my own.
+ */
+export function WorkspaceBanner({
+  own,
+  submitted,
+  submittedAt,
+  annotation,
+  viewedName,
+  switcher,
+  onNext,
+}: {
+  own: boolean;
+  /** My own annotation is submitted. */
+  submitted: boolean;
+  submittedAt?: string | null;
+  /** The annotation shown (someone else's: null when not started). */
+  annotation: { status: string; submitted_at: string | null } | null;
+  viewedName?: string;
+  switcher?: ComponentChildren;
+  /** Set right after submitting: shows the "Next document" button. */
+  onNext?: () => void;
+}) {
+  if (own && submitted) {
+    return (
+      <ViewBanner kind="submitted" submittedAt={submittedAt}>
+        {switcher}
+        {onNext && (
+          <button type="button" class="btn primary small" onClick={onNext}>
+            Next document →
+          </button>
+        )}
+      </ViewBanner>
+    );
+  }
+  if (!own) {
+    return (
+      <ViewBanner kind={annotation ? "review" : "none"} username={viewedName} status={annotation?.status} submittedAt={annotation?.submitted_at}>
+        {switcher}
+      </ViewBanner>
+    );
+  }
+  if (!switcher) return null;
+  return (
+    <div class="banner mine" role="status">
+      <strong>Your annotation</strong>
+      {switcher}
+    </div>
+  );
+}

@@ -4,6 +4,7 @@ import type { LocalSpan } from "./spans";
 import {
   applyDecisions,
   decidedText,
+  decisionMessage,
   focusedSuggestion,
   labelText,
   mergeServerSpan,
@@ -126,5 +127,21 @@ describe("an accepted suggestion's span joins the page's spans", () => {
     const merged = mergeServerSpan([], { ...server, client_id: null }, []);
     expect(merged.key).toBe("srv-42");
     expect(mergeServerSpan(merged.spans, { ...server, client_id: null }, []).added).toBe(false);
+  });
+});
+
+describe("what the page says after a decision", () => {
+  const decision = (over: Partial<{ decision: "accept" | "reject" }> = {}) => ({ suggestion: 1, annotator: 2, decision: "accept" as const, decided_at: "", span: 5, ...over });
+
+  it("names the labels and the model of a single decision", () => {
+    const s = sugg(1, 2, { labels: ["b", "a"] });
+    expect(decisionMessage(s, "reject", [decision({ decision: "reject" })], ["a", "b"])).toBe(`Rejected: a | b (${modelText(run1)}).`);
+    expect(decisionMessage(s, "accept", [decision()], ["a", "b"])).toBe("Accepted: a | b, now your span (E opens it).");
+  });
+
+  it("counts the accepts of a whole sentence", () => {
+    const s = sugg(1, 2);
+    expect(decisionMessage(s, "sentence", [decision(), decision(), decision({ decision: "reject" })], [])).toBe("Accepted 2 suggestions on sentence 3.");
+    expect(decisionMessage(s, "sentence", [decision()], [])).toBe("Accepted 1 suggestion on sentence 3.");
   });
 });

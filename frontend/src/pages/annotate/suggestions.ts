@@ -5,7 +5,7 @@
 
 import { sortLabels } from "../../lib/labels";
 import type { ServerSpan } from "../../types";
-import { keyOf, type LocalSpan, sortSpans, toLocal } from "./spans";
+import { keyOf, type LocalSpan, rangeText, sortSpans, toLocal } from "./spans";
 
 export type DecisionKind = "accept" | "reject";
 
@@ -138,4 +138,12 @@ export function decidedText(list: readonly Suggestion[]): string {
   const acc = list.filter((s) => s.decision === "accept").length;
   const rej = list.filter((s) => s.decision === "reject").length;
   return [acc ? `${acc} accepted` : "", rej ? `${rej} rejected` : ""].filter(Boolean).join(", ");
+}
+
+/** What the page says after `decision` on `s` stored the decisions `made`. */
+export function decisionMessage(s: Suggestion, decision: DecisionKind | "sentence", made: readonly Decision[], labelOrder: string[]): string {
+  if (decision === "reject") return `Rejected: ${labelText(s, labelOrder)} (${modelText(s.run)}).`;
+  if (decision === "accept") return `Accepted: ${labelText(s, labelOrder)}, now your span (E opens it).`;
+  const accepted = made.filter((d) => d.decision === "accept").length;
+  return `Accepted ${accepted} suggestion${accepted === 1 ? "" : "s"} on ${rangeText(s.unit_index, s.unit_index, true)}.`;
 }

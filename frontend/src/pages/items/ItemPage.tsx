@@ -15,9 +15,10 @@ import { type LoadError, toLoadError } from "../../hooks/useResource";
 import type { SaveStatus } from "../../lib/saveStatus";
 import { navigate, paths } from "../../router";
 import type { ItemAnswer, ItemState, Me } from "../../types";
-import { missingAnswers, RATING_KINDS, withChanges } from "./logic";
+import { fieldErrors, missingAnswers, RATING_KINDS, withChanges } from "./logic";
 import { type Changes, ResponseSaver, responseUrl } from "./save";
-import { FieldWidget } from "./Widgets";
+import { FieldWidget } from "./FieldWidget";
+import { ConflictBanner, ItemBanner } from "./ItemBanners";
 import "./items.css";
 
 export interface ItemPageProps {
@@ -29,17 +30,6 @@ export interface ItemPageProps {
   own: boolean;
   /** Reviewers and admins: the annotator switch. */
   switcher?: ComponentChildren;
-}
-
-function fieldErrors(data: unknown): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (data && typeof data === "object") {
-    for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
-      const message = Array.isArray(value) ? String(value[0]) : String(value);
-      out[key.startsWith("response.") ? key.slice("response.".length) : key] = message;
-    }
-  }
-  return out;
 }
 
 export function ItemPage({ me, docId, viewed, own, switcher }: ItemPageProps) {
@@ -198,61 +188,16 @@ export function ItemPage({ me, docId, viewed, own, switcher }: ItemPageProps) {
         <Crumbs items={[{ label: project.name, href: paths.project(project.id) }, { label: title }]} />
       </TopBar>
 
-      {conflict && (
-        <div class="banner item-conflict" role="alert" data-testid="item-conflict">
-          <span>
-            <strong>This response was changed elsewhere</strong> (in another tab, or by a reviewer). Your latest changes were not saved.
-          </span>
-          <button type="button" class="btn small primary" data-testid="item-load-current" onClick={loadCurrent}>
-            Load the current version
-          </button>
-        </div>
-      )}
-      {submitted ? (
-        <div class="banner" role="status" data-testid="view-banner">
-          <span>
-            <strong>Submitted</strong>
-            {annotation?.submitted_at ? ` on ${new Date(annotation.submitted_at).toLocaleString()}` : ""}
-            {own ? " — this response is read-only." : ` — response by ${annotation?.annotator.username}.`}
-          </span>
-          {switcher}
-          {staff && (
-            <button type="button" class="btn small" data-testid="item-reopen" onClick={() => void reopen()}>
-              Reopen
-            </button>
-          )}
-          {own && notice && (
-            <button type="button" class="btn primary small" onClick={() => void nextDocument()}>
-              Next item →
-            </button>
-          )}
-        </div>
-      ) : !own ? (
-        <div class="banner review" role="status" data-testid="view-banner">
-          <span>
-            <strong>Read-only</strong> —{" "}
-            {annotation ? (
-              <>
-                response by <strong data-testid="viewed-annotator">{annotation.annotator.username}</strong>, in progress.
-              </>
-            ) : (
-              "nobody has answered this item yet."
-            )}
-          </span>
-          {switcher}
-        </div>
-      ) : project.archived ? (
-        <div class="banner review" role="status">
-          <strong>Archived project</strong> — read-only.
-        </div>
-      ) : (
-        switcher && (
-          <div class="banner mine" role="status">
-            <strong>Your response</strong>
-            {switcher}
-          </div>
-        )
-      )}
+      {conflict && <ConflictBanner onLoadCurrent={loadCurrent} />}
+      <ItemBanner
+        own={own}
+        annotation={annotation}
+        archived={project.archived}
+        staff={staff}
+        switcher={switcher}
+        onReopen={() => void reopen()}
+        onNext={notice ? () => void nextDocument() : undefined}
+      />
       {notice && !submitted && (
         <p class="note" role="status">
           {notice}

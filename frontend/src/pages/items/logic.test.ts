@@ -3,6 +3,7 @@ import type { ItemField } from "../../types";
 import {
   addSegment,
   criteriaLines,
+  fieldErrors,
   missingAnswers,
   pieces,
   rankAdd,
@@ -103,5 +104,18 @@ describe("the response", () => {
     expect(scale(field("q", "rubric", { min: 0, max: 2 }))).toEqual([0, 1, 2]);
     expect(criteriaLines("one\n\ntwo")).toEqual(["one", "two"]);
     expect(criteriaLines({ "5": "names the flaw" })).toEqual(["5: names the flaw"]);
+  });
+});
+
+describe("errors of a refused response", () => {
+  it("maps each field's first message to the field", () => {
+    expect(fieldErrors({ "response.answer": ["Not one of the options.", "second"], annotation: "Submitted annotations are read-only." })).toEqual({
+      answer: "Not one of the options.",
+      annotation: "Submitted annotations are read-only.",
+    });
+  });
+  it("reads nothing from a body without fields", () => {
+    expect(fieldErrors(null)).toEqual({});
+    expect(fieldErrors("<html>")).toEqual({});
   });
 });

@@ -125,3 +125,15 @@ export function criteriaLines(criteria: ItemField["criteria"]): string[] {
 export function fieldTitle(field: ItemField): string {
   return field.title || field.name.replace(/_/g, " ");
 }
+
+/** The per-field messages of a 400 body: {"response.<field>": ["message"]} → {field: message}. */
+export function fieldErrors(data: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (data && typeof data === "object") {
+    for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+      const message = Array.isArray(value) ? String(value[0]) : String(value);
+      out[key.startsWith("response.") ? key.slice("response.".length) : key] = message;
+    }
+  }
+  return out;
+}

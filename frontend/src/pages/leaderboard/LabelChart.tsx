@@ -1,13 +1,11 @@
+import type { ChartConfiguration } from "chart.js";
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useBarChart } from "../../hooks/useBarChart";
 import { LEVEL_NAMES } from "../../lib/format";
 import { labelChartData } from "../../lib/labelChart";
 import type { Leaderboard } from "../../types";
 
 const MAX_ROWS = 8;
-
-type ChartModule = typeof import("./chartjs");
-let loading: Promise<ChartModule> | null = null;
-const loadChart = () => (loading ??= import("./chartjs"));
 
 /** Grouped bars of per-label F1 at a level (one dataset per row, the best rows only). */
 export function LabelChart({ board }: { board: Leaderboard }) {
@@ -18,57 +16,46 @@ export function LabelChart({ board }: { board: Leaderboard }) {
   const [level, setLevel] = useState(levels.includes("2") ? "2" : levels[0] ?? "2");
   const data = useMemo(() => labelChartData(board.rows, board.labels ?? {}, level, MAX_ROWS), [board, level]);
   const canvas = useRef<HTMLCanvasElement>(null);
-  const [failed, setFailed] = useState<string | null>(null);
 
   useEffect(() => {
     if (!levels.includes(level) && levels.length) setLevel(levels.includes("2") ? "2" : levels[0]);
   }, [levels]);
 
-  useEffect(() => {
-    if (!canvas.current || !data.datasets.length) return;
-    let chart: { destroy: () => void } | null = null;
-    let live = true;
-    loadChart()
-      .then(({ Chart }) => {
-        if (!live || !canvas.current) return;
-        chart = new Chart(canvas.current, {
-          type: "bar",
-          data: {
-            labels: data.labels,
-            datasets: data.datasets.map((d) => ({
-              label: d.label,
-              data: d.data,
-              backgroundColor: d.backgroundColor,
-              borderColor: d.borderColor,
-              borderWidth: 1,
-            })),
-          },
-          options: {
-            responsive: true,
-            maintainAspectRatio: false,
-            animation: false,
-            interaction: { mode: "index", intersect: false },
-            scales: {
-              x: { ticks: { autoSkip: false, maxRotation: 60, minRotation: 0, font: { size: 11 } }, grid: { display: false } },
-              y: { min: 0, max: 1, title: { display: true, text: "F1" }, ticks: { stepSize: 0.2 } },
-            },
-            plugins: {
-              legend: { position: "bottom", labels: { boxWidth: 12, font: { size: 12 } } },
-              tooltip: {
-                callbacks: {
-                  label: (ctx) => `${ctx.dataset.label}: ${ctx.parsed.y == null ? "—" : ctx.parsed.y.toFixed(2)}`,
-                },
-              },
+  const config = useMemo<ChartConfiguration<"bar"> | null>(() => {
+    if (!data.datasets.length) return null;
+    return {
+      type: "bar",
+      data: {
+        labels: data.labels,
+        datasets: data.datasets.map((d) => ({
+          label: d.label,
+          data: d.data,
+          backgroundColor: d.backgroundColor,
+          borderColor: d.borderColor,
+          borderWidth: 1,
+        })),
+      },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        interaction: { mode: "index", intersect: false },
+        scales: {
+          x: { ticks: { autoSkip: false, maxRotation: 60, minRotation: 0, font: { size: 11 } }, grid: { display: false } },
+          y: { min: 0, max: 1, title: { display: true, text: "F1" }, ticks: { stepSize: 0.2 } },
+        },
+        plugins: {
+          legend: { position: "bottom", labels: { boxWidth: 12, font: { size: 12 } } },
+          tooltip: {
+            callbacks: {
+              label: (ctx) => `${ctx.dataset.label}: ${ctx.parsed.y == null ? "—" : ctx.parsed.y.toFixed(2)}`,
             },
           },
-        });
-      })
-      .catch((e) => live && setFailed(String(e?.message ?? e)));
-    return () => {
-      live = false;
-      chart?.destroy();
+        },
+      },
     };
   }, [data]);
+  const failed = useBarChart(canvas, config);
 
   const levelName = (l: string) => `Level ${l}${LEVEL_NAMES[Number(l)] ? ` — ${LEVEL_NAMES[Number(l)]}` : ""}`;
   return (

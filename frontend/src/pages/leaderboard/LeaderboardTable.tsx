@@ -1,7 +1,16 @@
 import { Fragment } from "preact";
+import { LevelGroupHeads, LevelScoreHeads } from "../../components/table";
 import { DASH, formatDuration, formatScore, formatShare, formatWithInterval } from "../../lib/format";
 import { linkHandler, paths } from "../../router";
 import type { Leaderboard, LeaderboardRow } from "../../types";
+
+/** After "F1": the column also shows the 95% interval. */
+const F1_NOTE = (
+  <>
+    {" "}
+    <span class="muted">[95%]</span>
+  </>
+);
 
 function bestF1(rows: LeaderboardRow[], level: string): number | null {
   let best: number | null = null;
@@ -33,29 +42,13 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
             <th scope="col" rowSpan={2}>
               Name
             </th>
-            {levels.map((l) => (
-              <th scope="colgroup" colSpan={3} class="group" key={l}>
-                Level {l}
-              </th>
-            ))}
+            <LevelGroupHeads levels={levels} />
             <th scope="colgroup" colSpan={4} class="group">
               Cost
             </th>
           </tr>
           <tr>
-            {levels.map((l) => (
-              <Fragment key={l}>
-                <th scope="col" class="right">
-                  P
-                </th>
-                <th scope="col" class="right">
-                  R
-                </th>
-                <th scope="col" class="right">
-                  F1 <span class="muted">[95%]</span>
-                </th>
-              </Fragment>
-            ))}
+            <LevelScoreHeads levels={levels} f1Note={F1_NOTE} />
             <th scope="col" class="right" title="Share of outputs the parser could not read">
               Unparseable
             </th>

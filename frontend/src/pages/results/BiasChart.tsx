@@ -1,10 +1,8 @@
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { ChartConfiguration } from "chart.js";
+import { useMemo, useRef, useState } from "preact/hooks";
+import { useBarChart } from "../../hooks/useBarChart";
 import { biasChartData } from "./table";
 import type { ItemLeaderboard } from "../../types";
-
-type ChartModule = typeof import("../leaderboard/chartjs");
-let loading: Promise<ChartModule> | null = null;
-const loadChart = () => (loading ??= import("../leaderboard/chartjs"));
 
 /** Predicted vs gold label counts of one row (a run or an annotator) on one task. */
 export function BiasChart({ board }: { board: ItemLeaderboard }) {
@@ -15,43 +13,32 @@ export function BiasChart({ board }: { board: ItemLeaderboard }) {
   const row = bias?.rows.find((r) => r.row === rowKey) ?? bias?.rows[0];
   const data = useMemo(() => (bias && row ? biasChartData(bias, row.row) : null), [bias, row]);
   const canvas = useRef<HTMLCanvasElement>(null);
-  const [failed, setFailed] = useState<string | null>(null);
 
-  useEffect(() => {
-    if (!canvas.current || !data || !row) return;
-    let chart: { destroy: () => void } | null = null;
-    let live = true;
-    loadChart()
-      .then(({ Chart }) => {
-        if (!live || !canvas.current) return;
-        chart = new Chart(canvas.current, {
-          type: "bar",
-          data: {
-            labels: data.labels,
-            datasets: [
-              { label: `Predicted (${row.name} · ${row.variant})`, data: data.predicted, backgroundColor: "#0072B2", borderColor: "#0072B2", borderWidth: 1 },
-              { label: "Gold", data: data.gold, backgroundColor: "#E69F0099", borderColor: "#E69F00", borderWidth: 1 },
-            ],
-          },
-          options: {
-            responsive: true,
-            maintainAspectRatio: false,
-            animation: false,
-            interaction: { mode: "index", intersect: false },
-            scales: {
-              x: { ticks: { autoSkip: false, maxRotation: 60, font: { size: 11 } }, grid: { display: false } },
-              y: { min: 0, title: { display: true, text: "items" }, ticks: { precision: 0 } },
-            },
-            plugins: { legend: { position: "bottom", labels: { boxWidth: 12, font: { size: 12 } } } },
-          },
-        });
-      })
-      .catch((e) => live && setFailed(String(e?.message ?? e)));
-    return () => {
-      live = false;
-      chart?.destroy();
+  const config = useMemo<ChartConfiguration<"bar"> | null>(() => {
+    if (!data || !row) return null;
+    return {
+      type: "bar",
+      data: {
+        labels: data.labels,
+        datasets: [
+          { label: `Predicted (${row.name} · ${row.variant})`, data: data.predicted, backgroundColor: "#0072B2", borderColor: "#0072B2", borderWidth: 1 },
+          { label: "Gold", data: data.gold, backgroundColor: "#E69F0099", borderColor: "#E69F00", borderWidth: 1 },
+        ],
+      },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        interaction: { mode: "index", intersect: false },
+        scales: {
+          x: { ticks: { autoSkip: false, maxRotation: 60, font: { size: 11 } }, grid: { display: false } },
+          y: { min: 0, title: { display: true, text: "items" }, ticks: { precision: 0 } },
+        },
+        plugins: { legend: { position: "bottom", labels: { boxWidth: 12, font: { size: 12 } } } },
+      },
     };
   }, [data, row]);
+  const failed = useBarChart(canvas, config);
 
   const choose = (f: string) => {
     setField(f);

@@ -1,4 +1,5 @@
 import { Fragment } from "preact";
+import { LevelGroupHeads, LevelScoreHeads } from "../../components/table";
 import { formatScore } from "../../lib/format";
 import type { RunScore } from "../../types";
 
@@ -19,26 +20,10 @@ export function ScoresTable({ scores }: { scores: RunScore[] }) {
             <th scope="col" rowSpan={2}>
               Parser
             </th>
-            {levels.map((l) => (
-              <th scope="colgroup" colSpan={3} class="group" key={l}>
-                Level {l}
-              </th>
-            ))}
+            <LevelGroupHeads levels={levels} />
           </tr>
           <tr>
-            {levels.map((l) => (
-              <Fragment key={l}>
-                <th scope="col" class="right">
-                  P
-                </th>
-                <th scope="col" class="right">
-                  R
-                </th>
-                <th scope="col" class="right">
-                  F1
-                </th>
-              </Fragment>
-            ))}
+            <LevelScoreHeads levels={levels} />
           </tr>
         </thead>
         <tbody>

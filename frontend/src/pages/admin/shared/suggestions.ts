@@ -4,6 +4,9 @@
 import { DASH, formatDuration } from "../../../lib/format";
 import type { Run } from "../../../types";
 
+/** The base URL of a project's suggestions API (settings/, report/, POST to create). */
+export const suggestionsUrl = (projectId: number) => `/api/evaluation/projects/${projectId}/suggestions`;
+
 export type QueueOrdering = "position" | "disagreement";
 
 /** GET|PUT /api/evaluation/projects/{id}/suggestions/settings/ */
