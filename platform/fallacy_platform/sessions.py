@@ -4,7 +4,8 @@
   configured cache (``CACHES``): a session is read from the cache, and from the database
   (then cached until it expires) when the cache does not hold it. Sessions saved naming
   ``ModelBackend`` load as ``UserBackend``'s (the same users by the same rules), so nobody
-  who logged in through ``ModelBackend`` is logged out.
+  who logged in through ``ModelBackend`` is logged out. A cache that cannot be reached (a
+  restarting Redis) is skipped: sessions are then read from and written to the database only.
 - ``UserBackend`` (``AUTHENTICATION_BACKENDS``): ``ModelBackend`` (same passwords,
   permissions and inactive-user rule); only ``get_user``, read on every browser request, is
   SQL written out. Measured with the session's read (cProfile under ``bench/read_api.py``'s
@@ -14,6 +15,7 @@
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 from typing import Any
 
@@ -25,6 +27,7 @@ from django.db import connection
 
 from fallacy_platform.rows import all_columns, instance
 
+logger = logging.getLogger(__name__)
 LEGACY_BACKEND = "django.contrib.auth.backends.ModelBackend"
 BACKEND = f"{__name__}.UserBackend"
 
@@ -43,7 +46,35 @@ def _sql(vendor: str) -> dict[str, Any]:
     }
 
 
+class _TolerantCache:
+    """The session cache, where a failing call is logged and counts as a miss."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._inner, name)
+        if not callable(method):
+            return method
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(*args, **kwargs)
+            except Exception as error:  # noqa: BLE001 - the database still holds the session
+                logger.warning("session cache %s failed: %s", name, error)
+                return None
+
+        return call
+
+    def __contains__(self, key: str) -> bool:
+        return bool(self.has_key(key))
+
+
 class SessionStore(cached_db.SessionStore):
+    def __init__(self, session_key: str | None = None) -> None:
+        super().__init__(session_key)
+        self._cache = _TolerantCache(self._cache)
+
     def load(self) -> dict[str, Any]:
         data = super().load()
         if data.get(BACKEND_SESSION_KEY) == LEGACY_BACKEND:
