@@ -105,3 +105,73 @@ def fresh_login_throttles() -> None:
     from django.core.cache import cache
 
     cache.clear()
+
+
+# Apps whose data migrations seed rows (built-in prompt variants, rules): a transactional
+# test's flush empties their tables, and the tests that run after it expect them.
+SEEDED_APPS = ("evaluation",)
+MIGRATED_ROWS = pytest.StashKey[str]()
+DB_BLOCKER = pytest.StashKey[object]()
+
+
+def _flushes_database(item: pytest.Item) -> bool:
+    marker = item.get_closest_marker("django_db")
+    fixtures = getattr(item, "fixturenames", ())
+    transactional = bool(marker and marker.kwargs.get("transaction"))
+    return transactional or "transactional_db" in fixtures or "live_server" in fixtures
+
+
+@pytest.fixture(scope="session")
+def migrated_rows(django_db_setup, django_db_blocker) -> str:
+    """The rows of ``SEEDED_APPS`` as the migrations left them, as JSON (taken before the
+    first transactional test of the session empties the tables)."""
+    from django.apps import apps
+    from django.core import serializers
+
+    with django_db_blocker.unblock():
+        rows = [
+            row
+            for app in SEEDED_APPS
+            for model in apps.get_app_config(app).get_models()
+            for row in model._default_manager.order_by("pk")
+        ]
+        return serializers.serialize("json", rows)
+
+
+@pytest.fixture(autouse=True)
+def _keep_migrated_rows(request: pytest.FixtureRequest) -> None:
+    """A test that flushes the database gets the seeded rows back afterwards
+    (``pytest_runtest_teardown``). pytest-django runs transactional tests last in one process;
+    an xdist worker runs them file by file, between the others."""
+    if request.node.get_closest_marker("django_db") is None and not _flushes_database(
+        request.node
+    ):
+        return
+    rows = request.getfixturevalue("migrated_rows")
+    if _flushes_database(request.node):
+        request.node.stash[MIGRATED_ROWS] = rows
+        request.node.stash[DB_BLOCKER] = request.getfixturevalue("django_db_blocker")
+
+
+def _restore_rows(rows: str, blocker) -> None:
+    from django.core import serializers
+    from django.core.management.color import no_style
+    from django.db import connection, transaction
+
+    with blocker.unblock(), transaction.atomic():
+        models = set()
+        for row in serializers.deserialize("json", rows):
+            row.save()
+            models.add(type(row.object))
+        with connection.cursor() as cursor:
+            for sql in connection.ops.sequence_reset_sql(no_style(), list(models)):
+                cursor.execute(sql)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
+    result = yield
+    rows = item.stash.get(MIGRATED_ROWS, None)
+    if rows is not None:
+        _restore_rows(rows, item.stash[DB_BLOCKER])
+    return result

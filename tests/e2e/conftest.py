@@ -144,8 +144,11 @@ def web_server(database_env) -> Iterator[LiveServer]:
         log.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(web_server):
+    """Chromium, closed when the tests of this folder are done: Playwright's event loop stays
+    running while it is open, and Django refuses new database connections in a thread with a
+    running loop (the tests an xdist worker runs after these would fail)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
