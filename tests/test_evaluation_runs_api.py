@@ -29,7 +29,8 @@ from annotations.services.taxonomy import install_preset
 from evaluation.backends import ModelSpec
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore, RunShard
 from evaluation.runs.imports import import_run
-from evaluation.runs.services import launch_runs, score_and_store
+from evaluation.runs.launch import launch_runs
+from evaluation.runs.services import score_and_store
 
 pytestmark = pytest.mark.django_db
 

@@ -31,7 +31,7 @@ from annotations.services.taxonomy import install_preset
 from evaluation.backends import Backend, GenerationResult, ModelSpec
 from evaluation.items.launch import launch_item_runs
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
-from evaluation.runs.services import LaunchError
+from evaluation.runs.launch import LaunchError
 from evaluation.scoring.items import aggregate_skills
 from tests.conftest import SHARED_DATASETS
 from tests.processes import celery_worker, embedded_env

@@ -22,7 +22,7 @@ from evaluation.benchmarks.items import TaskItem
 from evaluation.benchmarks.judges import FidelityJudge, ReferenceJudge
 from evaluation.judging.launch import launch_judge_run
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
-from evaluation.runs.services import LaunchError
+from evaluation.runs.launch import LaunchError
 from tests.builtin_rows import builtin_judge_variant
 
 ITEMS = [

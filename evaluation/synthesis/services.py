@@ -63,8 +63,8 @@ from evaluation.prolog import (
     check_rule_file,
     parse_rule_file,
 )
+from evaluation.runs.launch import LaunchError, spec_problems
 from evaluation.runs.outputs import cache_results
-from evaluation.runs.services import LaunchError, spec_problems
 from evaluation.synthesis.liveness import beat_generation_job, claim_generation_job
 
 METHODS = ("prolog", "direct")
