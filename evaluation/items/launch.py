@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -21,55 +22,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from annotations.items import RATING_KINDS, FormError, parse_form
 from annotations.models import Document, Project
 from evaluation.backends import ModelSpec, SettingProblem
-from evaluation.benchmarks import TaskError, get_task, is_item_task
+from evaluation.benchmarks import get_task, is_item_task
 from evaluation.models import ModelRun, PromptVariant
 from evaluation.runs.launch import PlannedRun, RunLaunch, decoding, launch, model_label
-
-
-def _variant_problems(
-    variants: Sequence[PromptVariant], field_kind: str | None
-) -> list[SettingProblem]:
-    problems: list[SettingProblem] = []
-    if not variants:
-        problems.append(SettingProblem("prompt_variants", "choose at least one prompt variant"))
-    for index, variant in enumerate(variants):
-        where = f"prompt_variants[{index}]"
-        if not is_item_task(variant.task):
-            problems.append(
-                SettingProblem(
-                    where,
-                    f"{variant}: the {variant.task} task is not an item task; an item "
-                    "project takes variants of multiple-choice, classification, ranked, "
-                    "detection, segmentation, free-text or judge tasks",
-                )
-            )
-            continue
-        task = get_task(variant.task)
-        try:
-            task.check(variant.spec())
-        except TaskError as error:
-            problems.append(SettingProblem(where, f"{variant}: {error}"))
-            continue
-        if field_kind is None:
-            continue
-        judge = task.answers == "judge"
-        if judge and field_kind not in (*RATING_KINDS, "free-text"):
-            problems.append(
-                SettingProblem(
-                    where,
-                    f"{variant}: a judge rates texts; the field is a {field_kind} question "
-                    "(choose a likert, rubric or free-text field)",
-                )
-            )
-        elif not judge and task.answers != field_kind:
-            problems.append(
-                SettingProblem(
-                    where,
-                    f"{variant}: the {variant.task} task answers {task.answers} questions, "
-                    f"but the field is a {field_kind} question",
-                )
-            )
-    return problems
 
 
 def _repeats(variant: PromptVariant, params: dict[str, Any] | None) -> int:
@@ -114,9 +69,34 @@ class ItemLaunch(RunLaunch):
             )
         return problems
 
-    def variant_problems(self) -> list[SettingProblem]:
-        return _variant_problems(self.variants, self._field_kind())
+    def variant_problem(self, variant: PromptVariant) -> str | None:
+        """A variant of an item task that answers the field's kind of question (a judge:
+        a rating or free-text field)."""
+        if not is_item_task(variant.task):
+            return (
+                f"{variant}: the {variant.task} task is not an item task; an item "
+                "project takes variants of multiple-choice, classification, ranked, "
+                "detection, segmentation, free-text or judge tasks"
+            )
+        problem = super().variant_problem(variant)
+        field_kind = self._field_kind
+        if problem is not None or field_kind is None:
+            return problem
+        task = get_task(variant.task)
+        if task.answers == "judge":
+            if field_kind not in (*RATING_KINDS, "free-text"):
+                return (
+                    f"{variant}: a judge rates texts; the field is a {field_kind} question "
+                    "(choose a likert, rubric or free-text field)"
+                )
+        elif task.answers != field_kind:
+            return (
+                f"{variant}: the {variant.task} task answers {task.answers} questions, "
+                f"but the field is a {field_kind} question"
+            )
+        return None
 
+    @cached_property
     def _field_kind(self) -> str | None:
         """The kind of question the field asks; ``None`` when there is no such field."""
         if self.project.kind != "items":

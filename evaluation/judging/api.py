@@ -19,15 +19,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evaluation import ownership
-from evaluation.access import require_admin, staff_project
 from evaluation.judging.launch import launch_judge_run
 from evaluation.models import ModelRun
-from evaluation.runs.api import ERRORS, TAGS, launched, model_specs, require_admin_first
-from evaluation.runs.serializers import (
-    LaunchResponseSerializer,
-    ModelChoiceSerializer,
-    flatten_errors,
-)
+from evaluation.runs.api import ERRORS, TAGS, admin_launch_body, launched, model_specs
+from evaluation.runs.serializers import LaunchResponseSerializer, ModelChoiceSerializer
 
 
 class JudgeLaunchSerializer(serializers.Serializer):
@@ -53,13 +48,7 @@ class JudgeLaunchView(APIView):
         responses={201: LaunchResponseSerializer, **ERRORS},
     )
     def post(self, request: Request) -> Response:
-        require_admin_first(request)
-        launch = JudgeLaunchSerializer(data=request.data)
-        if not launch.is_valid():
-            return Response(flatten_errors(launch.errors), status=status.HTTP_400_BAD_REQUEST)
-        data = launch.validated_data
-        project = staff_project(request, data["project"])
-        require_admin(request, project)
+        project, data = admin_launch_body(request, JudgeLaunchSerializer)
         variant = ownership.variants_for(project).filter(pk=data["prompt_variant"]).first()
         if variant is None:
             return Response(

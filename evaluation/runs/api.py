@@ -27,7 +27,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from fallacy_platform.query import query_id
-from rest_framework import generics, status
+from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.request import Request
@@ -114,11 +114,21 @@ def body_project_id(data: Any) -> int | None:
     return None
 
 
-def require_admin_first(request: Request) -> None:
-    """Roles first (404 / 403) on a launch, when its project can be read at all."""
+def admin_launch_body(
+    request: Request, serializer_class: type[serializers.Serializer]
+) -> tuple[Project, dict[str, Any]]:
+    """A launch's project and validated body. Roles first (404 / 403) when the project can
+    be read at all; then a body that is not valid is a 400 naming each field."""
     project_id = body_project_id(request.data)
     if project_id is not None:
         require_admin(request, staff_project(request, project_id))
+    body = serializer_class(data=request.data)
+    if not body.is_valid():
+        raise DRFValidationError(flatten_errors(body.errors))
+    data = body.validated_data
+    project = staff_project(request, data["project"])
+    require_admin(request, project)
+    return project, data
 
 
 def model_specs(models: list[dict[str, Any]]) -> list[ModelSpec]:
@@ -354,13 +364,7 @@ class RunListView(generics.ListAPIView):
         responses={201: LaunchResponseSerializer, **ERRORS},
     )
     def post(self, request: Request) -> Response:
-        require_admin_first(request)
-        launch = LaunchSerializer(data=request.data)
-        if not launch.is_valid():
-            return Response(flatten_errors(launch.errors), status=status.HTTP_400_BAD_REQUEST)
-        data = launch.validated_data
-        project = staff_project(request, data["project"])
-        require_admin(request, project)
+        project, data = admin_launch_body(request, LaunchSerializer)
         if project.kind == "items" and not data["field"]:
             return Response(
                 {"field": ["an item project's runs answer a form field: name it"]},

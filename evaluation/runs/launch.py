@@ -170,11 +170,18 @@ class RunLaunch:
         if not self.variants:
             problems.append(SettingProblem("prompt_variants", "choose at least one prompt variant"))
         for index, variant in enumerate(self.variants):
-            try:
-                get_task(variant.task).check(variant.spec())
-            except TaskError as error:
-                problems.append(SettingProblem(f"prompt_variants[{index}]", f"{variant}: {error}"))
+            message = self.variant_problem(variant)
+            if message is not None:
+                problems.append(SettingProblem(f"prompt_variants[{index}]", message))
         return problems
+
+    def variant_problem(self, variant: PromptVariant) -> str | None:
+        """What is wrong with one chosen variant (``None``: nothing): its task refuses it."""
+        try:
+            get_task(variant.task).check(variant.spec())
+        except TaskError as error:
+            return f"{variant}: {error}"
+        return None
 
     def plans(self) -> list[PlannedRun]:
         """The runs to create, once ``problems`` found nothing."""
