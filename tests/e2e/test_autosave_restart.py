@@ -38,7 +38,7 @@ SENTENCES = [
 ]
 SEED = """
 import json, sys
-from tests.e2e.seed import mafalda, setup_django, user
+from tests.e2e.seed_base import mafalda, setup_django, user
 setup_django()
 from annotations.models import Document, Project
 from annotations.services.documents import NewDocument, add_documents, assign_documents
