@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.support.paths import ROOT
 
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
@@ -48,7 +48,7 @@ MODULE_SIZE_SCOPE = (
 )
 # Modules over the limit that another change is splitting: each is still reported in the
 # test's output, not counted as a failure.
-MODULE_SIZE_PENDING = ("tests/test_evaluation_runs_api.py",)
+MODULE_SIZE_PENDING: tuple[str, ...] = ()
 # Folders whose functions must stay under MAX_FUNCTION_LINES.
 FUNCTION_LENGTH_SCOPE = ("annotations", "evaluation", "platform/fallacy_platform", "bench")
 # Functions over the limit that another change is rewriting, as "path::name".
