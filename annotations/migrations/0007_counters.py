@@ -15,8 +15,9 @@ writes nothing else.
 - Pays: ``bench/fenced.py --only counters`` (a project's progress): counting takes 45 times
   as long at 20,000 documents (545 against 12 ms; 2 cores at load 15), and the gap grows
   with the project.
-- Same figures: ``tests/test_counters.py::test_counters_follow_every_kind_of_write`` (after
-  every kind of write the columns equal the counts of the rows) and
+- Same figures:
+  ``tests/annotations/services/test_counters.py::test_counters_follow_every_kind_of_write``
+  (after every kind of write the columns equal the counts of the rows) and
   ``test_refresh_counts_repairs_counters``.
 """
 

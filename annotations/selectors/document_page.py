@@ -17,10 +17,12 @@ those ids.
   of 7.
 - Pays: ``bench/fenced.py --only document_page`` (the first 25 rows for staff): the ORM
   takes 8.3 times as long (114 against 14 ms; 20,000 documents, 2 cores at load 15).
-- Same rows: ``tests/test_document_list.py::test_the_staff_page_equals_the_orm_s`` (against
-  the bench's ORM page) and
+- Same rows:
+  ``tests/annotations/selectors/test_document_list.py::test_the_staff_page_equals_the_orm_s``
+  (against the bench's ORM page) and
   ``test_rows_are_the_same_in_the_project_order_and_through_a_search``;
-  ``tests/test_visibility_world.py`` checks every read path against a plain-Python oracle.
+  ``tests/annotations/selectors/test_visibility_world.py`` checks every read path against a
+  plain-Python oracle.
 
 Reads only, in autocommit: one statement sees one snapshot (PostgreSQL; SQLite readers see
 the last commit); the page's ids and rows of a search are two statements, and a document

@@ -23,10 +23,11 @@ from a queryset, so PostgreSQL and SQLite give the same Python values.
 - Pays: ``bench/fenced.py --only span_sql`` (a create and a change through the services,
   against the same checks on ORM reads and writes): the ORM takes 3.2 times as long (190
   against 60 ms a create + change; 2 cores at load 15).
-- Same rows: ``tests/test_write_query_counts.py::test_span_writes_equal_the_orm_s`` (the span,
-  its history rows and the revision bumps equal the ORM's and simple_history's, on
-  PostgreSQL and, through ``test_this_file_passes_on_the_embedded_sqlite_default_too``, on
-  SQLite).
+- Same rows:
+  ``tests/annotations/api/test_write_query_counts.py::test_span_writes_equal_the_orm_s``
+  (the span, its history rows and the revision bumps equal the ORM's and simple_history's,
+  on PostgreSQL and, through ``test_this_file_passes_on_the_embedded_sqlite_default_too``,
+  on SQLite).
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ token-authenticated request runs it.
 - Pays: ``bench/fenced.py --only authentication``: DRF's takes 2.0 times as long (13.5
   against 6.9 ms a call; a 2-core machine at load 15, median of 7 alternating rounds: the
   ratio is the figure).
-- Same answers: ``tests/test_sessions.py::test_token_authentication_answers_as_drf_s`` (the
-  same user and token, the same refusals as DRF's class) and
+- Same answers:
+  ``tests/platform/test_sessions.py::test_token_authentication_answers_as_drf_s`` (the same
+  user and token, the same refusals as DRF's class) and
   ``test_users_read_by_hand_equal_the_orm_s``.
 """
 

@@ -10,8 +10,8 @@ aware, JSON decoded...), so every database gives the same objects.
 - Pays: ``bench/fenced.py --only rows``: the queryset takes 1.9 times as long (9.2 against
   4.8 ms a call; a 2-core machine at load 15, median of 7 alternating rounds: the ratio is
   the figure).
-- Same answers: ``tests/test_sessions.py::test_users_read_by_hand_equal_the_orm_s`` (every
-  field of the session's and the token's user equals the ORM's, datetimes aware).
+- Same answers: ``tests/platform/test_sessions.py::test_users_read_by_hand_equal_the_orm_s``
+  (every field of the session's and the token's user equals the ORM's, datetimes aware).
 """
 
 from __future__ import annotations
