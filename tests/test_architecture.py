@@ -46,8 +46,7 @@ MODULE_SIZE_SCOPE = (
     "tests",
     "manage.py",
 )
-# Modules over the limit that another change is splitting: each is still reported in the
-# test's output, not counted as a failure.
+# Modules over the limit that another change is splitting: not counted as failures.
 MODULE_SIZE_PENDING = ("tests/test_evaluation_runs_api.py",)
 # Folders whose functions must stay under MAX_FUNCTION_LINES.
 FUNCTION_LENGTH_SCOPE = ("annotations", "evaluation", "platform/fallacy_platform", "bench")
@@ -55,12 +54,6 @@ FUNCTION_LENGTH_SCOPE = ("annotations", "evaluation", "platform/fallacy_platform
 FUNCTION_LENGTH_PENDING = (
     "evaluation/judging/launch.py::launch_judge_run",
     "evaluation/items/launch.py::launch_item_runs",
-    "evaluation/scoring/report.py::score",
-    "evaluation/runs/runner.py::run_shard",
-    "annotations/importing/datasets.py::import_doccano_annotations",
-    "annotations/importing/datasets.py::import_mafalda_gold",
-    "evaluation/management/commands/evaluate.py::handle",
-    "evaluation/runs/imports.py::import_run",
     "bench/annotate_api.py::main",
     "bench/read_api.py::build",
     "bench/load_annotate.py::run",
