@@ -12,8 +12,8 @@ those ids.
 Why SQL: with the ORM, building and compiling the four querysets of a page cost more than
 the database did (pyinstrument under ``bench/read_api.py``: the rows and their annotators
 were 42% of the request); the staff statement takes 0.7 ms in PostgreSQL at 100,000
-documents, 4 queries a request instead of 7. ``tests/test_document_list.py`` checks the
-answers of both ways (project order, and through a search) and every filter and order.
+documents, 4 queries a request instead of 7. ``tests/annotations/selectors/test_document_list.py``
+checks the answers of both ways (project order, and through a search) and every filter and order.
 
 Reads only, in autocommit: one statement sees one snapshot (PostgreSQL; SQLite readers see
 the last commit); the page's ids and rows of a search are two statements, and a document

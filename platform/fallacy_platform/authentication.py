@@ -3,7 +3,8 @@
 Same rules as ``rest_framework.authentication.TokenAuthentication`` (whose answers and header
 it keeps): the token's user, refused when the token is unknown or the user inactive. Every
 token-authenticated request runs it; building and compiling DRF's ORM query took about a
-fifth of a span write's CPU (bench/annotate_api.py, tests/test_write_query_counts.py).
+fifth of a span write's CPU (bench/annotate_api.py,
+tests/annotations/api/test_write_query_counts.py).
 """
 
 from __future__ import annotations

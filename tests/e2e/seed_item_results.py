@@ -1,6 +1,6 @@
 """A FLUB-like item project with finished model runs, judge runs and one annotator's
-responses: the data of the item leaderboard tests (``tests/test_item_leaderboard.py`` and
-``tests/e2e/test_item_leaderboard.py``).
+responses: the data of the item leaderboard tests
+(``tests/evaluation/items/test_item_leaderboard.py`` and ``tests/e2e/test_item_leaderboard.py``).
 
 Built directly with the models (items, runs and their parsed outputs, responses), then each
 multiple-choice and classification run is scored by the platform's own

@@ -1,4 +1,4 @@
-"""A rating project (``tests/test_ratings.py``'s: six items, three raters of a likert and a
+"""A rating project (``tests/support/ratings.py``: six items, three raters of a likert and a
 rubric field) with a finished judge run, for ``tests/e2e/test_item_leaderboard.py``.
 
 Run as a script against the database the environment selects, after ``migrate``::
@@ -24,7 +24,7 @@ PREFIX = "rate-"
 
 
 def build() -> dict:
-    from tests.test_ratings import build_rated, judge_run
+    from tests.support.ratings import build_rated, judge_run
 
     rated = build_rated(NAME, PREFIX, make_user=_user)
     run = judge_run(rated["project"], rated["documents"])
