@@ -47,18 +47,13 @@ MODULE_SIZE_SCOPE = (
     "manage.py",
 )
 # Modules over the limit that another change is splitting: not counted as failures.
-MODULE_SIZE_PENDING: tuple[str, ...] = ()
+MODULE_SIZE_PENDING = ("bench/annotate_api.py", "bench/load_clients.py")
 # Folders whose functions must stay under MAX_FUNCTION_LINES.
 FUNCTION_LENGTH_SCOPE = ("annotations", "evaluation", "platform/fallacy_platform", "bench")
 # Functions over the limit that another change is rewriting, as "path::name".
 FUNCTION_LENGTH_PENDING = (
     "evaluation/judging/launch.py::launch_judge_run",
     "evaluation/items/launch.py::launch_item_runs",
-    "bench/annotate_api.py::main",
-    "bench/read_api.py::build",
-    "bench/load_annotate.py::run",
-    "bench/load_clients.py::summarise",
-    "bench/memory_idle.py::main",
 )
 
 
