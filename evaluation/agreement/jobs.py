@@ -190,7 +190,7 @@ def library(name: str) -> str:
 
 # Provenance of each figure: its metric, the library (and version) computing it, its level.
 # Krippendorff's alpha over sets: our vectorised formula with nltk's distances, equal to
-# nltk's AnnotationTask.alpha (tests/test_iaa.py).
+# nltk's AnnotationTask.alpha (tests/evaluation/scoring/test_iaa.py).
 ALPHA_LIBRARY = f"{library('nltk')} distance, vectorised alpha"
 OWN_LIBRARY = f"evaluation.scoring {CODE_VERSION}"  # counts and the scorer: this code base
 

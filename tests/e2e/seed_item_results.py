@@ -1,6 +1,6 @@
 """A FLUB-like item project with finished model runs, judge runs and one annotator's
-responses: the data of the item leaderboard tests (``tests/test_item_leaderboard.py`` and
-``tests/e2e/test_item_leaderboard.py``).
+responses: the data of the item leaderboard tests
+(``tests/evaluation/items/test_item_leaderboard.py`` and ``tests/e2e/test_item_leaderboard.py``).
 
 Built directly with the models (items, runs and their parsed outputs, responses), then each
 multiple-choice and classification run is scored by the platform's own
@@ -39,8 +39,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [] if str(ROOT) in sys.path else [str(ROOT)]  # run as a script
-from tests.e2e.seed import setup_django  # noqa: E402
-from tests.e2e.seed import user as _user  # noqa: E402
+from tests.e2e.seed_base import setup_django  # noqa: E402
+from tests.e2e.seed_base import user as _user  # noqa: E402
 
 PROJECT = "FLUB results"
 MODEL = "Qwen/Qwen2.5-7B-Instruct"

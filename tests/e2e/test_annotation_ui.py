@@ -2,45 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import PASSWORD
+from tests.e2e.browser import api, login, my_annotation, wait_saved
 
 pytestmark = pytest.mark.e2e
-
-
-def login(page: Page, base: str, username: str) -> None:
-    page.goto(base + "/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.keyboard.press("Enter")
-    page.wait_for_url(base + "/")
-    expect(page.get_by_role("heading", name="Your projects")).to_be_visible()
-
-
-def api(page: Page, base: str, method: str, path: str, data: dict | None = None):
-    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
-    resp = page.request.fetch(
-        base + path,
-        method=method,
-        headers={"X-CSRFToken": token, "Content-Type": "application/json"},
-        data=json.dumps(data) if data is not None else None,
-    )
-    assert resp.ok, f"{method} {path}: {resp.status} {resp.text()}"
-    return resp.json() if resp.status != 204 else None
-
-
-def my_annotation(page: Page, base: str, doc: int) -> dict:
-    return api(page, base, "POST", f"/api/documents/{doc}/my-annotation/", {})
-
-
-def wait_saved(page: Page) -> None:
-    expect(page.locator(".save-status")).to_have_attribute("data-save-state", "saved")
-    expect(page.locator(".save-status [role=status]")).to_have_text("Saved")
 
 
 def open_next_document(page: Page) -> int:

@@ -15,8 +15,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e import seed_suggestions as seed
+from tests.e2e.browser import api, login, wait_saved
 from tests.e2e.conftest import run_seed
-from tests.e2e.test_annotation_ui import api, login, wait_saved
 
 pytestmark = pytest.mark.e2e
 
