@@ -471,18 +471,11 @@ def duplicate_client_ids(db_url: str) -> tuple[int, int]:
     return int(dups), int(nulls)
 
 
-def summarise(
-    *,
-    clients: list[ClientState],
-    fx: Fixture,
-    timeline: Timeline,
-    db_url: str,
-    port: int,
-    wall: float,
-    windows_expected: int = 2,
-) -> dict[str, Any]:
-    v = Counter()
-    samples: list[str] = []
+def compare_with_server(
+    clients: list[ClientState], port: int, v: Counter, samples: list[str]
+) -> None:
+    """What the server holds against what each client believes it saved: counts in ``v``
+    (lost, duplicated, mismatched...), examples in ``samples``."""
     for c in clients:
         server, revisions, problems = read_back(c, port)
         samples += problems + c.unexpected
@@ -512,8 +505,11 @@ def summarise(
                     f"client {c.index}: annotation of document {doc} at revision "
                     f"{revisions[doc]}, expected {ann['base']} + {ann['applied']} writes"
                 )
-    dup_ids, null_ids = duplicate_client_ids(db_url)
-    v["duplicated"] += dup_ids + null_ids
+
+
+def classify_failures(clients: list[ClientState], timeline: Timeline) -> tuple[Counter, list[str]]:
+    """Failed attempts by kind (inside a restart window, on a socket a restart or idling
+    closed, or outside: a fault), and the ones outside the windows."""
     failed = Counter()
     outside: list[str] = []
     last_up = max((up for _, _, up in timeline.windows), default=None)
@@ -534,28 +530,11 @@ def summarise(
             else:
                 failed[f"{a.status or a.error} OUTSIDE the windows"] += 1
                 outside.append(f"{op}: {a.status or a.error} at {a.t0 - timeline.origin:.2f} s")
-    conflicts = sum((c.conflicts for c in clients), Counter())
-    saves = sum(c.saves_done for c in clients)
-    verdict = {
-        k: v[k]
-        for k in (
-            "spans_server",
-            "spans_believed",
-            "lost",
-            "duplicated",
-            "mismatched",
-            "resurrected",
-            "revision_off",
-            "gave_up",
-            "unexpected",
-        )
-    }
-    ok = (
-        not any(verdict[k] for k in verdict if k not in ("spans_server", "spans_believed"))
-        and not outside
-        and conflicts["wrong"] == 0
-        and len(timeline.windows) == windows_expected
-    )
+    return failed, outside
+
+
+def latencies(clients: list[ClientState], timeline: Timeline) -> dict[str, Any]:
+    """Latency per operation outside the restart windows, and of a save with its retries."""
     latency = {}
     for op in sorted({op for c in clients for op in c.latency} - {"start"}):
         latency[op] = latency_summary(
@@ -567,6 +546,47 @@ def summarise(
             ]
         )
     latency["save incl. retries"] = latency_summary([x for c in clients for x in c.save_latency])
+    return latency
+
+
+VERDICT_KEYS = (
+    "spans_server",
+    "spans_believed",
+    "lost",
+    "duplicated",
+    "mismatched",
+    "resurrected",
+    "revision_off",
+    "gave_up",
+    "unexpected",
+)
+
+
+def summarise(
+    *,
+    clients: list[ClientState],
+    fx: Fixture,
+    timeline: Timeline,
+    db_url: str,
+    port: int,
+    wall: float,
+    windows_expected: int = 2,
+) -> dict[str, Any]:
+    v = Counter()
+    samples: list[str] = []
+    compare_with_server(clients, port, v, samples)
+    dup_ids, null_ids = duplicate_client_ids(db_url)
+    v["duplicated"] += dup_ids + null_ids
+    failed, outside = classify_failures(clients, timeline)
+    conflicts = sum((c.conflicts for c in clients), Counter())
+    saves = sum(c.saves_done for c in clients)
+    verdict = {k: v[k] for k in VERDICT_KEYS}
+    ok = (
+        not any(verdict[k] for k in verdict if k not in ("spans_server", "spans_believed"))
+        and not outside
+        and conflicts["wrong"] == 0
+        and len(timeline.windows) == windows_expected
+    )
     return {
         "ok": ok,
         "saves": saves,
@@ -595,5 +615,5 @@ def summarise(
         "duplicate_client_ids": dup_ids,
         "spans_without_client_id": null_ids,
         "samples": samples[:50],
-        "latency": latency,
+        "latency": latencies(clients, timeline),
     }

@@ -16,6 +16,7 @@ from django.core.cache import cache
 from django.utils import timezone
 from fallacy_platform.authentication import TokenAuthentication
 from fallacy_platform.sessions import LEGACY_BACKEND, SessionStore, UserBackend
+from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -141,3 +142,26 @@ def test_users_read_by_hand_equal_the_orm_s(alice: User) -> None:
         assert timezone.is_aware(found.last_login) and timezone.is_aware(found.date_joined)
     assert UserBackend().get_user("not a number") is None
     assert UserBackend().get_user(str(alice.pk + 1000)) is None
+
+
+def test_token_authentication_answers_as_drf_s(alice: User) -> None:
+    """The token's user read by hand gives the answers of DRF's ``TokenAuthentication``
+    (the stock idiom it replaces): the same user and token for a valid key, the same
+    error for an unknown key and for an inactive user's."""
+    ours, stock = TokenAuthentication(), authentication.TokenAuthentication()
+    key = Token.objects.create(user=alice).key
+
+    def answer(way: Any, key: str) -> Any:
+        try:
+            user, token = way.authenticate_credentials(key)
+        except exceptions.AuthenticationFailed as refused:
+            return refused.status_code, refused.get_codes(), str(refused.detail)
+        fields = [getattr(user, f.attname) for f in User._meta.concrete_fields]
+        return fields, token.key, token.user_id
+
+    for each in (key, "0" * 40, "", key.upper()):
+        assert answer(ours, each) == answer(stock, each), each
+    alice.is_active = False
+    alice.save()
+    assert answer(ours, key) == answer(stock, key)
+    assert answer(ours, key)[2] == "User inactive or deleted."

@@ -19,6 +19,7 @@ import pytest
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection
+from django.db.models import F
 from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -372,6 +373,49 @@ def test_token_auth_refuses_unknown_tokens_and_inactive_users(world: World) -> N
     stranger.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
     refused = create(stranger, world.a1.pk)
     assert refused.status_code == 403 and refused.json()["detail"] == "Invalid token."
+
+
+# what a span row and its history rows hold besides their ids, client id and times
+SPAN_VALUES = ["annotation_id", "start", "end", "labels", "details", "revision"]
+HISTORY_VALUES = [*SPAN_VALUES, "history_type", "history_user_id", "history_change_reason"]
+
+
+def orm_write(span: Span, by: Any, delete: bool = False) -> None:
+    """A span write as the ORM and simple_history make it: the span saved (or deleted)
+    with its history row, then the annotation's revision bumped."""
+    span._history_user = by
+    span.delete() if delete else span.save()
+    Annotation.objects.filter(pk=span.annotation_id).update(revision=F("revision") + 1)
+
+
+def test_span_writes_equal_the_orm_s(world: World, warm: APIClient) -> None:
+    """span_sql's hand-written create, change and delete leave the rows the stock idiom
+    leaves (the ORM's save and delete, simple_history's history rows): the span, its
+    history (type, user, tracked fields) and one revision more on the annotation each."""
+    revision = Annotation.objects.get(pk=world.a1.pk).revision
+    ours = create(warm, world.a1.pk, client_id=str(uuid.uuid4())).json()["id"]
+    changed = {"revision": 1, "labels": ["slippery slope"], "end": S2[1]}
+    assert warm.patch(f"/api/spans/{ours}/", changed, format="json").status_code == 200
+    ours_span = Span.objects.get(pk=ours)
+    first = Span.history.filter(id=ours).earliest("history_id")
+    theirs = Span(**{f: getattr(first, f) for f in SPAN_VALUES}, client_id=uuid.uuid4())
+    orm_write(theirs, world.ann1)
+    theirs.labels, theirs.end, theirs.revision = ours_span.labels, ours_span.end, 2
+    orm_write(theirs, world.ann1)
+
+    def rows(pk: int) -> list[dict[str, Any]]:
+        history = Span.history.filter(id=pk).order_by("history_id").values(*HISTORY_VALUES)
+        return [*Span.objects.filter(pk=pk).values(*SPAN_VALUES), *history]
+
+    assert rows(ours) == rows(theirs.pk) and len(rows(ours)) == 3
+    assert warm.delete(f"/api/spans/{ours}/?revision=2").status_code == 204
+    orm_write(Span.objects.get(pk=theirs.pk), world.ann1, delete=True)
+    assert rows(ours) == rows(theirs.pk) and [r["history_type"] for r in rows(ours)] == [
+        "+",
+        "~",
+        "-",
+    ]
+    assert Annotation.objects.get(pk=world.a1.pk).revision == revision + 6
 
 
 @pytest.mark.skipif(settings.DATABASE_VENDOR == "sqlite", reason="this run is the SQLite one")

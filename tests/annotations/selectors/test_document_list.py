@@ -4,7 +4,9 @@ counts), a document's annotations, and "opening a document creates nothing"."""
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +15,15 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotations.models import Annotation, Assignment, Document, Membership, Project, Span
+from annotations.selectors.document_page import document_page
+from annotations.selectors.documents import DocumentQuery
 from tests.support.factories import make_taxonomy
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
+try:
+    import fenced  # bench/fenced.py: the stock idiom of the page, the figure's other side
+finally:
+    sys.path.pop(0)
 
 pytestmark = pytest.mark.django_db
 
@@ -340,3 +350,15 @@ def test_document_detail_says_my_own_status(site: Site) -> None:
     assert my_status(site.reviewer, d1) == "todo"  # assigned, not started
     assert my_status(site.reviewer, d0) is None  # open read-only: not theirs
     assert Annotation.objects.filter(annotator=site.reviewer).count() == 0
+
+
+def test_the_staff_page_equals_the_orm_s(site: Site) -> None:
+    """``document_page``'s one statement gives the rows of the stock idiom it replaces: the
+    page's documents by ``document_list`` with their assignments and annotations prefetched
+    by the ORM, counted in Python (``bench/fenced.py``'s ``orm_page``, which its figure
+    times)."""
+    Annotation.objects.create(document=site.docs[1], annotator=site.admin, status="in_progress")
+    for user in (site.admin, site.reviewer):
+        rows = document_page(user, site.project, DocumentQuery(), staff=True, offset=0, limit=25)
+        assert rows == fenced.orm_page(user, site.project), user.username
+        assert [r.name for r in rows] == [name for name, _ in TEXTS]
