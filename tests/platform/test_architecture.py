@@ -50,7 +50,7 @@ MODULE_SIZE_SCOPE = (
 # test's output, not counted as a failure.
 MODULE_SIZE_PENDING: tuple[str, ...] = ()
 # Folders whose functions must stay under MAX_FUNCTION_LINES.
-FUNCTION_LENGTH_SCOPE = ("annotations", "evaluation", "platform/fallacy_platform", "bench")
+FUNCTION_LENGTH_SCOPE = ("annotations", "evaluation", "platform/fallacy_platform", "bench", "tests")
 # Functions over the limit that another change is rewriting, as "path::name".
 FUNCTION_LENGTH_PENDING = (
     "evaluation/judging/launch.py::launch_judge_run",
