@@ -49,7 +49,7 @@ MODULE_SIZE_SCOPE = (
 # Modules over the limit that another change is splitting: not counted as failures.
 MODULE_SIZE_PENDING = ("bench/annotate_api.py", "bench/load_clients.py")
 # Folders whose functions must stay under MAX_FUNCTION_LINES.
-FUNCTION_LENGTH_SCOPE = ("annotations", "evaluation", "platform/fallacy_platform", "bench")
+FUNCTION_LENGTH_SCOPE = ("annotations", "evaluation", "platform/fallacy_platform", "bench", "tests")
 # Functions over the limit that another change is rewriting, as "path::name".
 FUNCTION_LENGTH_PENDING = (
     "evaluation/judging/launch.py::launch_judge_run",
