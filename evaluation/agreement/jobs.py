@@ -63,7 +63,15 @@ RETRY_FAILED_AFTER = timedelta(minutes=1)
 
 
 def _enqueue(result_id: int) -> None:
-    dispatch.send_on_commit((dispatch.COMPUTE_AGREEMENT, [result_id]))
+    """Queue the computation once this commits; when the broker refuses it, the pending
+    result is deleted again (the next request queues it at once) and ``QueueUnavailable``
+    is raised (the API's 503)."""
+    dispatch.send_on_commit(
+        (dispatch.COMPUTE_AGREEMENT, [result_id]),
+        undo=lambda reason: AgreementResult.objects.filter(
+            pk=result_id, status=AgreementResult.Status.PENDING
+        ).delete(),
+    )
 
 
 def agreement_for(

@@ -46,24 +46,12 @@ MODULE_SIZE_SCOPE = (
     "tests",
     "manage.py",
 )
-# Modules over the limit that another change is splitting: each is still reported in the
-# test's output, not counted as a failure.
-MODULE_SIZE_PENDING: tuple[str, ...] = ()
+# Modules over the limit that another change is splitting: not counted as failures.
+MODULE_SIZE_PENDING = ("bench/annotate_api.py", "bench/load_clients.py")
 # Folders whose functions must stay under MAX_FUNCTION_LINES.
-FUNCTION_LENGTH_SCOPE = ("annotations", "evaluation", "platform/fallacy_platform", "bench")
+FUNCTION_LENGTH_SCOPE = ("annotations", "evaluation", "platform/fallacy_platform", "bench", "tests")
 # Functions over the limit that another change is rewriting, as "path::name".
-FUNCTION_LENGTH_PENDING = (
-    "evaluation/scoring/report.py::score",
-    "evaluation/runs/runner.py::run_shard",
-    "annotations/importing/datasets.py::import_doccano_annotations",
-    "annotations/importing/datasets.py::import_mafalda_gold",
-    "evaluation/runs/imports.py::import_run",
-    "bench/annotate_api.py::main",
-    "bench/read_api.py::build",
-    "bench/load_annotate.py::run",
-    "bench/load_clients.py::summarise",
-    "bench/memory_idle.py::main",
-)
+FUNCTION_LENGTH_PENDING: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

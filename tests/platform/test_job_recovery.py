@@ -302,8 +302,11 @@ def api_during(job: JobEnv) -> list[list]:
     return json.loads(line.removeprefix("RESULT "))
 
 
+# threads: the worker ``manage.py serve`` starts; prefork: Celery's default, the workers of
+# docker-compose.yml
+@pytest.mark.parametrize("pool", ["threads", "prefork"])
 def test_a_redis_restart_mid_run_leaves_the_worker_running_and_the_run_finishes(
-    tmp_path, database_templates
+    tmp_path, database_templates, pool
 ):
     with scratch_redis(tmp_path / "redis") as redis_server:
         url = f"redis://127.0.0.1:{redis_server['port']}/0"
@@ -312,7 +315,7 @@ def test_a_redis_restart_mid_run_leaves_the_worker_running_and_the_run_finishes(
         )
         runs_before = job.one("SELECT COUNT(*) FROM evaluation_modelrun")
         with openai_server(delay=0.3, answer=lambda prompt: "no fallacy") as server:
-            with celery_worker(job.env, pool="threads") as worker:
+            with celery_worker(job.env, pool=pool) as worker:
                 assert api_during(job)[0][0] == 201  # the API launches while Redis is up
                 wait_for(lambda: job.one("SELECT COUNT(*) FROM evaluation_modelrun "
                                          "WHERE status = 'done'") == 1, timeout=120)  # fmt: skip

@@ -77,6 +77,36 @@ def items_table(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def backend_settings(text: str) -> dict[str, Any]:
+    """``--backend-settings``: a JSON object."""
+    try:
+        settings = json.loads(text)
+    except ValueError as error:
+        raise CommandError(f"--backend-settings: not JSON: {error}") from None
+    if not isinstance(settings, dict):
+        raise CommandError("--backend-settings: expected a JSON object")
+    return settings
+
+
+def generation_params(options: dict[str, Any]) -> dict[str, Any]:
+    """The generation parameters given on the command line."""
+    return {
+        key: options[key]
+        for key in ("max_new_tokens", "temperature", "seed")
+        if options[key] is not None
+    }
+
+
+def run_inline(runs: list[ModelRun]) -> None:
+    """Supervise every shard of the runs in this process, then score the finished ones."""
+    for run in runs:
+        for shard in range(run.shards):
+            supervise_shard(run_id=run.pk, shard=shard, worker="inline")
+        run.refresh_from_db()
+        if run.status == ModelRun.Status.SCORING:
+            complete_scoring(run_id=run.pk)
+
+
 class Command(BaseCommand):
     help = "Run language models over a gold version and score them (evaluation jobs)."
 
@@ -114,48 +144,17 @@ class Command(BaseCommand):
         if project is None:
             raise CommandError(f"--project: no project named {options['project']!r}")
         task, gold = self._task_and_gold(project, options)
-        try:
-            settings = json.loads(options["backend_settings"])
-        except ValueError as error:
-            raise CommandError(f"--backend-settings: not JSON: {error}") from None
-        if not isinstance(settings, dict):
-            raise CommandError("--backend-settings: expected a JSON object")
-        common: dict[str, Any] = {
-            "project": project,
-            "models": [
-                ModelSpec(options["backend"], model, settings) for model in options["model"]
-            ],
-            "variants": [
-                self._variant(project, task, name) for name in options["prompt"] or ["zero-shot"]
-            ],
-            "limit": options["limit"],
-            "shards": options["shards"],
-            "params": {
-                key: options[key]
-                for key in ("max_new_tokens", "temperature", "seed")
-                if options[key] is not None
-            },
-            "name": options["name"],
-            "enqueue": not options["inline"],
-        }
-        try:
-            if gold is None:  # an item project: the runs answer the form field
-                runs = launch_item_runs(field=options["field"], **common)
-            else:
-                runs = launch_runs(gold_standard=gold, level=options["level"], **common)
-        except LaunchError as error:
-            raise launch_refused(error, lambda field: f"--{field}") from None
-        except QueueUnavailable as error:
-            raise CommandError(f"{error}; nothing was launched, try again") from None
+        settings = backend_settings(options["backend_settings"])
+        variants = [
+            self._variant(project, task, name) for name in options["prompt"] or ["zero-shot"]
+        ]
+        models = [ModelSpec(options["backend"], model, settings) for model in options["model"]]
+        inline = options["inline"]
+        runs = self._launch(project, gold, models, variants, options, enqueue=not inline)
         for run in runs:
             self.stderr.write(f"queued run {run.pk}: {run.name} ({run.total} requests)")
-        if options["inline"]:
-            for run in runs:
-                for shard in range(run.shards):
-                    supervise_shard(run_id=run.pk, shard=shard, worker="inline")
-                run.refresh_from_db()
-                if run.status == ModelRun.Status.SCORING:
-                    complete_scoring(run_id=run.pk)
+        if inline:
+            run_inline(runs)
         elif options["wait"]:
             self._wait(runs)
         else:
@@ -165,7 +164,7 @@ class Command(BaseCommand):
     def _task_and_gold(
         self, project: Project, options: dict[str, Any]
     ) -> tuple[str, GoldStandard | None]:
-        """The variants' task and, for a span project, the gold version the runs run over."""
+        """The task the runs answer and, for a span project, the gold version they run over."""
         if project.kind == "items":
             if not options["field"]:
                 raise CommandError(
@@ -186,6 +185,37 @@ class Command(BaseCommand):
                 f"{options['gold_version']}"
             )
         return options["task"] or "mafalda", gold
+
+    def _launch(
+        self,
+        project: Project,
+        gold: GoldStandard | None,
+        models: list[ModelSpec],
+        variants: list[PromptVariant],
+        options: dict[str, Any],
+        *,
+        enqueue: bool,
+    ) -> list[ModelRun]:
+        """The runs, created (and queued unless ``enqueue`` is false) by the launch services;
+        a refusal becomes a ``CommandError`` naming the option."""
+        common = {
+            "project": project,
+            "models": models,
+            "variants": variants,
+            "limit": options["limit"],
+            "shards": options["shards"],
+            "params": generation_params(options),
+            "name": options["name"],
+            "enqueue": enqueue,
+        }
+        try:
+            if project.kind == "items":
+                return launch_item_runs(field=options["field"], **common)
+            return launch_runs(gold_standard=gold, level=options["level"], **common)
+        except LaunchError as error:
+            raise launch_refused(error, lambda field: f"--{field}") from None
+        except QueueUnavailable as error:
+            raise CommandError(f"{error}; nothing was launched, try again") from None
 
     def _variant(self, project: Project, task: str, reference: str) -> PromptVariant:
         """The project's own variant of that name (newest or @VERSION), else the global one."""

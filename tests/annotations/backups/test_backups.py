@@ -28,7 +28,7 @@ from simple_history.models import HistoricalRecords
 
 from annotations.backups import ArchiveError, ProjectExists, export_project, import_project
 from annotations.backups.format import MANIFEST, not_archived, tables
-from annotations.models import Assignment, Document, Project, TaxonomyNode
+from annotations.models import Assignment, Document, GoldStandard, Project, TaxonomyNode
 from annotations.services.annotations import (
     create_span,
     delete_span,
@@ -103,6 +103,15 @@ def build_span_project(tmp_path: Path) -> Project:
     )
     assign_to_annotators(project=project, annotators=[ann1, ann2], per_document=2)
     first, second = documents[0], documents[1]
+    end = annotate_with_history(first, second, ann1, ann2)
+    gold = review_gold(first, second, end, reviewer=reviewer, proposers=[ann1, ann2])
+    import_scored_run(project, first, second, gold, admin, tmp_path)
+    return project
+
+
+def annotate_with_history(first: Document, second: Document, ann1: User, ann2: User) -> int:
+    """ann1 submits the first text (a span changed once and one deleted: an orphan in the
+    history); ann2 starts the second. Returns where the first text's second sentence ends."""
     as_user(ann1)
     annotation = start_annotation(document=first, annotator=ann1)
     end = first.sentences.order_by("index")[1].end
@@ -128,6 +137,13 @@ def build_span_project(tmp_path: Path) -> Project:
     as_user(ann2)
     other = start_annotation(document=second, annotator=ann2)
     create_span(annotation=other, start=0, end=len(second.text), labels=["ad hominem"], by=ann2)
+    return end
+
+
+def review_gold(
+    first: Document, second: Document, end: int, *, reviewer: User, proposers: list[User]
+) -> GoldStandard:
+    """The reviewer publishes gold version 1 and starts a new draft based on it."""
     as_user(reviewer)
     save_document_gold(
         document=first,
@@ -137,14 +153,14 @@ def build_span_project(tmp_path: Path) -> Project:
                 "start": 0,
                 "end": end,
                 "labels": ["appeal to fear", "nothing"],
-                "proposed_by": {"appeal to fear": [ann1.pk, ann2.pk]},
+                "proposed_by": {"appeal to fear": [user.pk for user in proposers]},
             }
         ],
         comments=["checked"],
         by=reviewer,
     )
     save_document_gold(document=second, revision=0, spans=[], by=reviewer)
-    gold = publish_draft(project=project, note="first version", by=reviewer)
+    gold = publish_draft(project=first.project, note="first version", by=reviewer)
     save_document_gold(  # a new draft based on version 1
         document=second,
         revision=1,
@@ -152,6 +168,18 @@ def build_span_project(tmp_path: Path) -> Project:
         by=reviewer,
     )
     as_user(None)
+    return gold
+
+
+def import_scored_run(
+    project: Project,
+    first: Document,
+    second: Document,
+    gold: GoldStandard,
+    admin: User,
+    tmp_path: Path,
+) -> None:
+    """A run imported against the gold version and scored."""
     raw = tmp_path / "raw.jsonl"
     sentences = [first.text[s.start : s.end] for s in first.sentences.order_by("index")]
     records = [
@@ -161,7 +189,6 @@ def build_span_project(tmp_path: Path) -> Project:
     raw.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     run = import_run(project=project, path=raw, name="stored", gold_standard=gold, created_by=admin)
     score_and_store(run=run)
-    return project
 
 
 def build_item_project() -> Project:

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
 from rest_framework.test import APIClient
 
 from annotations.labels import NO_FALLACY
@@ -23,6 +24,7 @@ from annotations.models import Annotation, Membership, Project, Span
 from annotations.services.documents import add_document
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
+from evaluation import dispatch
 from evaluation.agreement import jobs as agreement_jobs
 from evaluation.models import AgreementResult
 from tests.support.agreement import assert_library_figures, independent_units
@@ -173,6 +175,27 @@ def test_stuck_running_and_failed_results_are_restarted(
     # a stale message for a result that is done already changes nothing
     assert agreement_jobs.compute(result.pk) == "done"
     assert agreement_jobs.compute(10**9) == "missing"
+
+
+def test_a_result_the_job_queue_refuses_is_not_left_pending(
+    project: Project, monkeypatch, django_capture_on_commit_callbacks
+) -> None:
+    """While the broker is away the request fails (the API's 503) and leaves no pending
+    result behind, so the next request queues the computation at once (not after
+    ``STUCK_AFTER``)."""
+
+    def refuse(name: str, args: object, retry_policy: object) -> None:
+        raise KombuOperationalError("Error 111 connecting to 127.0.0.1:6379.")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(dispatch, "_publish", refuse)
+        with pytest.raises(dispatch.QueueUnavailable):
+            with django_capture_on_commit_callbacks(execute=True):
+                agreement_jobs.agreement_for(project=project)
+    assert not AgreementResult.objects.filter(project=project).exists()
+    with django_capture_on_commit_callbacks() as callbacks:
+        result = agreement_jobs.agreement_for(project=project)
+    assert len(callbacks) == 1 and result.status == "pending"
 
 
 @pytest.mark.django_db(transaction=True)

