@@ -16,7 +16,8 @@ those ids.
   statement takes 0.7 ms in PostgreSQL at 100,000 documents, 4 queries a request instead
   of 7.
 - Pays: ``bench/fenced.py --only document_page`` (the first 25 rows for staff): the ORM
-  takes 8.3 times as long (114 against 14 ms; 20,000 documents, 2 cores at load 15).
+  takes 9.6 times as long (9.9 against 1.0 ms; 20,000 documents, 2 cores at load 2; 8.3
+  times at load 15).
 - Same rows:
   ``tests/annotations/selectors/test_document_list.py::test_the_staff_page_equals_the_orm_s``
   (against the bench's ORM page) and

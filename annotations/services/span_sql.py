@@ -21,8 +21,8 @@ from a queryset, so PostgreSQL and SQLite give the same Python values.
   ``delete()`` recording the history row through simple_history, the revision bumped by
   ``QuerySet.update``), which took longer to build and compile than the database to run.
 - Pays: ``bench/fenced.py --only span_sql`` (a create and a change through the services,
-  against the same checks on ORM reads and writes): the ORM takes 3.2 times as long (190
-  against 60 ms a create + change; 2 cores at load 15).
+  against the same checks on ORM reads and writes): the ORM takes 3.3 times as long (11.8
+  against 3.6 ms a create + change; 2 cores at load 2; 3.2 times at load 15).
 - Same rows:
   ``tests/annotations/api/test_write_query_counts.py::test_span_writes_equal_the_orm_s``
   (the span, its history rows and the revision bumps equal the ORM's and simple_history's,

@@ -6,9 +6,9 @@ token-authenticated request runs it.
 
 - Replaces: DRF's ``authenticate_credentials`` (``Token.objects.select_related("user")
   .get(key=key)``), whose ORM query took longer to build and compile than to run.
-- Pays: ``bench/fenced.py --only authentication``: DRF's takes 2.0 times as long (13.5
-  against 6.9 ms a call; a 2-core machine at load 15, median of 7 alternating rounds: the
-  ratio is the figure).
+- Pays: ``bench/fenced.py --only authentication``: DRF's takes 3.1 times as long (490
+  against 160 us a call; a 2-core machine at load 2, median of 7 alternating rounds; 2.0
+  times at load 15).
 - Same answers:
   ``tests/platform/test_sessions.py::test_token_authentication_answers_as_drf_s`` (the same
   user and token, the same refusals as DRF's class) and
