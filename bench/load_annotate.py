@@ -39,7 +39,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from load_clients import ClientState, Fixture, Timeline, run_client, summarise  # bench/
+from load_clients import ClientState, Fixture, Timeline, run_client  # bench/ is its folder
+from load_verdict import summarise
 from machine import machine_facts
 from pg_scratch import ScratchCluster
 from servers import HOST, ROOT, document_of_sentences, free_port, setup_django

@@ -47,7 +47,7 @@ MODULE_SIZE_SCOPE = (
     "manage.py",
 )
 # Modules over the limit that another change is splitting: not counted as failures.
-MODULE_SIZE_PENDING = ("bench/annotate_api.py", "bench/load_clients.py")
+MODULE_SIZE_PENDING: tuple[str, ...] = ()
 # Folders whose functions must stay under MAX_FUNCTION_LINES.
 FUNCTION_LENGTH_SCOPE = ("annotations", "evaluation", "platform/fallacy_platform", "bench", "tests")
 # Functions over the limit that another change is rewriting, as "path::name".
