@@ -47,7 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from machine import machine_facts  # bench/ is the script's folder
+from annotate_report import print_cpu, print_table  # bench/ is the script's folder
+from machine import machine_facts
 from profiles import CpuMeter, record, summary, workers_of
 from servers import (
     HOST,
@@ -369,7 +370,7 @@ def merge(summaries: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_db_url_argument(parser)
     parser.add_argument("--levels", default="1,8", help="concurrency levels (comma-separated)")
@@ -394,26 +395,83 @@ def main() -> None:
         help="after the timed rounds, each configuration and level again with REQUESTS per"
         " client under py-spy: where the server's time went, by layer (bench/profiles.py)",
     )
-    args = parser.parse_args()
+    return parser.parse_args()
 
+
+def configs_of(args: argparse.Namespace) -> list[ServerConfig]:
+    """The server configurations: ``--worker-class/--workers/--threads`` or ``--configs``."""
     if args.worker_class or args.workers or args.threads:
         defaults = effective_settings(ServerConfig())
-        configs = [
+        return [
             ServerConfig(
                 args.worker_class or defaults["worker_class"],
                 args.workers or defaults["workers"],
                 args.threads or defaults["threads"],
             )
         ]
-    else:
-        configs = [ServerConfig.parse(c.strip()) for c in args.configs.split(",") if c.strip()]
-    levels = [int(x) for x in args.levels.split(",")]
+    return [ServerConfig.parse(c.strip()) for c in args.configs.split(",") if c.strip()]
+
+
+Servers = dict[ServerConfig, tuple[int, subprocess.Popen]]
+Raw = dict[tuple[ServerConfig, int], list[dict[str, Any]]]
+Profiles = dict[tuple[ServerConfig, int], list[str]]
+
+
+def timed_rounds(
+    args: argparse.Namespace,
+    configs: list[ServerConfig],
+    levels: list[int],
+    servers: Servers,
+    fx: Fixture,
+    tokens: Any,
+) -> Raw:
+    """Each round, level and configuration (the order alternating by round) timed with the
+    web workers' CPU; every client its own annotator."""
+    raw: Raw = {}
+    for round_no in range(args.rounds):
+        order = configs if round_no % 2 == 0 else configs[::-1]
+        for level in levels:
+            for config in order:
+                port, proc = servers[config]
+                group = [next(tokens) for _ in range(level)]
+                meter = CpuMeter(proc.pid)
+                meter.start()
+                result = run_level(port, group, fx, args.requests)
+                result["cpu_s"] = meter.stop()
+                raw.setdefault((config, level), []).append(result)
+    return raw
+
+
+def profiled_runs(
+    args: argparse.Namespace,
+    configs: list[ServerConfig],
+    levels: list[int],
+    servers: Servers,
+    fx: Fixture,
+    tokens: Any,
+) -> Profiles:
+    """Each configuration and level again under py-spy (``--profile`` requests per client)."""
+    profiles: Profiles = {}
+    for config in configs:
+        port, proc = servers[config]
+        for level in levels:
+            group = [next(tokens) for _ in range(level)]
+            stacks = record(
+                workers_of(proc.pid),
+                lambda port=port, group=group: run_level(port, group, fx, args.profile),
+            )
+            profiles[(config, level)] = summary(stacks)
+    return profiles
+
+
+def measure(
+    args: argparse.Namespace, configs: list[ServerConfig], levels: list[int]
+) -> tuple[Fixture, Raw, Profiles]:
+    """Scratch database, fixture and servers; the timed rounds, then the profiled runs;
+    the servers stopped and the database dropped whatever happens."""
     db_name = f"fallacy_bench_{os.getpid()}"
     db_url = create_database(args.db_url, db_name)
-    servers: dict[ServerConfig, tuple[int, subprocess.Popen]] = {}
-    raw: dict[tuple[ServerConfig, int], list[dict[str, Any]]] = {}
-    profiles: dict[tuple[ServerConfig, int], list[str]] = {}
-    load_before = load_average()
+    servers: Servers = {}
     try:
         per_round = sum(levels)
         runs = 1 + (args.rounds + (1 if args.profile else 0)) * per_round
@@ -428,42 +486,31 @@ def main() -> None:
         profile_tokens = (
             [next(tokens) for _ in range(len(configs) * per_round)] if args.profile else []
         )
-        for round_no in range(args.rounds):
-            order = configs if round_no % 2 == 0 else configs[::-1]
-            for level in levels:
-                for config in order:
-                    port, proc = servers[config]
-                    group = [next(tokens) for _ in range(level)]
-                    meter = CpuMeter(proc.pid)
-                    meter.start()
-                    result = run_level(port, group, fx, args.requests)
-                    result["cpu_s"] = meter.stop()
-                    raw.setdefault((config, level), []).append(result)
-        if args.profile:
-            spare = iter(profile_tokens)
-            for config in configs:
-                port, proc = servers[config]
-                for level in levels:
-                    group = [next(spare) for _ in range(level)]
-                    stacks = record(
-                        workers_of(proc.pid),
-                        lambda port=port, group=group: run_level(port, group, fx, args.profile),
-                    )
-                    profiles[(config, level)] = summary(stacks)
+        raw = timed_rounds(args, configs, levels, servers, fx, tokens)
+        profiles = (
+            profiled_runs(args, configs, levels, servers, fx, iter(profile_tokens))
+            if args.profile
+            else {}
+        )
     finally:
         for _, proc in servers.values():
             stop_server(proc)
         drop_database(args.db_url, db_name)
+    return fx, raw, profiles
 
+
+def main() -> None:
+    args = parse_args()
+    configs = configs_of(args)
+    levels = [int(x) for x in args.levels.split(",")]
+    load_before = load_average()
+    fx, raw, profiles = measure(args, configs, levels)
     report: dict[str, Any] = {
         "machine": {**machine_facts(), "postgresql": fx.pg_version},
         "load_average": {"before": load_before, "after": load_average()},
         "requests_per_client": args.requests,
         "rounds": args.rounds,
-        "configs": [],
-    }
-    for config in configs:
-        report["configs"].append(
+        "configs": [
             {
                 "config": config.label(),
                 "gunicorn": effective_settings(config),
@@ -471,8 +518,9 @@ def main() -> None:
                 "conn_health_checks": config.health_checks,
                 "levels": [merge(raw[(config, level)]) for level in levels],
             }
-        )
-
+            for config in configs
+        ],
+    }
     m = report["machine"]
     print(f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, ", end="")
     print(f"PostgreSQL {m['postgresql']}")
@@ -489,52 +537,8 @@ def main() -> None:
             f"60 s, health checks {'on' if c['conn_health_checks'] else 'off'}, "
             f"synchronous_commit {'on' if c['synchronous_commit'] else 'off'}"
         )
-    heads = ["p50 ms", "p95 ms", "p99 ms", "max ms"]
-    width = max(len(c["config"]) for c in report["configs"])
-    print(
-        f"{'config':>{width}} {'clients':>7} {'op':>6} {'n':>5} "
-        + " ".join(f"{h:>8}" for h in heads)
-        + f" {'req/s':>7}  statuses / errors"
-    )
-    for level_no in range(len(levels)):
-        for c in report["configs"]:
-            level = c["levels"][level_no]
-            for op in ("create", "update", "all"):
-                s = level[op]
-                rps = f"{level['throughput_rps']:>7}" if op == "all" else " " * 7
-                tail = f"{level['statuses']} / {level['errors'] or 'none'}" if op == "all" else ""
-                print(
-                    f"{c['config']:>{width}} {level['clients']:>7} {op:>6} {s['n']:>5} "
-                    f"{s['p50_ms']:>8} {s['p95_ms']:>8} {s['p99_ms']:>8} {s['max_ms']:>8} "
-                    f"{rps}  {tail}"
-                )
-    if len(configs) > 1:
-        print(f"ratios to {report['configs'][0]['config']} (p50, p95, req/s):")
-        first = report["configs"][0]
-        for c in report["configs"][1:]:
-            for a, b in zip(first["levels"], c["levels"], strict=True):
-                print(
-                    f"  {c['config']:>{width}} {b['clients']:>3} clients: "
-                    f"p50 x{b['all']['p50_ms'] / a['all']['p50_ms']:.2f}, "
-                    f"p95 x{b['all']['p95_ms'] / a['all']['p95_ms']:.2f}, "
-                    f"req/s x{b['throughput_rps'] / a['throughput_rps']:.2f}"
-                )
-    cores = os.cpu_count() or 1
-    print(
-        "CPU per request (ms; client = this script, web = gunicorn, postgresql = every server"
-        " process of the machine), and the ceiling of this machine's cores for the server"
-        " side alone (web + postgresql) if the clients ran elsewhere:"
-    )
-    for c in report["configs"]:
-        for level in c["levels"]:
-            cpu = level["cpu_ms_per_request"]
-            server = cpu["web"] + cpu["postgresql"]
-            print(
-                f"  {c['config']:>{width}} {level['clients']:>3} clients: client"
-                f" {cpu['client']:.2f}, web {cpu['web']:.2f}, postgresql {cpu['postgresql']:.2f};"
-                f" all {sum(cpu.values()):.2f} ms; server side {server:.2f} ms ="
-                f" at most {cores * 1000 / server:,.0f} req/s on {cores} cores"
-            )
+    print_table(report, levels)
+    print_cpu(report)
     for (config, level), lines in profiles.items():
         print(
             f"py-spy samples of the web workers in requests (waits included), {config.label()},"

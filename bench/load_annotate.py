@@ -39,7 +39,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from load_clients import ClientState, Fixture, Timeline, run_client, summarise  # bench/
+from load_clients import ClientState, Fixture, Timeline, run_client  # bench/ is its folder
+from load_verdict import summarise
 from machine import machine_facts
 from pg_scratch import ScratchCluster
 from servers import HOST, ROOT, document_of_sentences, free_port, setup_django
@@ -239,6 +240,102 @@ def inject_faults(kinds: list[str], clients: list[ClientState]) -> None:
         copy.save()
 
 
+def server_env(db_url: str, work: Path, args: argparse.Namespace) -> dict[str, str]:
+    """gunicorn's environment: the scratch database, a data directory under ``work``."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": db_url,
+        "ALLOWED_HOSTS": HOST,
+        "FALLACY_DATA_DIR": str(work / "data"),
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SETTINGS_MODULE": "fallacy_platform.settings",
+    }
+    env.setdefault("SECRET_KEY", uuid.uuid4().hex * 2)
+    if args.conn_max_age is not None:  # else the settings' default (production's)
+        env["DB_CONN_MAX_AGE"] = str(args.conn_max_age)
+    return env
+
+
+def drive(
+    clients: list[ClientState],
+    fx: Fixture,
+    timeline: Timeline,
+    web: WebServer,
+    pg: ScratchCluster,
+    args: argparse.Namespace,
+) -> float:
+    """Every client's saves while the fault controller restarts what ``args`` says; the
+    wall time of the clients' saves."""
+    done = threading.Event()
+    restarts_done = threading.Event()  # clients hold their last 10% of saves until set
+    barrier = threading.Barrier(args.annotators + 1)
+    threads = [
+        threading.Thread(
+            target=run_client,
+            kwargs=dict(
+                state=c,
+                fx=fx,
+                saves=args.saves,
+                seed=args.seed * 1000 + c.index,
+                barrier=barrier,
+                timeline=timeline,
+                stop=done,
+                gate=restarts_done,
+            ),
+            daemon=True,
+        )
+        for c in clients
+    ]
+    for t in threads:
+        t.start()
+    barrier.wait()
+    started = time.monotonic()
+    timeline.origin = started
+    controller_error: list[BaseException] = []
+
+    def control() -> None:
+        try:
+            fault_controller(
+                clients=clients,
+                total=args.annotators * args.saves,
+                timeline=timeline,
+                web=web,
+                pg=pg,
+                args=args,
+                done=done,
+            )
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            controller_error.append(exc)
+        finally:
+            restarts_done.set()
+
+    controller = threading.Thread(target=control, daemon=True)
+    controller.start()
+    for t in threads:
+        t.join()
+    wall = time.monotonic() - started
+    done.set()
+    controller.join(timeout=120)
+    if controller_error:
+        raise controller_error[0]
+    return wall
+
+
+def settings_of(args: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "annotators": args.annotators,
+        "saves_per_annotator": args.saves,
+        "documents": args.documents,
+        "docs_per_annotator": args.docs_per_annotator,
+        "web_restart": args.web_restart,
+        "down_s": args.down_s,
+        "conn_max_age": args.conn_max_age,
+        "seed": args.seed,
+        "restarts": args.restarts,
+        "inject": args.inject,
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     work = Path(tempfile.mkdtemp(prefix="load-annotate-", dir=args.work_dir))
     pg = ScratchCluster(ports=range(args.ports[0], args.ports[1] + 1), base_dir=args.pg_dir)
@@ -253,17 +350,7 @@ def run(args: argparse.Namespace) -> int:
             documents=args.documents,
             per_annotator=args.docs_per_annotator,
         )
-        env = {
-            **os.environ,
-            "DATABASE_URL": db_url,
-            "ALLOWED_HOSTS": HOST,
-            "FALLACY_DATA_DIR": str(work / "data"),
-            "DJANGO_DEBUG": "0",
-            "DJANGO_SETTINGS_MODULE": "fallacy_platform.settings",
-        }
-        env.setdefault("SECRET_KEY", uuid.uuid4().hex * 2)
-        if args.conn_max_age is not None:  # else the settings' default (production's)
-            env["DB_CONN_MAX_AGE"] = str(args.conn_max_age)
+        env = server_env(db_url, work, args)
         web = WebServer(port=free_port(), env=env, args=args, log=work / "gunicorn.log")
         web.start()
         timeline = Timeline()
@@ -271,58 +358,7 @@ def run(args: argparse.Namespace) -> int:
             ClientState(index=i, port=web.port, token=fx.tokens[i], docs=fx.assigned[i])
             for i in range(args.annotators)
         ]
-        done = threading.Event()
-        restarts_done = threading.Event()  # clients hold their last 10% of saves until set
-        barrier = threading.Barrier(args.annotators + 1)
-        threads = [
-            threading.Thread(
-                target=run_client,
-                kwargs=dict(
-                    state=c,
-                    fx=fx,
-                    saves=args.saves,
-                    seed=args.seed * 1000 + c.index,
-                    barrier=barrier,
-                    timeline=timeline,
-                    stop=done,
-                    gate=restarts_done,
-                ),
-                daemon=True,
-            )
-            for c in clients
-        ]
-        for t in threads:
-            t.start()
-        barrier.wait()
-        started = time.monotonic()
-        timeline.origin = started
-        controller_error: list[BaseException] = []
-
-        def control() -> None:
-            try:
-                fault_controller(
-                    clients=clients,
-                    total=args.annotators * args.saves,
-                    timeline=timeline,
-                    web=web,
-                    pg=pg,
-                    args=args,
-                    done=done,
-                )
-            except BaseException as exc:  # noqa: BLE001 - reported below
-                controller_error.append(exc)
-            finally:
-                restarts_done.set()
-
-        controller = threading.Thread(target=control, daemon=True)
-        controller.start()
-        for t in threads:
-            t.join()
-        wall = time.monotonic() - started
-        done.set()
-        controller.join(timeout=120)
-        if controller_error:
-            raise controller_error[0]
+        wall = drive(clients, fx, timeline, web, pg, args)
         if args.inject:
             inject_faults(args.inject.split(","), clients)
         report = summarise(
@@ -336,18 +372,7 @@ def run(args: argparse.Namespace) -> int:
         )
         report["machine"] = {**machine_facts(), "postgresql": pg.server_version()}
         report["server"] = " ".join(web.command()[1:-1])
-        report["settings"] = {
-            "annotators": args.annotators,
-            "saves_per_annotator": args.saves,
-            "documents": args.documents,
-            "docs_per_annotator": args.docs_per_annotator,
-            "web_restart": args.web_restart,
-            "down_s": args.down_s,
-            "conn_max_age": args.conn_max_age,
-            "seed": args.seed,
-            "restarts": args.restarts,
-            "inject": args.inject,
-        }
+        report["settings"] = settings_of(args)
         print_report(report)
         if args.json:
             args.json.write_text(json.dumps(report, indent=2, default=str))

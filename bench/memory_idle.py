@@ -92,97 +92,91 @@ def request(url: str, method: str = "GET", token: str = "", body: Any = None, **
         return json.loads(response.read() or b"null")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--serve-args", default="", help="extra arguments of manage.py serve")
-    parser.add_argument("--idle", type=float, default=10, help="seconds idle before measuring")
-    args = parser.parse_args()
+def prepare(data_dir: str) -> tuple[dict[str, str], list[str]]:
+    """The embedded default in ``data_dir``, migrated, with a superuser and a project; the
+    environment and the ``manage.py`` command line."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
+    }
+    env.update(
+        FALLACY_DATA_DIR=data_dir,
+        PYTHONPATH=os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
+        ALLOWED_HOSTS=f"{HOST},localhost",
+        DJANGO_SETTINGS_MODULE="fallacy_platform.settings",
+    )
+    py = [sys.executable, str(ROOT / "manage.py")]
+    subprocess.run([*py, "migrate", "-v", "0"], env=env, cwd=ROOT, check=True)
+    setup = (
+        "from django.contrib.auth.models import User;"
+        "from annotations.services.taxonomy import install_preset;"
+        "from annotations.services.projects import create_project;"
+        "u = User.objects.create_superuser('bench', password='bench-memory');"
+        "create_project(name='memory', taxonomy=install_preset(name='mafalda'), "
+        "created_by=u)"
+    )
+    subprocess.run([*py, "shell", "-c", setup], env=env, cwd=ROOT, check=True)
+    return env, py
 
-    with tempfile.TemporaryDirectory(prefix="fallacy-bench-memory-") as data_dir:
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
-        }
-        env.update(
-            FALLACY_DATA_DIR=data_dir,
-            PYTHONPATH=os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
-            ALLOWED_HOSTS=f"{HOST},localhost",
-            DJANGO_SETTINGS_MODULE="fallacy_platform.settings",
-        )
-        py = [sys.executable, str(ROOT / "manage.py")]
-        subprocess.run([*py, "migrate", "-v", "0"], env=env, cwd=ROOT, check=True)
-        setup = (
-            "from django.contrib.auth.models import User;"
-            "from annotations.services.taxonomy import install_preset;"
-            "from annotations.services.projects import create_project;"
-            "u = User.objects.create_superuser('bench', password='bench-memory');"
-            "create_project(name='memory', taxonomy=install_preset(name='mafalda'), "
-            "created_by=u)"
-        )
-        subprocess.run([*py, "shell", "-c", setup], env=env, cwd=ROOT, check=True)
-        port = free_port()
-        serve = subprocess.Popen(
-            [*py, "serve", "--host", HOST, "--port", str(port), *shlex.split(args.serve_args)],
-            env=env,
-            cwd=ROOT,
-            stdout=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        base = f"http://{HOST}:{port}"
+
+def wait_until_serving(base: str, serve: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 90
+    while True:
         try:
-            deadline = time.monotonic() + 90
-            while True:
-                try:
-                    request(base + "/api/auth/csrf/")
-                    break
-                except OSError:
-                    if time.monotonic() > deadline or serve.poll() is not None:
-                        raise RuntimeError("serve did not answer") from None
-                    time.sleep(0.3)
-            token = request(
-                base + "/api/auth/token/",
-                "POST",
-                body={"username": "bench", "password": "bench-memory"},
-            )["token"]
-            project = request(base + "/api/projects/", token=token)["results"][0]["id"]
-            lines = []
-            size = 0
-            i = 0
-            while size < 2 * 1024 * 1024:  # over the 1 MiB inline limit: the worker imports
-                text = " ".join(WORDS[(i + k) % len(WORDS)] for k in range(60)) + f" {i}."
-                line = json.dumps({"text": text, "id": f"t{i}"}) + "\n"
-                lines.append(line)
-                size += len(line)
-                i += 1
-            job = request(
-                base + f"/api/projects/{project}/imports/",
-                "POST",
-                token,
-                multipart=("texts.jsonl", "".join(lines).encode(), {"format": "text"}),
-            )
-            deadline = time.monotonic() + 600
-            while job["status"] not in ("succeeded", "failed"):
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"import job stuck: {job}")
-                time.sleep(1)
-                job = request(base + f"/api/imports/{job['id']}/", token=token)
-            docs = request(base + f"/api/projects/{project}/documents/", token=token)
-            for _ in range(20):  # every web worker/thread serves a few reads
-                request(base + "/api/projects/", token=token)
-                request(base + f"/api/projects/{project}/documents/", token=token)
-                request(base + f"/api/documents/{docs['results'][0]['id']}/", token=token)
-            time.sleep(args.idle)
-            rows = [memory(pid) for pid in children(serve.pid)]
-        finally:
-            os.killpg(serve.pid, signal.SIGTERM)
-            try:
-                serve.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(serve.pid, signal.SIGKILL)
+            request(base + "/api/auth/csrf/")
+            return
+        except OSError:
+            if time.monotonic() > deadline or serve.poll() is not None:
+                raise RuntimeError("serve did not answer") from None
+            time.sleep(0.3)
+
+
+def import_and_read(base: str) -> tuple[dict[str, Any], int, int]:
+    """A 2 MiB text file imported through the API (by the worker), then the project list,
+    the document list and a document read 20 times each; the import job, the number of
+    texts and the file's size."""
+    token = request(
+        base + "/api/auth/token/",
+        "POST",
+        body={"username": "bench", "password": "bench-memory"},
+    )["token"]
+    project = request(base + "/api/projects/", token=token)["results"][0]["id"]
+    lines = []
+    size = 0
+    i = 0
+    while size < 2 * 1024 * 1024:  # over the 1 MiB inline limit: the worker imports
+        text = " ".join(WORDS[(i + k) % len(WORDS)] for k in range(60)) + f" {i}."
+        line = json.dumps({"text": text, "id": f"t{i}"}) + "\n"
+        lines.append(line)
+        size += len(line)
+        i += 1
+    job = request(
+        base + f"/api/projects/{project}/imports/",
+        "POST",
+        token,
+        multipart=("texts.jsonl", "".join(lines).encode(), {"format": "text"}),
+    )
+    deadline = time.monotonic() + 600
+    while job["status"] not in ("succeeded", "failed"):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"import job stuck: {job}")
+        time.sleep(1)
+        job = request(base + f"/api/imports/{job['id']}/", token=token)
+    docs = request(base + f"/api/projects/{project}/documents/", token=token)
+    for _ in range(20):  # every web worker/thread serves a few reads
+        request(base + "/api/projects/", token=token)
+        request(base + f"/api/projects/{project}/documents/", token=token)
+        request(base + f"/api/documents/{docs['results'][0]['id']}/", token=token)
+    return job, i, size
+
+
+def print_memory(
+    args: argparse.Namespace, job: dict[str, Any], texts: int, size: int, rows: list[dict]
+) -> None:
     print(f"machine:  {describe_machine()}")
     print(f"serve:    manage.py serve {args.serve_args}".rstrip())
-    print(f"import:   {job['status']}, {i} texts ({size / 2**20:.1f} MiB, through the worker)")
+    print(f"import:   {job['status']}, {texts} texts ({size / 2**20:.1f} MiB, through the worker)")
     print(f"  {'pid':>7} {'RSS MiB':>8} {'PSS MiB':>8}  command (heavy libraries mapped)")
     for row in rows:
         heavy = f"  [{', '.join(row['heavy'])}]" if row["heavy"] else ""
@@ -196,6 +190,37 @@ def main() -> None:
         f"total:    {len(rows)} processes, RSS {rss:.0f} MiB, PSS {pss:.0f} MiB "
         f"(target <= 400 MiB RSS: {'met' if rss <= 400 else 'NOT met'})"
     )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--serve-args", default="", help="extra arguments of manage.py serve")
+    parser.add_argument("--idle", type=float, default=10, help="seconds idle before measuring")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="fallacy-bench-memory-") as data_dir:
+        env, py = prepare(data_dir)
+        port = free_port()
+        serve = subprocess.Popen(
+            [*py, "serve", "--host", HOST, "--port", str(port), *shlex.split(args.serve_args)],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        base = f"http://{HOST}:{port}"
+        try:
+            wait_until_serving(base, serve)
+            job, texts, size = import_and_read(base)
+            time.sleep(args.idle)
+            rows = [memory(pid) for pid in children(serve.pid)]
+        finally:
+            os.killpg(serve.pid, signal.SIGTERM)
+            try:
+                serve.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(serve.pid, signal.SIGKILL)
+    print_memory(args, job, texts, size, rows)
 
 
 if __name__ == "__main__":

@@ -85,22 +85,11 @@ def build(documents: int) -> dict[str, Any]:
     import django
 
     django.setup()
-    from django.conf import settings
     from django.contrib.auth.models import User
-    from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
-    from django.db import connection, transaction
-    from django.utils import timezone
+    from django.db import transaction
 
-    from annotations.models import (
-        Annotation,
-        Assignment,
-        Document,
-        Membership,
-        Project,
-        Sentence,
-        Span,
-    )
+    from annotations.models import Membership, Project, Span
     from annotations.services.taxonomy import install_preset
 
     call_command("migrate", verbosity=0)
@@ -120,97 +109,131 @@ def build(documents: int) -> dict[str, Any]:
         [Membership(project=project, user=u, role="annotator") for u in team]
     )
     started = time.perf_counter()
-    pool = [" ".join(rng.choices(WORDS, k=rng.randint(15, 150))) + "." for _ in range(500)]
     with transaction.atomic():
-        for first in range(0, documents, 5000):
-            Document.objects.bulk_create(
-                [
-                    Document(
-                        project=project,
-                        text=pool[i % len(pool)],
-                        name=f"doc {i:06d}",
-                        external_id=f"doc-{i:06d}",
-                        position=i,
-                    )
-                    for i in range(first, min(documents, first + 5000))
-                ]
-            )
-        ids = list(Document.objects.filter(project=project).values_list("id", flat=True))
-        assignments = []
-        for n, doc_id in enumerate(ids):
-            for k in (n % ANNOTATORS, (n + 1) % ANNOTATORS):
-                assignments.append(Assignment(document_id=doc_id, annotator=team[k]))
-        Assignment.objects.bulk_create(assignments, batch_size=5000)
-        worked = rng.sample(assignments, len(assignments) // 3)
-        now = timezone.now()
-        Annotation.objects.bulk_create(
-            [
-                Annotation(
-                    document_id=a.document_id,
-                    annotator=a.annotator,
-                    status="submitted" if i % 2 else "in_progress",
-                    submitted_at=now if i % 2 else None,
-                )
-                for i, a in enumerate(worked)
-            ],
-            batch_size=5000,
-        )
-        # the document opened: 4,996 characters, its sentences, 50 spans of annotator 0
-        text, ranges = sentences(rng, OPEN_LENGTH)
-        doc = Document.objects.create(project=project, text=text, name="opened", position=documents)
-        Sentence.objects.bulk_create(
-            [Sentence(document=doc, index=i, start=s, end=e) for i, (s, e) in enumerate(ranges)]
-        )
-        Assignment.objects.create(document=doc, annotator=team[0])
-        annotation = Annotation.objects.create(document=doc, annotator=team[0])
-        step = max(1, len(ranges) // OPEN_SPANS)
-        Span.objects.bulk_create(
-            [
-                Span(
-                    annotation=annotation,
-                    start=ranges[(i * step) % len(ranges)][0],
-                    end=ranges[(i * step) % len(ranges)][1],
-                    labels=sorted(rng.sample(labels, rng.randint(1, 2))),
-                    details={},
-                )
-                for i in range(OPEN_SPANS)
-            ]
-        )
+        assignments, worked = fill_documents(rng, project, team, documents)
+        doc, annotation = fill_opened(rng, project, team[0], labels, documents)
     fill_s = time.perf_counter() - started
     refresh = _refresh_counts()
     if refresh is not None:
         refresh(project_ids=[project.pk])
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute("VACUUM ANALYZE")  # what autovacuum does soon after a bulk load
-            cursor.execute("SHOW server_version")
-            version = "PostgreSQL " + cursor.fetchone()[0]
-        else:
-            cursor.execute("ANALYZE")
-            cursor.execute("SELECT sqlite_version()")
-            version = "SQLite " + cursor.fetchone()[0]
-
-    def session(user: Any) -> str:
-        store = SessionStore()
-        store["_auth_user_id"] = str(user.pk)
-        store["_auth_user_backend"] = settings.AUTHENTICATION_BACKENDS[0]
-        store["_auth_user_hash"] = user.get_session_auth_hash()
-        store.create()
-        return store.session_key
-
+    version = analyze()
     return {
         "project": project.pk,
         "document": doc.pk,
         "spans": Span.objects.filter(annotation=annotation).count(),
         "length": len(doc.text),
         "documents": documents + 1,
-        "assignments": len(assignments) + 1,
-        "annotations": len(worked) + 1,
+        "assignments": assignments + 1,
+        "annotations": worked + 1,
         "admin": session(admin),
         "annotator": session(team[0]),
         "fill_s": fill_s,
         "version": version,
     }
+
+
+def fill_documents(
+    rng: random.Random, project: Any, team: list[Any], documents: int
+) -> tuple[int, int]:
+    """``documents`` short texts, each assigned to 2 of the team, annotations on a third of
+    the assignments (half submitted); returns the numbers of assignments and annotations."""
+    from django.utils import timezone
+
+    from annotations.models import Annotation, Assignment, Document
+
+    pool = [" ".join(rng.choices(WORDS, k=rng.randint(15, 150))) + "." for _ in range(500)]
+    for first in range(0, documents, 5000):
+        Document.objects.bulk_create(
+            [
+                Document(
+                    project=project,
+                    text=pool[i % len(pool)],
+                    name=f"doc {i:06d}",
+                    external_id=f"doc-{i:06d}",
+                    position=i,
+                )
+                for i in range(first, min(documents, first + 5000))
+            ]
+        )
+    ids = list(Document.objects.filter(project=project).values_list("id", flat=True))
+    assignments = []
+    for n, doc_id in enumerate(ids):
+        for k in (n % ANNOTATORS, (n + 1) % ANNOTATORS):
+            assignments.append(Assignment(document_id=doc_id, annotator=team[k]))
+    Assignment.objects.bulk_create(assignments, batch_size=5000)
+    worked = rng.sample(assignments, len(assignments) // 3)
+    now = timezone.now()
+    Annotation.objects.bulk_create(
+        [
+            Annotation(
+                document_id=a.document_id,
+                annotator=a.annotator,
+                status="submitted" if i % 2 else "in_progress",
+                submitted_at=now if i % 2 else None,
+            )
+            for i, a in enumerate(worked)
+        ],
+        batch_size=5000,
+    )
+    return len(assignments), len(worked)
+
+
+def fill_opened(
+    rng: random.Random, project: Any, annotator: Any, labels: list[str], position: int
+) -> tuple[Any, Any]:
+    """The document opened: 4,996 characters, its sentences, 50 spans of ``annotator``;
+    returns it and the annotation."""
+    from annotations.models import Annotation, Assignment, Document, Sentence, Span
+
+    text, ranges = sentences(rng, OPEN_LENGTH)
+    doc = Document.objects.create(project=project, text=text, name="opened", position=position)
+    Sentence.objects.bulk_create(
+        [Sentence(document=doc, index=i, start=s, end=e) for i, (s, e) in enumerate(ranges)]
+    )
+    Assignment.objects.create(document=doc, annotator=annotator)
+    annotation = Annotation.objects.create(document=doc, annotator=annotator)
+    step = max(1, len(ranges) // OPEN_SPANS)
+    Span.objects.bulk_create(
+        [
+            Span(
+                annotation=annotation,
+                start=ranges[(i * step) % len(ranges)][0],
+                end=ranges[(i * step) % len(ranges)][1],
+                labels=sorted(rng.sample(labels, rng.randint(1, 2))),
+                details={},
+            )
+            for i in range(OPEN_SPANS)
+        ]
+    )
+    return doc, annotation
+
+
+def analyze() -> str:
+    """Statistics as autovacuum would soon leave them after a bulk load; the database's
+    name and version."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("VACUUM ANALYZE")  # what autovacuum does soon after a bulk load
+            cursor.execute("SHOW server_version")
+            return "PostgreSQL " + cursor.fetchone()[0]
+        cursor.execute("ANALYZE")
+        cursor.execute("SELECT sqlite_version()")
+        return "SQLite " + cursor.fetchone()[0]
+
+
+def session(user: Any) -> str:
+    """A session logged in as ``user``: its key, for the cookie."""
+    from django.conf import settings
+    from django.contrib.sessions.backends.db import SessionStore
+
+    store = SessionStore()
+    store["_auth_user_id"] = str(user.pk)
+    store["_auth_user_backend"] = settings.AUTHENTICATION_BACKENDS[0]
+    store["_auth_user_hash"] = user.get_session_auth_hash()
+    store.create()
+    return store.session_key
 
 
 def _refresh_counts() -> Any:

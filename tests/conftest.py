@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.jobs import DatabaseTemplates
+from tests.support.jobs import DatabaseTemplates
 
 # Test accounts are throwaway: a fast hasher here and in the servers and workers tests start
 # (they inherit the environment). Django's default takes about a second a hash on 2 cores.
@@ -78,7 +78,7 @@ def test_database_url(django_db_setup, django_db_blocker) -> str:
 @pytest.fixture(scope="session")
 def database_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DatabaseTemplates]:
     """Migrated databases for tests that start processes, built once a session and copied
-    per test (``tests/jobs.py``)."""
+    per test (``tests/support/jobs.py``)."""
     templates = DatabaseTemplates(tmp_path_factory.mktemp("database-templates"))
     try:
         yield templates
@@ -88,11 +88,11 @@ def database_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dat
 
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny random Llama checkpoint with a chat template (``tests/tiny_model.py``), built
+    """A tiny random Llama checkpoint with a chat template (``tests/support/tiny_model.py``), built
     once per session; nothing is downloaded."""
     import os
 
-    from tests.tiny_model import build_tiny_llama
+    from tests.support.tiny_model import build_tiny_llama
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     return build_tiny_llama(tmp_path_factory.mktemp("tiny-llama"))

@@ -261,7 +261,8 @@ def _slot_detail(entry: Any) -> Any:
 
 def span_data(span: Span) -> dict[str, Any]:
     """``SpanSerializer(span).data`` without building a serializer: the write path answers
-    with it on every request (``tests/test_write_query_counts.py`` checks they are equal)."""
+    with it on every request (``tests/annotations/api/test_write_query_counts.py`` checks they are
+    equal)."""
     return {
         "id": span.pk,
         "client_id": None if span.client_id is None else str(span.client_id),

@@ -15,8 +15,8 @@ a live row. JSON fields that hold ids are translated too: a gold span's ``propos
 
 Every table lists the fields it archives; ``skipped`` are fields deliberately left out
 (counters the database keeps, caches); ``implicit`` the references to the project (or
-taxonomy) that the import sets. ``tests/test_backups.py`` checks that every concrete field
-of every model is in one of these, so a new field cannot silently go missing.
+taxonomy) that the import sets. ``tests/annotations/backups/test_backups.py`` checks that every
+concrete field of every model is in one of these, so a new field cannot silently go missing.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@
 - ``sentences``, ``split_ahead``: sentence splitting of imported texts (``split_ahead`` in
   worker processes ahead of the import);
 - ``datasets``: all-or-nothing imports into annotation projects: texts, a MAFALDA gold
-  standard, one annotator's doccano annotations;
+  standard, one annotator's doccano annotations (``label_spans``: their label triples grouped
+  into spans);
 - ``items``: all-or-nothing imports of items (FLUB, SmartyPat, mapped columns) into item
   projects;
 - ``jobs``: imports started in the browser (``ImportJob``): created, run in the request or

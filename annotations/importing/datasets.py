@@ -20,8 +20,9 @@ Shared rules for labelled records:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +33,13 @@ from django.utils import timezone
 
 from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.doccano import DoccanoRecord, read_doccano
-from annotations.importing.formats.jsonl import LabelTriple, Source, source_name
-from annotations.importing.formats.mafalda import TO_CLEAN, MafaldaRecord, read_mafalda
+from annotations.importing.formats.jsonl import Source, source_name
+from annotations.importing.formats.mafalda import MafaldaRecord, read_mafalda
 from annotations.importing.formats.plaintext import TextRecord, read_texts
+from annotations.importing.label_spans import SpanDraft, group_spans
 from annotations.importing.sentences import Range, SentenceError, sentences_from_units
 from annotations.importing.split_ahead import split_ahead
-from annotations.labels import NO_FALLACY, LabelResolver, normalise_label
+from annotations.labels import NO_FALLACY, LabelResolver
 from annotations.models import (
     Annotation,
     Assignment,
@@ -57,8 +59,6 @@ from annotations.services.documents import (
     create_documents,
     next_position,
 )
-
-TO_CLEAN_KEY = normalise_label(TO_CLEAN)
 
 
 @dataclass
@@ -127,48 +127,6 @@ class ImportReport:
         return "\n".join(lines)
 
 
-@dataclass(frozen=True)
-class SpanDraft:
-    start: int
-    end: int
-    labels: list[str]
-
-
-def group_spans(
-    triples: list[LabelTriple],
-    resolver: LabelResolver,
-    fail: Callable[[str, str], DatasetFormatError],
-    *,
-    field_name: str,
-    to_clean: Callable[[], None],
-) -> list[SpanDraft]:
-    """Triples grouped by ``(start, end)`` in file order into spans of alternatives."""
-    groups: dict[Range, set[str]] = {}
-    first_index: dict[Range, int] = {}
-    for index, triple in enumerate(triples):
-        if normalise_label(triple.label) == TO_CLEAN_KEY:
-            to_clean()
-            continue
-        label = resolver.resolve(triple.label)
-        if label is None:
-            raise fail(
-                f"{field_name}[{index}][2]",
-                f"unknown label {triple.label!r} (not in the project's taxonomy)",
-            )
-        key = (triple.start, triple.end)
-        groups.setdefault(key, set()).add(label)
-        first_index.setdefault(key, index)
-    spans = []
-    for (start, end), labels in groups.items():
-        if labels == {NO_FALLACY}:
-            raise fail(
-                f"{field_name}[{first_index[(start, end)]}]",
-                f"span [{start}, {end}) has no fallacy label, only ⊥ (a span needs one)",
-            )
-        spans.append(SpanDraft(start, end, sorted(labels)))
-    return spans
-
-
 def _digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
 
@@ -222,6 +180,29 @@ def _count_spans(report: ImportReport, spans: list[SpanDraft]) -> None:
 # --- MAFALDA gold standard -------------------------------------------------------------------
 
 
+def _add_documents(
+    *,
+    project: Project,
+    texts: list[NewDocument],
+    existing: dict[str, int],
+    first_position: int,
+    batch_size: int,
+    report: ImportReport,
+) -> tuple[list[Document], dict[str, int]]:
+    """Create a batch's new documents and count the batch; returns the created documents and
+    the document id of every text of the batch (``existing`` ones reused)."""
+    created, sentence_count = create_documents(
+        project=project, texts=texts, first_position=first_position
+    )
+    report.texts += batch_size
+    report.documents_created += len(created)
+    report.documents_reused += batch_size - len(created)
+    report.sentences += sentence_count
+    document_ids = dict(existing)
+    document_ids.update((doc.text, doc.pk) for doc in created)
+    return created, document_ids
+
+
 @dataclass
 class _GoldItem:
     record: MafaldaRecord
@@ -255,6 +236,51 @@ def _gold_item(
     return _GoldItem(record, spans, sentences)
 
 
+def _next_gold_standard(
+    project: Project, name: str, note: str, created_by: AbstractBaseUser | None
+) -> GoldStandard:
+    """The project's next gold standard version, a draft until its import completes."""
+    last_version = project.gold_standards.aggregate(last=Max("version"))["last"] or 0
+    return GoldStandard.objects.create(
+        project=project,
+        version=last_version + 1,
+        source=Path(name).name,
+        note=note,
+        created_by=created_by,
+    )
+
+
+def _write_gold_batch(
+    gold: GoldStandard, batch: list[_GoldItem], document_ids: dict[str, int]
+) -> None:
+    """The batch's gold documents and gold spans."""
+    GoldDocument.objects.bulk_create(
+        [
+            GoldDocument(
+                gold_standard=gold,
+                document_id=document_ids[item.record.text],
+                comments=item.record.comments,
+            )
+            for item in batch
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    GoldSpan.objects.bulk_create(
+        [
+            GoldSpan(
+                gold_standard=gold,
+                document_id=document_ids[item.record.text],
+                start=span.start,
+                end=span.end,
+                labels=span.labels,
+            )
+            for item in batch
+            for span in item.spans
+        ],
+        batch_size=BATCH_SIZE,
+    )
+
+
 @transaction.atomic
 def import_mafalda_gold(
     *,
@@ -275,14 +301,7 @@ def import_mafalda_gold(
     report = ImportReport(format="mafalda", file=name)
     _lock_project(project)
     resolver = label_resolver(project.taxonomy)
-    last_version = project.gold_standards.aggregate(last=Max("version"))["last"] or 0
-    gold = GoldStandard.objects.create(
-        project=project,
-        version=last_version + 1,
-        source=Path(name).name,
-        note=note,
-        created_by=created_by,
-    )
+    gold = _next_gold_standard(project, name, note, created_by)
     matcher = _DocumentMatcher(project, name)
     position = next_position(project)
     items = (_gold_item(record, resolver, name, report) for record in read_mafalda(path, name=name))
@@ -290,8 +309,7 @@ def import_mafalda_gold(
         for item in batch:
             matcher.check_repeat(item.record.line, item.record.text)
         existing = matcher.existing(item.record.text for item in batch)
-        new_items = [item for item in batch if item.record.text not in existing]
-        created, sentence_count = create_documents(
+        created, document_ids = _add_documents(
             project=project,
             texts=[
                 NewDocument(
@@ -300,42 +318,16 @@ def import_mafalda_gold(
                     source=Path(name).name,
                     sentences=item.sentences,
                 )
-                for item in new_items
+                for item in batch
+                if item.record.text not in existing
             ],
+            existing=existing,
             first_position=position,
+            batch_size=len(batch),
+            report=report,
         )
         position += len(created)
-        document_ids = dict(existing)
-        document_ids.update((doc.text, doc.pk) for doc in created)
-        GoldDocument.objects.bulk_create(
-            [
-                GoldDocument(
-                    gold_standard=gold,
-                    document_id=document_ids[item.record.text],
-                    comments=item.record.comments,
-                )
-                for item in batch
-            ],
-            batch_size=BATCH_SIZE,
-        )
-        GoldSpan.objects.bulk_create(
-            [
-                GoldSpan(
-                    gold_standard=gold,
-                    document_id=document_ids[item.record.text],
-                    start=span.start,
-                    end=span.end,
-                    labels=span.labels,
-                )
-                for item in batch
-                for span in item.spans
-            ],
-            batch_size=BATCH_SIZE,
-        )
-        report.texts += len(batch)
-        report.documents_created += len(created)
-        report.documents_reused += len(batch) - len(created)
-        report.sentences += sentence_count
+        _write_gold_batch(gold, batch, document_ids)
         for item in batch:
             _count_spans(report, item.spans)
     if not report.texts:  # a blank file: no empty published version
@@ -354,6 +346,60 @@ def import_mafalda_gold(
 class _DoccanoItem:
     record: DoccanoRecord
     spans: list[SpanDraft]
+
+
+def _record_doccano_ids(batch: list[_DoccanoItem], existing: dict[str, int], username: str) -> None:
+    """Keep each record's doccano id in the metadata of the document it reuses."""
+    reused = Document.objects.in_bulk(existing.values())
+    for item in batch:
+        document = reused.get(existing.get(item.record.text, -1))
+        if document is not None:
+            document.metadata = _doccano_ids(document.metadata, username, item.record.id)
+    Document.objects.bulk_update(reused.values(), ["metadata"], batch_size=BATCH_SIZE)
+
+
+def _replace_annotations(
+    batch: list[_DoccanoItem],
+    *,
+    annotator: AbstractBaseUser,
+    existing: dict[str, int],
+    document_ids: dict[str, int],
+    submitted_at: datetime,
+    report: ImportReport,
+) -> None:
+    """Delete the annotator's annotations on the batch's reused documents, create one
+    submitted annotation per record with its spans, and assign the documents."""
+    _, deleted = Annotation.objects.filter(
+        annotator=annotator, document_id__in=existing.values()
+    ).delete()
+    report.annotations_replaced += deleted.get(Annotation._meta.label, 0)
+    annotations = Annotation.objects.bulk_create(
+        [
+            Annotation(
+                document_id=document_ids[item.record.text],
+                annotator=annotator,
+                status=Annotation.Status.SUBMITTED,
+                submitted_at=submitted_at,
+                comments=item.record.comments,
+            )
+            for item in batch
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    Span.objects.bulk_create(
+        [
+            Span(annotation=annotation, start=span.start, end=span.end, labels=span.labels)
+            for annotation, item in zip(annotations, batch, strict=True)
+            for span in item.spans
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    Assignment.objects.bulk_create(
+        [Assignment(document_id=pk, annotator=annotator) for pk in document_ids.values()],
+        batch_size=BATCH_SIZE,
+        ignore_conflicts=True,
+    )
+    report.annotations_created += len(annotations)
 
 
 @transaction.atomic
@@ -399,8 +445,7 @@ def import_doccano_annotations(
 
     for batch in batched(item(record) for record in read_doccano(path, name=name)):
         existing = matcher.existing(item.record.text for item in batch)
-        new_items = [item for item in batch if item.record.text not in existing]
-        created, sentence_count = create_documents(
+        created, document_ids = _add_documents(
             project=project,
             texts=[
                 NewDocument(
@@ -408,55 +453,24 @@ def import_doccano_annotations(
                     source=Path(name).name,
                     metadata=_doccano_ids({}, username, item.record.id),
                 )
-                for item in new_items
+                for item in batch
+                if item.record.text not in existing
             ],
+            existing=existing,
             first_position=position,
+            batch_size=len(batch),
+            report=report,
         )
         position += len(created)
-        reused = Document.objects.in_bulk(existing.values())
-        for item in batch:
-            document = reused.get(existing.get(item.record.text, -1))
-            if document is not None:
-                document.metadata = _doccano_ids(document.metadata, username, item.record.id)
-        Document.objects.bulk_update(reused.values(), ["metadata"], batch_size=BATCH_SIZE)
-
-        document_ids = dict(existing)
-        document_ids.update((doc.text, doc.pk) for doc in created)
-        _, deleted = Annotation.objects.filter(
-            annotator=annotator, document_id__in=existing.values()
-        ).delete()
-        report.annotations_replaced += deleted.get(Annotation._meta.label, 0)
-        annotations = Annotation.objects.bulk_create(
-            [
-                Annotation(
-                    document_id=document_ids[item.record.text],
-                    annotator=annotator,
-                    status=Annotation.Status.SUBMITTED,
-                    submitted_at=now,
-                    comments=item.record.comments,
-                )
-                for item in batch
-            ],
-            batch_size=BATCH_SIZE,
+        _record_doccano_ids(batch, existing, username)
+        _replace_annotations(
+            batch,
+            annotator=annotator,
+            existing=existing,
+            document_ids=document_ids,
+            submitted_at=now,
+            report=report,
         )
-        Span.objects.bulk_create(
-            [
-                Span(annotation=annotation, start=span.start, end=span.end, labels=span.labels)
-                for annotation, item in zip(annotations, batch, strict=True)
-                for span in item.spans
-            ],
-            batch_size=BATCH_SIZE,
-        )
-        Assignment.objects.bulk_create(
-            [Assignment(document_id=pk, annotator=annotator) for pk in document_ids.values()],
-            batch_size=BATCH_SIZE,
-            ignore_conflicts=True,
-        )
-        report.texts += len(batch)
-        report.documents_created += len(created)
-        report.documents_reused += len(batch) - len(created)
-        report.sentences += sentence_count
-        report.annotations_created += len(annotations)
         for item in batch:
             _count_spans(report, item.spans)
     return report

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotations.importing.datasets import group_spans
 from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.csv import CsvColumns, csv_rows
 from annotations.importing.formats.doccano import read_doccano
@@ -32,6 +31,7 @@ from annotations.importing.items import (
     ItemImportError,
     columns_from,
 )
+from annotations.importing.label_spans import group_spans
 from annotations.importing.sentences import SentenceError, sentences_from_units
 from annotations.models import Document, ImportJob
 from annotations.selectors.taxonomy import label_resolver

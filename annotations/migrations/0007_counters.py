@@ -9,6 +9,16 @@ rows first, so every writer takes the project lock before the documents' (no dea
 between an assignment and a submission). SQLite: row-level triggers (one writer at a time).
 An UPDATE that changes no counted value (a span save bumping the annotation's revision)
 writes nothing else.
+
+- Replaces: counting rows when reading (``Count`` aggregates over a project's documents,
+  assignments and annotations for its progress and each document's figures).
+- Pays: ``bench/fenced.py --only counters`` (a project's progress): counting takes 189 times
+  as long at 20,000 documents (119 against 0.6 ms; 2 cores at load 2; 45 times at load 15),
+  and the gap grows with the project.
+- Same figures:
+  ``tests/annotations/services/test_counters.py::test_counters_follow_every_kind_of_write``
+  (after every kind of write the columns equal the counts of the rows) and
+  ``test_refresh_counts_repairs_counters``.
 """
 
 from django.db import migrations, models

@@ -9,7 +9,7 @@ This migration drops and recreates every SQLite trigger of 0005, so it is safe t
 PostgreSQL keeps its triggers across ``ALTER TABLE``, so nothing changes there.
 
 A later migration that rebuilds one of these tables on SQLite must recreate them the same
-way. ``tests/test_gold_immutability.py`` runs the raw-SQL tests on both databases.
+way. ``tests/annotations/services/test_gold_immutability.py`` runs the raw-SQL tests on both databases.
 """
 
 from importlib import import_module

@@ -10,8 +10,8 @@ of the requests' Python time (pyinstrument under ``bench/read_api.py``'s request
 open view's 3.6 ms went to queryset construction and compilation, 0.2 ms per query even for
 the sentences; the list's project-and-role queryset 0.8 ms, its SQL 0.1). The open answer is
 the JSON of ``DocumentSerializer`` plus ``/documents/ID/annotations/``
-(``tests/test_query_counts.py`` compares them); column values are converted here as the
-model fields would (JSON text, UUIDs, SQLite's naive datetimes).
+(``tests/annotations/selectors/test_query_counts.py`` compares them); column values are converted
+here as the model fields would (JSON text, UUIDs, SQLite's naive datetimes).
 
 Reads only (opening a document creates nothing), in autocommit: each query sees committed
 rows; a span saved between two of them is either in the answer or in the next one, as

@@ -1,10 +1,10 @@
 """A page of the user's project list with their role and progress, in one SQL statement.
 
 ``project_page`` gives the rows of ``GET /api/projects/`` as ``ProjectListSerializer``
-renders them (``tests/test_query_counts.py`` compares the two for every kind of user): the
-projects the user may see (``access.projects_for``, through ``access.project_visible_sql``),
-active or archived, by name, each with the user's role and the progress of
-``annotations.progress_for`` (staff: the project's counters; annotators: their
+renders them (``tests/annotations/selectors/test_query_counts.py`` compares the two for every kind
+of user): the projects the user may see (``access.projects_for``, through
+``access.project_visible_sql``), active or archived, by name, each with the user's role and the
+progress of ``annotations.progress_for`` (staff: the project's counters; annotators: their
 membership's), and the list's size (``COUNT(*) OVER ()``; a page past the end asks it
 again).
 

@@ -8,8 +8,8 @@ object (the API's 409).
 - Status changes (start, submit, reopen) are one transaction each that first locks the
   annotation row (``select_for_update``); they keep their annotation history rows.
 - Span writes (create, change, delete) are the annotation API's hot path, so their
-  statements are counted (``tests/test_write_query_counts.py``): one read without a lock
-  (``span_sql``: who may write the annotation, its status and revision, the project, the
+  statements are counted (``tests/annotations/api/test_write_query_counts.py``): one read without a
+  lock (``span_sql``: who may write the annotation, its status and revision, the project, the
   text's length, whether start and end are sentence boundaries, a span with the request's
   ``client_id``, the span to change), the checks, then one write that applies only if the
   annotation's revision is still the one read: on PostgreSQL a single statement (bump the

@@ -63,7 +63,15 @@ RETRY_FAILED_AFTER = timedelta(minutes=1)
 
 
 def _enqueue(result_id: int) -> None:
-    dispatch.send_on_commit((dispatch.COMPUTE_AGREEMENT, [result_id]))
+    """Queue the computation once this commits; when the broker refuses it, the pending
+    result is deleted again (the next request queues it at once) and ``QueueUnavailable``
+    is raised (the API's 503)."""
+    dispatch.send_on_commit(
+        (dispatch.COMPUTE_AGREEMENT, [result_id]),
+        undo=lambda reason: AgreementResult.objects.filter(
+            pk=result_id, status=AgreementResult.Status.PENDING
+        ).delete(),
+    )
 
 
 def agreement_for(
@@ -182,7 +190,7 @@ def library(name: str) -> str:
 
 # Provenance of each figure: its metric, the library (and version) computing it, its level.
 # Krippendorff's alpha over sets: our vectorised formula with nltk's distances, equal to
-# nltk's AnnotationTask.alpha (tests/test_iaa.py).
+# nltk's AnnotationTask.alpha (tests/evaluation/scoring/test_iaa.py).
 ALPHA_LIBRARY = f"{library('nltk')} distance, vectorised alpha"
 OWN_LIBRARY = f"evaluation.scoring {CODE_VERSION}"  # counts and the scorer: this code base
 

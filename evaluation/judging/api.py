@@ -12,8 +12,6 @@ a 403 (the roles of ``evaluation.runs.api``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -21,17 +19,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from evaluation import ownership
-from evaluation.access import require_admin, staff_project
-from evaluation.backends import ModelSpec
 from evaluation.judging.launch import launch_judge_run
 from evaluation.models import ModelRun
-from evaluation.runs.api import ERRORS, TAGS, serialize_runs
-from evaluation.runs.serializers import (
-    LaunchResponseSerializer,
-    ModelChoiceSerializer,
-    flatten_errors,
-)
-from evaluation.runs.services import LaunchError
+from evaluation.runs.api import ERRORS, TAGS, admin_launch_body, launched, model_specs
+from evaluation.runs.serializers import LaunchResponseSerializer, ModelChoiceSerializer
 
 
 class JudgeLaunchSerializer(serializers.Serializer):
@@ -43,15 +34,6 @@ class JudgeLaunchSerializer(serializers.Serializer):
     repeats = serializers.IntegerField(required=False, allow_null=True, default=None)
     limit = serializers.IntegerField(required=False, allow_null=True, default=None)
     name = serializers.CharField(required=False, allow_blank=True, max_length=180)
-
-
-def _project_id(data: Any) -> int | None:
-    raw = data.get("project") if hasattr(data, "get") else None
-    if isinstance(raw, int) and not isinstance(raw, bool):
-        return raw
-    if isinstance(raw, str) and raw.isdigit():
-        return int(raw)
-    return None
 
 
 class JudgeLaunchView(APIView):
@@ -66,15 +48,7 @@ class JudgeLaunchView(APIView):
         responses={201: LaunchResponseSerializer, **ERRORS},
     )
     def post(self, request: Request) -> Response:
-        project_id = _project_id(request.data)
-        if project_id is not None:  # roles first: 404 / 403 before the body's details
-            require_admin(request, staff_project(request, project_id))
-        launch = JudgeLaunchSerializer(data=request.data)
-        if not launch.is_valid():
-            return Response(flatten_errors(launch.errors), status=status.HTTP_400_BAD_REQUEST)
-        data = launch.validated_data
-        project = staff_project(request, data["project"])
-        require_admin(request, project)
+        project, data = admin_launch_body(request, JudgeLaunchSerializer)
         variant = ownership.variants_for(project).filter(pk=data["prompt_variant"]).first()
         if variant is None:
             return Response(
@@ -89,19 +63,19 @@ class JudgeLaunchView(APIView):
                     {"judged_run": [f"no run {data['judged_run']} in project {project.name!r}"]},
                     status=status.HTTP_400_BAD_REQUEST,
                 )
-        model = data["judge_model"]
-        try:
-            run = launch_judge_run(
-                project=project,
-                judge_model=ModelSpec(model["backend"], model["model"], dict(model["settings"])),
-                variant=variant,
-                judged_run=judged,
-                field=data["field"] or None,
-                repeats=data["repeats"],
-                limit=data["limit"],
-                created_by=request.user,
-                name=data.get("name") or None,
-            )
-        except LaunchError as error:
-            return Response(error.as_dict(), status=status.HTTP_400_BAD_REQUEST)
-        return Response({"runs": serialize_runs(request, [run])}, status=status.HTTP_201_CREATED)
+        return launched(
+            request,
+            lambda: [
+                launch_judge_run(
+                    project=project,
+                    judge_model=model_specs([data["judge_model"]])[0],
+                    variant=variant,
+                    judged_run=judged,
+                    field=data["field"] or None,
+                    repeats=data["repeats"],
+                    limit=data["limit"],
+                    created_by=request.user,
+                    name=data.get("name") or None,
+                )
+            ],
+        )

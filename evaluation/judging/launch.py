@@ -10,35 +10,37 @@ judged ``repeats`` times (``config["repeats"]``, default the variant's
 ``RunOutput`` rows and their parse failures are counted in the score
 (``evaluation.benchmarks.judges``).
 
-Concurrency contract: everything is validated first (each problem named by its field,
-nothing created; ``LaunchError``); then one transaction locks the judged run
-(``select_for_update``), checks again that it is done (a rescore or a resume may have
-started meanwhile), creates the run and its shard, and queues the shard only once it
-commits (``transaction.on_commit``), as ``runs.services.launch_runs`` does.
+The kind of launch ``JudgeLaunch`` supplies the judge's inputs to the one launch path
+(``runs.launch``): everything is validated first (each problem named by its field,
+nothing created; ``LaunchError``); then the launch's transaction locks the judged run
+(``select_for_update``) and checks again that it is done (a rescore or a resume may have
+started meanwhile) before the run and its one shard are created and queued.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
 
 from annotations.items import FormError, parse_form
 from annotations.models import Document, Project
-from evaluation.backends import GenerationParams, ModelSpec, SettingProblem
-from evaluation.benchmarks import ITEM_TASKS, TaskError, get_task
+from evaluation.backends import ModelSpec, SettingProblem
+from evaluation.benchmarks import ITEM_TASKS, TaskError, VariantSpec, get_task
 from evaluation.benchmarks.judges import MAX_REPEATS, repeats_of
-from evaluation.models import ModelRun, PromptVariant, RunShard
-from evaluation.runs.services import (
+from evaluation.models import ModelRun, PromptVariant
+from evaluation.runs.launch import (
     LaunchError,
-    Status,
-    _model_label,
-    _unique_name,
-    queue_launched,
+    PlannedRun,
+    RunLaunch,
+    decoding,
+    launch,
+    model_label,
+    size_problems,
     spec_problems,
 )
 
+Status = ModelRun.Status
 FREE_TEXT = "free-text"
 
 
@@ -92,82 +94,103 @@ def _check_judged_run(
     return problems
 
 
-def launch_judge_run(
-    *,
-    project: Project,
-    judge_model: ModelSpec,
-    variant: PromptVariant,
-    judged_run: ModelRun | None = None,
-    field: str | None = None,
-    repeats: int | None = None,
-    limit: int | None = None,
-    created_by: AbstractBaseUser | None = None,
-    name: str | None = None,
-    enqueue: bool = True,
-) -> ModelRun:
-    """One judge run over the project's items (the first ``limit``; by default as many as
-    the judged run answered), queued on the ``gpu`` queue; ``LaunchError`` first when
-    anything is wrong."""
-    problems: list[SettingProblem] = []
-    if project.kind != "items":
-        problems.append(
-            SettingProblem("project", f"{project.name!r} is a {project.kind} project, not items")
-        )
-    free_text = _free_text_fields(project)
-    if free_text is None:
-        problems.append(SettingProblem("project", "the project's form is invalid"))
-        free_text = []
-    task_name = variant.task
-    if not is_judge_task(task_name):
-        judges = sorted(name for name in ITEM_TASKS if is_judge_task(name))
-        problems.append(
-            SettingProblem(
-                "prompt_variant",
-                f"{variant} is a prompt of task {task_name!r}, not a judge ({', '.join(judges)})",
+def _repeats_valid(repeats: int | None) -> bool:
+    if repeats is None:
+        return True
+    return (
+        not isinstance(repeats, bool) and isinstance(repeats, int) and 1 <= repeats <= MAX_REPEATS
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeLaunch(RunLaunch):
+    """One judge run (one shard) rating the answers of ``judged_run`` to its free-text
+    field, or, without one, the items' own candidates (``field``: the free-text field
+    whose gold is the reference answer); ``repeats`` overrides the variant's."""
+
+    judge_model: ModelSpec
+    variant: PromptVariant
+    judged_run: ModelRun | None = None
+    field: str | None = None
+    repeats: int | None = None
+
+    def problems(self) -> list[SettingProblem]:
+        problems: list[SettingProblem] = []
+        project = self.project
+        if project.kind != "items":
+            problems.append(
+                SettingProblem(
+                    "project", f"{project.name!r} is a {project.kind} project, not items"
+                )
             )
-        )
-    spec = variant.spec()
-    if repeats is not None:
-        if (
-            isinstance(repeats, bool)
-            or not isinstance(repeats, int)
-            or not (1 <= repeats <= MAX_REPEATS)
-        ):
+        free_text = _free_text_fields(project)
+        if free_text is None:
+            problems.append(SettingProblem("project", "the project's form is invalid"))
+            free_text = []
+        problems += self._variant_problems()
+        problems += spec_problems(self.judge_model, "judge_model")
+        if self.judged_run is not None:
+            problems += self._judged_run_problems(self.judged_run, free_text)
+        else:
+            problems += self._candidate_problems(free_text)
+        return problems + size_problems(self._limit(), self.shards)
+
+    def _spec(self) -> VariantSpec:
+        """The judge variant's spec, with ``repeats`` over its own when given (and valid)."""
+        spec = self.variant.spec()
+        if self.repeats is None or not _repeats_valid(self.repeats):
+            return spec
+        return replace(spec, settings={**spec.settings, "repeats": self.repeats})
+
+    def _variant_problems(self) -> list[SettingProblem]:
+        problems: list[SettingProblem] = []
+        task_name = self.variant.task
+        if not is_judge_task(task_name):
+            judges = sorted(name for name in ITEM_TASKS if is_judge_task(name))
+            problems.append(
+                SettingProblem(
+                    "prompt_variant",
+                    f"{self.variant} is a prompt of task {task_name!r}, not a judge "
+                    f"({', '.join(judges)})",
+                )
+            )
+        if not _repeats_valid(self.repeats):
             problems.append(
                 SettingProblem("repeats", f"must be a whole number from 1 to {MAX_REPEATS}")
             )
-            repeats = None
-        else:
-            spec = replace(spec, settings={**spec.settings, "repeats": repeats})
-    if is_judge_task(task_name):
-        try:
-            get_task(task_name).check(spec)
-            repeats = repeats_of(spec)
-        except TaskError as error:
-            problems.append(SettingProblem("prompt_variant", f"{variant}: {error}"))
-    problems.extend(spec_problems(judge_model, "judge_model"))
-    if judged_run is not None:
-        problems.extend(_check_judged_run(judged_run, project, free_text))
-        if field not in (None, "", judged_run.field):
+        if is_judge_task(task_name):
+            try:
+                get_task(task_name).check(self._spec())
+                repeats_of(self._spec())
+            except TaskError as error:
+                problems.append(SettingProblem("prompt_variant", f"{self.variant}: {error}"))
+        return problems
+
+    def _judged_run_problems(
+        self, judged_run: ModelRun, free_text: list[str]
+    ) -> list[SettingProblem]:
+        problems = _check_judged_run(judged_run, self.project, free_text)
+        if self.field not in (None, "", judged_run.field):
             problems.append(
                 SettingProblem(
                     "field",
                     f"the judged run answers {judged_run.field!r}; leave field empty or "
-                    f"give {judged_run.field!r}, not {field!r}",
+                    f"give {judged_run.field!r}, not {self.field!r}",
                 )
             )
-        field = judged_run.field
-        if limit is None:
-            limit = judged_run.limit
-        elif judged_run.limit is not None and limit > judged_run.limit:
+        limit = self.limit
+        if limit is not None and judged_run.limit is not None and limit > judged_run.limit:
             problems.append(
                 SettingProblem(
                     "limit",
                     f"the judged run answered only the first {judged_run.limit} items, not {limit}",
                 )
             )
-    else:
-        field = field or ""
+        return problems
+
+    def _candidate_problems(self, free_text: list[str]) -> list[SettingProblem]:
+        problems: list[SettingProblem] = []
+        field, task_name = self._field(), self.variant.task
         if field and field not in free_text:
             problems.append(
                 SettingProblem(
@@ -184,11 +207,11 @@ def launch_judge_run(
                     "whose gold is the reference",
                 )
             )
-        documents = Document.objects.filter(project=project).order_by("position", "id")
-        if not any(
-            (metadata or {}).get("candidate")
-            for metadata in documents.values_list("metadata", flat=True)[:limit]
-        ):
+        documents = Document.objects.filter(project=self.project).order_by("position", "id")
+        metadata = documents.values_list("metadata", flat=True)
+        if self.limit is not None:
+            metadata = metadata[: max(self.limit, 0)]
+        if not any((entry or {}).get("candidate") for entry in metadata):
             problems.append(
                 SettingProblem(
                     "judged_run",
@@ -196,53 +219,85 @@ def launch_judge_run(
                     "free-text run to judge",
                 )
             )
-    if limit is not None and limit < 1:
-        problems.append(SettingProblem("limit", "must be at least 1"))
-    if problems:
-        raise LaunchError(problems)
+        return problems
 
-    items = Document.objects.filter(project=project).count()
-    total = min(items, limit) * repeats if limit else items * repeats
-    decoding = GenerationParams.from_dict({**variant.decoding, "temperature": 0.0})
-    base = name or (
-        f"judge {_model_label(judge_model)} · {variant.name} v{variant.version} · "
-        + (judged_run.name if judged_run is not None else field or "candidates")
+    def _field(self) -> str:
+        """The judged free-text field: the judged run's, else the one named (or none)."""
+        return self.judged_run.field if self.judged_run is not None else self.field or ""
+
+    def _limit(self) -> int | None:
+        """The first items judged: by default as many as the judged run answered."""
+        if self.limit is None and self.judged_run is not None:
+            return self.judged_run.limit
+        return self.limit
+
+    def plans(self) -> list[PlannedRun]:
+        repeats, limit, field = repeats_of(self._spec()), self._limit(), self._field()
+        items = Document.objects.filter(project=self.project).count()
+        judged = self.judged_run.name if self.judged_run is not None else field or "candidates"
+        label = f"{self.variant.name} v{self.variant.version}"
+        return [
+            PlannedRun(
+                spec=self.judge_model,
+                variant=self.variant,
+                name=self.name or f"judge {model_label(self.judge_model)} · {label} · {judged}",
+                total=(min(items, limit) if limit else items) * repeats,
+                config={
+                    "settings": dict(self.judge_model.settings),
+                    "params": decoding(self.variant, {"temperature": 0.0}),
+                    "repeats": repeats,
+                },
+                columns={
+                    "gold_standard": None,
+                    "field": field,
+                    "judged_run": self.judged_run,
+                    "limit": limit,
+                },
+            )
+        ]
+
+    def recheck(self) -> None:
+        """The judged run is still done (a rescore or a resume may have started since)."""
+        if self.judged_run is None:
+            return
+        locked = ModelRun.objects.select_for_update().get(pk=self.judged_run.pk)
+        if locked.status != Status.DONE:
+            raise LaunchError(
+                [
+                    SettingProblem(
+                        "judged_run",
+                        f"run {locked.name!r} is {locked.status}; only a finished (done) "
+                        "run is judged",
+                    )
+                ]
+            )
+
+
+def launch_judge_run(
+    *,
+    project: Project,
+    judge_model: ModelSpec,
+    variant: PromptVariant,
+    judged_run: ModelRun | None = None,
+    field: str | None = None,
+    repeats: int | None = None,
+    limit: int | None = None,
+    created_by: AbstractBaseUser | None = None,
+    name: str | None = None,
+    enqueue: bool = True,
+) -> ModelRun:
+    """One judge run over the project's items (the first ``limit``; by default as many as
+    the judged run answered), queued on the ``gpu`` queue; ``LaunchError`` first when
+    anything is wrong."""
+    request = JudgeLaunch(
+        project=project,
+        judge_model=judge_model,
+        variant=variant,
+        judged_run=judged_run,
+        field=field,
+        repeats=repeats,
+        limit=limit,
+        created_by=created_by,
+        name=name,
     )
-    with transaction.atomic():
-        if judged_run is not None:
-            locked = ModelRun.objects.select_for_update().get(pk=judged_run.pk)
-            if locked.status != Status.DONE:
-                raise LaunchError(
-                    [
-                        SettingProblem(
-                            "judged_run",
-                            f"run {locked.name!r} is {locked.status}; only a finished (done) "
-                            "run is judged",
-                        )
-                    ]
-                )
-        run = ModelRun.objects.create(
-            project=project,
-            gold_standard=None,
-            name=_unique_name(project, base, set()),
-            backend=judge_model.backend,
-            model_name=judge_model.model,
-            task=task_name,
-            prompt_variant=variant,
-            field=field,
-            judged_run=judged_run,
-            limit=limit,
-            shards=1,
-            config={
-                "settings": dict(judge_model.settings),
-                "params": decoding.to_dict(),
-                "repeats": repeats,
-            },
-            status=Status.QUEUED,
-            total=total,
-            created_by=created_by,
-        )
-        RunShard.objects.create(run=run, index=0)
-        if enqueue:
-            queue_launched([run])
-    return run
+    return launch(request, enqueue=enqueue)[0]

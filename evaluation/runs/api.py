@@ -10,8 +10,9 @@ reviewer asking for an admin's action gets a 403.
 
 Validation errors are ``{field: [messages]}`` with nested fields flattened the way the
 launch service names them (``models[0].backend``, ``params.top_p``); a launch that is
-refused creates nothing. Writes go through ``evaluation.runs.services``; the leaderboard
-is ``evaluation.runs.leaderboard``.
+refused creates nothing. Launches go through ``evaluation.runs.launch`` (item runs:
+``evaluation.items.launch``), the other writes through ``evaluation.runs.services``; the
+leaderboard is ``evaluation.runs.leaderboard``.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from fallacy_platform.query import query_id
-from rest_framework import generics, status
+from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.request import Request
@@ -57,6 +58,7 @@ from evaluation.benchmarks.mafalda import MafaldaTask
 from evaluation.items.launch import launch_item_runs
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
 from evaluation.runs import leaderboard, selectors
+from evaluation.runs.launch import LaunchError, launch_runs
 from evaluation.runs.prompts import parse_answer, run_parser
 from evaluation.runs.scores_api import ScoringErrorsMixin, visible_gold
 from evaluation.runs.serializers import (
@@ -72,14 +74,7 @@ from evaluation.runs.serializers import (
     VariantSerializer,
     flatten_errors,
 )
-from evaluation.runs.services import (
-    LaunchError,
-    RunStateError,
-    cancel_run,
-    launch_runs,
-    rescore_run,
-    resume_run,
-)
+from evaluation.runs.services import RunStateError, cancel_run, rescore_run, resume_run
 from evaluation.runs.stored import taxonomy_mapping
 from evaluation.runs.variants import VariantConflict, save_variant_version
 
@@ -107,6 +102,48 @@ def serialize_runs(request: Request, runs: list[ModelRun]) -> list[dict[str, Any
     found = runs_with_counts(ModelRun.objects.filter(pk__in=[run.pk for run in runs])).in_bulk()
     ordered = [found[run.pk] for run in runs]
     return RunSerializer(ordered, many=True, context=run_context(request)).data
+
+
+def body_project_id(data: Any) -> int | None:
+    """The ``project`` of a request body when it is an id, before the body is validated."""
+    raw = data.get("project") if hasattr(data, "get") else None
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.isdigit():
+        return int(raw)
+    return None
+
+
+def admin_launch_body(
+    request: Request, serializer_class: type[serializers.Serializer]
+) -> tuple[Project, dict[str, Any]]:
+    """A launch's project and validated body. Roles first (404 / 403) when the project can
+    be read at all; then a body that is not valid is a 400 naming each field."""
+    project_id = body_project_id(request.data)
+    if project_id is not None:
+        require_admin(request, staff_project(request, project_id))
+    body = serializer_class(data=request.data)
+    if not body.is_valid():
+        raise DRFValidationError(flatten_errors(body.errors))
+    data = body.validated_data
+    project = staff_project(request, data["project"])
+    require_admin(request, project)
+    return project, data
+
+
+def model_specs(models: list[dict[str, Any]]) -> list[ModelSpec]:
+    return [
+        ModelSpec(model["backend"], model["model"], dict(model["settings"])) for model in models
+    ]
+
+
+def launched(request: Request, start: Callable[[], list[ModelRun]]) -> Response:
+    """201 with the runs a launch created (as ``Run``), or 400 naming each refused field."""
+    try:
+        runs = start()
+    except LaunchError as error:
+        return Response(error.as_dict(), status=status.HTTP_400_BAD_REQUEST)
+    return Response({"runs": serialize_runs(request, runs)}, status=status.HTTP_201_CREATED)
 
 
 # --- prompt variants ------------------------------------------------------------------------
@@ -327,50 +364,40 @@ class RunListView(generics.ListAPIView):
         responses={201: LaunchResponseSerializer, **ERRORS},
     )
     def post(self, request: Request) -> Response:
-        # roles first (404 / 403), when the project can be read at all
-        raw = request.data.get("project") if hasattr(request.data, "get") else None
-        if (isinstance(raw, int) and not isinstance(raw, bool)) or (
-            isinstance(raw, str) and raw.isdigit()
-        ):
-            require_admin(request, staff_project(request, int(raw)))
-        launch = LaunchSerializer(data=request.data)
-        if not launch.is_valid():
-            return Response(flatten_errors(launch.errors), status=status.HTTP_400_BAD_REQUEST)
-        data = launch.validated_data
-        project = staff_project(request, data["project"])
-        require_admin(request, project)
-        if project.kind == "items":
-            return self.launch_items(request, project, data)
-        if data["gold_standard"] is None:
+        project, data = admin_launch_body(request, LaunchSerializer)
+        if project.kind == "items" and not data["field"]:
             return Response(
-                {"gold_standard": ["a span project's runs need a gold version"]},
+                {"field": ["an item project's runs answer a form field: name it"]},
                 status=status.HTTP_400_BAD_REQUEST,
             )
-        gold = gold_standards_for(request.user).filter(pk=data["gold_standard"]).first()
-        if gold is None:
-            raise NotFound("No gold standard with this id.")
+        gold = None
+        if project.kind != "items":
+            if data["gold_standard"] is None:
+                return Response(
+                    {"gold_standard": ["a span project's runs need a gold version"]},
+                    status=status.HTTP_400_BAD_REQUEST,
+                )
+            gold = gold_standards_for(request.user).filter(pk=data["gold_standard"]).first()
+            if gold is None:
+                raise NotFound("No gold standard with this id.")
         found, missing = self.variants_of(project, data)
         if missing:
             return Response(missing, status=status.HTTP_400_BAD_REQUEST)
-        try:
-            runs = launch_runs(
-                project=project,
-                gold_standard=gold,
-                models=[
-                    ModelSpec(model["backend"], model["model"], dict(model["settings"]))
-                    for model in data["models"]
-                ],
-                variants=[found[pk] for pk in data["prompt_variants"]],
-                level=data["level"],
-                limit=data["limit"],
-                shards=data["shards"],
-                params=data.get("params") or {},
-                created_by=request.user,
-                name=data.get("name") or None,
-            )
-        except LaunchError as error:
-            return Response(error.as_dict(), status=status.HTTP_400_BAD_REQUEST)
-        return Response({"runs": serialize_runs(request, runs)}, status=status.HTTP_201_CREATED)
+        common: dict[str, Any] = {
+            "project": project,
+            "models": model_specs(data["models"]),
+            "variants": [found[pk] for pk in data["prompt_variants"]],
+            "limit": data["limit"],
+            "shards": data["shards"],
+            "params": data.get("params") or {},
+            "created_by": request.user,
+            "name": data.get("name") or None,
+        }
+        if gold is None:  # an item project: the runs answer the form field
+            return launched(request, lambda: launch_item_runs(field=data["field"], **common))
+        return launched(
+            request, lambda: launch_runs(gold_standard=gold, level=data["level"], **common)
+        )
 
     @staticmethod
     def variants_of(
@@ -384,35 +411,6 @@ class RunListView(generics.ListAPIView):
             if pk not in found
         }
         return found, missing
-
-    def launch_items(self, request: Request, project: Project, data: dict[str, Any]) -> Response:
-        """An item project: runs answer the form ``field`` (no gold version)."""
-        if not data["field"]:
-            return Response(
-                {"field": ["an item project's runs answer a form field: name it"]},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
-        found, missing = self.variants_of(project, data)
-        if missing:
-            return Response(missing, status=status.HTTP_400_BAD_REQUEST)
-        try:
-            runs = launch_item_runs(
-                project=project,
-                field=data["field"],
-                models=[
-                    ModelSpec(model["backend"], model["model"], dict(model["settings"]))
-                    for model in data["models"]
-                ],
-                variants=[found[pk] for pk in data["prompt_variants"]],
-                limit=data["limit"],
-                shards=data["shards"],
-                params=data.get("params") or {},
-                created_by=request.user,
-                name=data.get("name") or None,
-            )
-        except LaunchError as error:
-            return Response(error.as_dict(), status=status.HTTP_400_BAD_REQUEST)
-        return Response({"runs": serialize_runs(request, runs)}, status=status.HTTP_201_CREATED)
 
 
 @extend_schema(tags=TAGS, summary="A model run with its shards and stored scores")

@@ -72,6 +72,83 @@ def _records(path: Source, name: str) -> Iterator[_Record]:
         yield _Record(line, text, units)
 
 
+def _create_run(
+    *,
+    project: Project,
+    name: str,
+    gold_standard: GoldStandard | None,
+    backend: str,
+    model_name: str,
+    created_by: AbstractBaseUser | None,
+    file_name: str,
+) -> ModelRun:
+    """The finished run the outputs are imported into; ``RunImportError`` when the name is
+    blank or taken, or the gold version belongs to another project."""
+    name = name.strip()
+    if not name:
+        raise RunImportError("a run needs a name")
+    if gold_standard is not None and gold_standard.project_id != project.pk:
+        raise RunImportError(
+            f"gold standard version {gold_standard.version} belongs to another project"
+        )
+    if ModelRun.objects.filter(project=project, name=name).exists():
+        raise RunImportError(f"project {project.name!r} already has a run named {name!r}")
+    try:
+        with transaction.atomic():
+            return ModelRun.objects.create(
+                project=project,
+                gold_standard=gold_standard,
+                name=name,
+                backend=backend,
+                model_name=model_name,
+                config={"source": Path(file_name).name, "format": RAW_RESULTS_FORMAT},
+                status=ModelRun.Status.DONE,
+                created_by=created_by,
+                finished_at=timezone.now(),
+            )
+    except IntegrityError:  # created concurrently
+        raise RunImportError(f"project {project.name!r} already has a run named {name!r}") from None
+
+
+def _batch_outputs(
+    run: ModelRun,
+    batch: list[_Record],
+    found: dict[str, int],
+    seen: dict[int, int],
+    *,
+    file_name: str,
+    where: str,
+) -> list[RunOutput]:
+    """The outputs of a batch of records; ``found`` maps texts to their documents, ``seen``
+    the documents of earlier records to their lines (updated)."""
+    rows = []
+    for record in batch:
+        document_id = found.get(record.text)
+        if document_id is None:
+            raise DatasetFormatError(
+                file_name,
+                record.line,
+                "text",
+                f"no document of {where} has exactly this text: {record.text[:60]!r}",
+            )
+        if document_id in seen:
+            raise DatasetFormatError(
+                file_name, record.line, "text", f"same text as line {seen[document_id]}"
+            )
+        seen[document_id] = record.line
+        rows.extend(
+            RunOutput(
+                run=run,
+                document_id=document_id,
+                unit_index=index,
+                unit_text=sentence,
+                raw_output=output,
+            )
+            for index, (sentence, output) in enumerate(record.units)
+        )
+    return rows
+
+
 @transaction.atomic
 def import_run(
     *,
@@ -90,30 +167,15 @@ def import_run(
     ``DatasetFormatError`` at the first bad record (see the module docstring).
     """
     file_name = source_name(path, file_name)
-    name = name.strip()
-    if not name:
-        raise RunImportError("a run needs a name")
-    if gold_standard is not None and gold_standard.project_id != project.pk:
-        raise RunImportError(
-            f"gold standard version {gold_standard.version} belongs to another project"
-        )
-    if ModelRun.objects.filter(project=project, name=name).exists():
-        raise RunImportError(f"project {project.name!r} already has a run named {name!r}")
-    try:
-        with transaction.atomic():
-            run = ModelRun.objects.create(
-                project=project,
-                gold_standard=gold_standard,
-                name=name,
-                backend=backend,
-                model_name=model_name,
-                config={"source": Path(file_name).name, "format": RAW_RESULTS_FORMAT},
-                status=ModelRun.Status.DONE,
-                created_by=created_by,
-                finished_at=timezone.now(),
-            )
-    except IntegrityError:  # created concurrently
-        raise RunImportError(f"project {project.name!r} already has a run named {name!r}") from None
+    run = _create_run(
+        project=project,
+        name=name,
+        gold_standard=gold_standard,
+        backend=backend,
+        model_name=model_name,
+        created_by=created_by,
+        file_name=file_name,
+    )
     documents = Document.objects.filter(project=project)
     if gold_standard is not None:
         documents = documents.filter(
@@ -131,31 +193,7 @@ def import_run(
             .order_by("-pk")
             .values_list("text", "pk")
         )
-        rows = []
-        for record in batch:
-            document_id = found.get(record.text)
-            if document_id is None:
-                raise DatasetFormatError(
-                    file_name,
-                    record.line,
-                    "text",
-                    f"no document of {where} has exactly this text: {record.text[:60]!r}",
-                )
-            if document_id in seen:
-                raise DatasetFormatError(
-                    file_name, record.line, "text", f"same text as line {seen[document_id]}"
-                )
-            seen[document_id] = record.line
-            rows.extend(
-                RunOutput(
-                    run=run,
-                    document_id=document_id,
-                    unit_index=index,
-                    unit_text=sentence,
-                    raw_output=output,
-                )
-                for index, (sentence, output) in enumerate(record.units)
-            )
+        rows = _batch_outputs(run, batch, found, seen, file_name=file_name, where=where)
         RunOutput.objects.bulk_create(rows, batch_size=BATCH_SIZE)
         texts += len(batch)
         outputs += len(rows)

@@ -33,7 +33,7 @@ from evaluation.backends import (
     ModelSpec,
     get_backend,
 )
-from evaluation.backends.base import package_versions, request_key
+from evaluation.backends.base import Backend, package_versions, request_key
 from evaluation.benchmarks import get_task, is_item_task
 from evaluation.models import GenerationCache, ModelRun, RunOutput
 from evaluation.runs.outputs import (
@@ -101,11 +101,8 @@ def _cached_outputs(keys: list[str]) -> dict[str, tuple[str, float]]:
     return found
 
 
-def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) -> ShardSummary:
-    started = time.monotonic()
-    run = ModelRun.objects.select_related(
-        "gold_standard__project__taxonomy", "prompt_variant", "project__taxonomy"
-    ).get(pk=run_id)
+def _output_readers(run: ModelRun) -> tuple[Callable[[str], str], Callable[[str], Any]]:
+    """How the run reads a raw output: the answer in it, then that answer's prediction."""
     task = get_task(run.prompt_variant.task)
     variant = run.prompt_variant.spec()
 
@@ -115,20 +112,22 @@ def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) ->
     if is_item_task(run.task):
         from evaluation.items.runs import item_parser
 
-        labels_of = item_parser(run)
-    else:
-        parser = run_parser(run)
-        mapping = taxonomy_mapping(run.project.taxonomy)
+        return answer_of, item_parser(run)
+    parser = run_parser(run)
+    mapping = taxonomy_mapping(run.project.taxonomy)
 
-        def labels_of(answer: str):
-            return parse_answer(parser, answer, run=run, mapping=mapping)
+    def labels_of(answer: str) -> Any:
+        return parse_answer(parser, answer, run=run, mapping=mapping)
 
-    spec = ModelSpec(run.backend, run.model_name, dict(run.config.get("settings", {})))
-    params = GenerationParams.from_dict(run.config.get("params"))
-    backend_class = get_backend(run.backend)
-    fingerprint = backend_class.fingerprint(spec)
+    return answer_of, labels_of
+
+
+def _shard_units(
+    run: ModelRun, shard: int, *, fingerprint: str, params: GenerationParams
+) -> list[PendingUnit]:
+    """The shard's requests (request i belongs to shard i mod K) with their cache keys."""
     units = [unit for i, unit in enumerate(run_prompts(run)) if i % run.shards == shard]
-    pending = [
+    return [
         PendingUnit(
             unit,
             request_key(
@@ -142,6 +141,68 @@ def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) ->
         )
         for unit in units
     ]
+
+
+def _generate(
+    run: ModelRun,
+    shard: int,
+    backend: Backend,
+    remaining: list[PendingUnit],
+    *,
+    environment: dict[str, Any],
+    summary: ShardSummary,
+    readers: tuple[Callable[[str], str], Callable[[str], Any]],
+    log: Callable[[str], None],
+) -> None:
+    """Send each distinct key of ``remaining`` once and record the outputs batch by batch; the
+    environment is recorded with the first batch, once the model is loaded."""
+    answer_of, labels_of = readers
+    requests: dict[str, GenerationRequest] = {}
+    by_key: dict[str, list[PendingUnit]] = {}
+    for p in remaining:
+        by_key.setdefault(p.key, []).append(p)
+        requests.setdefault(
+            p.key, GenerationRequest(p.key, p.unit.prompt, p.unit.labels, p.unit.guided)
+        )
+    first = True
+    for results in backend.generate(list(requests.values())):
+        if first:
+            record_environment(
+                run=run,
+                shard=shard,
+                environment={**environment, **backend.environment(), "model_loaded": True},
+            )
+            first = False
+        results = [clean(result) for result in results]
+        outputs = {r.key: (r.output, r.seconds) for r in results}
+        batch_units = [p for r in results for p in by_key.get(r.key, ())]
+        rows = outputs_for(
+            run,
+            batch_units,
+            outputs,
+            from_cache=False,
+            answer_of=answer_of,
+            labels_of=labels_of,
+        )
+        record_generated(
+            run=run, results=results, rows=rows, backend=run.backend, model_name=run.model_name
+        )
+        summary.generated += len(results)
+        log(f"run {run.pk} shard {shard}: {summary.generated}/{len(requests)} generated")
+
+
+def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) -> ShardSummary:
+    started = time.monotonic()
+    run = ModelRun.objects.select_related(
+        "gold_standard__project__taxonomy", "prompt_variant", "project__taxonomy"
+    ).get(pk=run_id)
+    readers = _output_readers(run)
+    answer_of, labels_of = readers
+    spec = ModelSpec(run.backend, run.model_name, dict(run.config.get("settings", {})))
+    params = GenerationParams.from_dict(run.config.get("params"))
+    backend_class = get_backend(run.backend)
+    fingerprint = backend_class.fingerprint(spec)
+    pending = _shard_units(run, shard, fingerprint=fingerprint, params=params)
     summary = ShardSummary(requests=len(pending))
     have = set(RunOutput.objects.filter(run=run).values_list("document_id", "unit_index"))
     todo = [p for p in pending if (p.unit.document_id, p.unit.unit_index) not in have]
@@ -171,40 +232,18 @@ def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) ->
         record_environment(run=run, shard=shard, environment={**environment, "model_loaded": False})
         summary.seconds = time.monotonic() - started
         return summary
-    requests: dict[str, GenerationRequest] = {}
-    by_key: dict[str, list[PendingUnit]] = {}
-    for p in remaining:
-        by_key.setdefault(p.key, []).append(p)
-        requests.setdefault(
-            p.key, GenerationRequest(p.key, p.unit.prompt, p.unit.labels, p.unit.guided)
-        )
     backend = backend_class(spec, params)
     try:
-        first = True
-        for results in backend.generate(list(requests.values())):
-            if first:
-                record_environment(
-                    run=run,
-                    shard=shard,
-                    environment={**environment, **backend.environment(), "model_loaded": True},
-                )
-                first = False
-            results = [clean(result) for result in results]
-            outputs = {r.key: (r.output, r.seconds) for r in results}
-            batch_units = [p for r in results for p in by_key.get(r.key, ())]
-            rows = outputs_for(
-                run,
-                batch_units,
-                outputs,
-                from_cache=False,
-                answer_of=answer_of,
-                labels_of=labels_of,
-            )
-            record_generated(
-                run=run, results=results, rows=rows, backend=run.backend, model_name=run.model_name
-            )
-            summary.generated += len(results)
-            log(f"run {run.pk} shard {shard}: {summary.generated}/{len(requests)} generated")
+        _generate(
+            run,
+            shard,
+            backend,
+            remaining,
+            environment=environment,
+            summary=summary,
+            readers=readers,
+            log=log,
+        )
     finally:
         backend.close()
     summary.seconds = time.monotonic() - started

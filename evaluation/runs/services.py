@@ -1,44 +1,33 @@
-"""Writes on model runs: launch, cancel, resume, rescore, and the state changes of jobs.
+"""Writes on model runs after their launch (``runs.launch``): cancel, resume, rescore,
+and the state changes of jobs.
 
 Concurrency contract:
-- ``launch_runs`` validates everything first (every problem named by its field, nothing
-  created), then creates the runs and their shards in one transaction and queues the
-  shard tasks only once it commits (``transaction.on_commit``), so a worker never sees a
-  run that is not there yet. When they cannot be queued (the broker is down) the runs are
-  deleted again and ``QueueUnavailable`` is raised (the API answers 503): no run is left
-  queued that nothing will run.
 - State changes lock the run row (``select_for_update``): a shard's supervisor, the
   scoring task and a user's cancel or resume serialise on it, so two shards finishing
   at once queue the scoring exactly once, and a cancel is never lost.
+- A resumed or rescored run's jobs are queued once the change commits; when the broker
+  refuses them the run fails again (still resumable) and ``QueueUnavailable`` is raised.
 - Liveness: a shard's supervisor writes the shard's ``heartbeat_at`` while it runs; a
   shard whose heartbeat is stale (its worker died) is failed, resumable, by the workers'
   sweep (``runs.liveness``). A redelivered task of a shard that is finished,
   failed, cancelled, or running with a fresh heartbeat does nothing.
-- A run's key secret (an API key) is never stored: ``settings.api_key`` is refused at
-  launch (so is ``settings.api_key_env``); a run names one of the operator's credentials
-  (``settings.credential``), which the workers read from their settings.
 
 States: created -> queued -> running (done/total) -> scoring -> done | failed | cancelled.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
-from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 from fallacy_platform.liveness import Heartbeat, heartbeat_seconds, stale_seconds
 
-from annotations.models import GoldStandard, Project, Sentence
 from evaluation import dispatch
-from evaluation.backends import GenerationParams, ModelSpec, SettingProblem, check_spec
-from evaluation.benchmarks import TaskError, get_task, is_item_task
-from evaluation.models import ModelRun, PromptVariant, RunScore, RunShard
+from evaluation.benchmarks import is_item_task
+from evaluation.models import ModelRun, RunScore, RunShard
+from evaluation.runs.launch import shard_message
 from evaluation.runs.liveness import (
     beat_scoring,
     claim_scoring,
@@ -47,200 +36,11 @@ from evaluation.runs.liveness import (
 )
 from evaluation.runs.states import settle
 
-MAX_SHARDS = 64
-SECRET_SETTINGS = frozenset({"api_key"})
 Status = ModelRun.Status
-
-
-class LaunchError(ValueError):
-    """The launch is refused; ``problems`` name each bad field. Nothing was created."""
-
-    def __init__(self, problems: Sequence[SettingProblem]) -> None:
-        self.problems = list(problems)
-        super().__init__("; ".join(str(problem) for problem in self.problems))
-
-    def as_dict(self) -> dict[str, list[str]]:
-        fields: dict[str, list[str]] = {}
-        for problem in self.problems:
-            fields.setdefault(problem.field, []).append(problem.message)
-        return fields
 
 
 class RunStateError(ValueError):
     """The run is not in a state that allows this (e.g. cancelling a finished run)."""
-
-
-def _model_label(spec: ModelSpec) -> str:
-    name = Path(spec.model).name if spec.model else spec.backend
-    return name or spec.backend
-
-
-def _unique_name(project: Project, base: str, taken: set[str]) -> str:
-    name, number = base, 1
-    while name in taken or ModelRun.objects.filter(project=project, name=name).exists():
-        number += 1
-        name = f"{base} #{number}"
-    taken.add(name)
-    return name
-
-
-def spec_problems(spec: ModelSpec, where: str) -> list[SettingProblem]:
-    """What is wrong with one model of a launch, named under ``where`` (secrets included)."""
-    problems: list[SettingProblem] = []
-    if not spec.model and spec.backend not in ("random", "silent"):
-        problems.append(SettingProblem(f"{where}.model", "a model name or path is required"))
-    for key in sorted(SECRET_SETTINGS & set(spec.settings)):
-        problems.append(
-            SettingProblem(
-                f"{where}.settings.{key}",
-                "secrets are never stored with a run: choose one of the operator's "
-                "credentials by name (settings.credential)",
-            )
-        )
-    problems.extend(
-        SettingProblem(f"{where}.{problem.field}", problem.message) for problem in check_spec(spec)
-    )
-    return problems
-
-
-def model_problems(models: Sequence[ModelSpec]) -> list[SettingProblem]:
-    """What is wrong with the models of a launch (``models[i].field``)."""
-    if not models:
-        return [SettingProblem("models", "choose at least one model")]
-    return [
-        problem
-        for index, spec in enumerate(models)
-        for problem in spec_problems(spec, f"models[{index}]")
-    ]
-
-
-def _check_launch(
-    *,
-    project: Project,
-    gold_standard: GoldStandard,
-    models: Sequence[ModelSpec],
-    variants: Sequence[PromptVariant],
-    level: int,
-    limit: int | None,
-    shards: int,
-) -> list[SettingProblem]:
-    problems: list[SettingProblem] = []
-    if gold_standard.project_id != project.pk:
-        problems.append(
-            SettingProblem(
-                "gold_standard",
-                f"gold version {gold_standard.version} belongs to another project "
-                f"({gold_standard.project.name!r}), not {project.name!r}",
-            )
-        )
-    elif not gold_standard.documents.exists():
-        problems.append(SettingProblem("gold_standard", "the gold version has no documents"))
-    if level not in (0, 1, 2):
-        problems.append(SettingProblem("level", f"must be 0, 1 or 2, not {level!r}"))
-    if limit is not None and limit < 1:
-        problems.append(SettingProblem("limit", "must be at least 1"))
-    if not 1 <= shards <= MAX_SHARDS:
-        problems.append(SettingProblem("shards", f"must be between 1 and {MAX_SHARDS}"))
-    problems.extend(model_problems(models))
-    if not variants:
-        problems.append(SettingProblem("prompt_variants", "choose at least one prompt variant"))
-    for index, variant in enumerate(variants):
-        where = f"prompt_variants[{index}]"
-        try:
-            get_task(variant.task).check(variant.spec())
-        except TaskError as error:
-            problems.append(SettingProblem(where, f"{variant}: {error}"))
-    return problems
-
-
-def _request_count(gold_standard: GoldStandard, limit: int | None) -> int:
-    documents = gold_standard.documents.order_by("position", "id").values("id")
-    if limit:
-        documents = documents[:limit]
-    return Sentence.objects.filter(
-        document_id__in=list(documents.values_list("id", flat=True))
-    ).count()
-
-
-def launch_runs(
-    *,
-    project: Project,
-    gold_standard: GoldStandard,
-    models: Sequence[ModelSpec],
-    variants: Sequence[PromptVariant],
-    level: int = 2,
-    limit: int | None = None,
-    shards: int = 1,
-    params: dict[str, Any] | None = None,
-    created_by: AbstractBaseUser | None = None,
-    name: str | None = None,
-    enqueue: bool = True,
-) -> list[ModelRun]:
-    """One run per (model, variant), queued on the ``gpu`` queue (``LaunchError`` first
-    when anything is wrong). ``params`` override the variant's decoding settings."""
-    problems = _check_launch(
-        project=project,
-        gold_standard=gold_standard,
-        models=models,
-        variants=variants,
-        level=level,
-        limit=limit,
-        shards=shards,
-    )
-    try:
-        GenerationParams.from_dict(params)
-    except (TypeError, ValueError) as error:
-        problems.append(SettingProblem("params", str(error)))
-    if problems:
-        raise LaunchError(problems)
-    total = _request_count(gold_standard, limit)
-    runs: list[ModelRun] = []
-    with transaction.atomic():
-        taken: set[str] = set()
-        for spec in models:
-            for variant in variants:
-                decoding = GenerationParams.from_dict({**variant.decoding, **(params or {})})
-                base = (
-                    name or f"{_model_label(spec)} · {variant.name} v{variant.version} · L{level}"
-                )
-                run = ModelRun.objects.create(
-                    project=project,
-                    gold_standard=gold_standard,
-                    name=_unique_name(project, base, taken),
-                    backend=spec.backend,
-                    model_name=spec.model,
-                    task=variant.task,
-                    prompt_variant=variant,
-                    level=level,
-                    limit=limit,
-                    shards=shards,
-                    config={"settings": dict(spec.settings), "params": decoding.to_dict()},
-                    status=Status.QUEUED,
-                    total=total,
-                    created_by=created_by,
-                )
-                RunShard.objects.bulk_create(
-                    RunShard(run=run, index=index) for index in range(shards)
-                )
-                runs.append(run)
-        if enqueue:
-            queue_launched(runs)
-    return runs
-
-
-def _shard_message(run: ModelRun, index: int) -> dispatch.Message:
-    return (dispatch.GPU_GENERATE, [run.pk, index])
-
-
-def queue_launched(runs: Sequence[ModelRun]) -> None:
-    """Queue every shard of the runs just created once the launch commits; when the broker
-    refuses, the runs are deleted again (a shard queued before that finds no run and does
-    nothing) and ``QueueUnavailable`` is raised."""
-    pks = [run.pk for run in runs]
-    dispatch.send_on_commit(
-        *(_shard_message(run, index) for run in runs for index in range(run.shards)),
-        undo=lambda reason: ModelRun.objects.filter(pk__in=pks).delete(),
-    )
 
 
 def _queue_again(run: ModelRun, *messages: dispatch.Message) -> None:
@@ -307,7 +107,7 @@ def resume_run(*, run: ModelRun) -> ModelRun:
             status=RunShard.Status.QUEUED, error="", finished_at=None, attempts=0
         )
         run.status = Status.QUEUED
-        _queue_again(run, *(_shard_message(run, index) for index in pending))
+        _queue_again(run, *(shard_message(run, index) for index in pending))
     else:
         run.status = Status.SCORING
         _queue_again(run, (dispatch.SCORE_RUN, [run.pk]))

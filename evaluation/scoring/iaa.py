@@ -8,8 +8,8 @@ dropped), ``{⊥}`` when none does (``unit_values``). ``Units`` maps a unit key 
 - ``alpha(units, "masi" | "jaccard")``: Krippendorff's α for set values with nltk's MASI or
   Jaccard distance. The canonical coincidence-matrix formula (units with fewer than two
   values are unpairable and ignored), which is what nltk's ``AnnotationTask.alpha`` computes
-  (checked against it in ``tests/test_iaa.py``), vectorised with numpy over units of the
-  same size and distinct values (``bench/agreement.py`` times both). ``value`` is None when
+  (checked against it in ``tests/evaluation/scoring/test_iaa.py``), vectorised with numpy over units
+  of the same size and distinct values (``bench/agreement.py`` times both). ``value`` is None when
   α is undefined: no pairable unit, or no expected disagreement (a single value throughout;
   nltk returns 1.0 there).
 - ``alphas({group: units}, distance)``: α of many groups at once (e.g. per document).

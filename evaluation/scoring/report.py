@@ -170,6 +170,84 @@ def _resolve_parser(
     return parser or get_parser("keyword")
 
 
+def _checked_options(
+    profile: str, average: str, levels: Sequence[int], mapping: LevelMapping | None
+) -> LevelMapping:
+    """Refuse an unknown profile, average or level; the level mapping the profile scores with
+    (``mafalda-2024`` always uses the published table)."""
+    if profile not in PROFILES:
+        raise ScoringInputError(f"unknown profile {profile!r}; available: {', '.join(PROFILES)}")
+    if average not in AVERAGES:
+        raise ScoringInputError(f"unknown average {average!r}; available: text, corpus")
+    if any(level not in LEVELS for level in levels):
+        raise ScoringInputError(f"levels must be among 0, 1, 2; got {list(levels)}")
+    if profile == "mafalda-2024":
+        if mapping is not None:
+            raise ScoringInputError("profile mafalda-2024 always uses the published MAFALDA table")
+        return published_mafalda_mapping()
+    return mapping if mapping is not None else mafalda_mapping()
+
+
+def _label_scores(per_label: dict[str, LabelTally]) -> dict[str, LabelScores]:
+    """P/R/F1 of each fallacy label (none, unknown and uncovered left out), sorted by label."""
+    labels = {}
+    for label, label_tally in sorted(per_label.items()):
+        if label in _SPECIAL_LABELS:
+            continue
+        label_precision = (
+            label_tally.precision_sum / label_tally.predicted if label_tally.predicted else 1.0
+        )
+        label_recall = (
+            label_tally.recall_sum / label_tally.required if label_tally.required else 1.0
+        )
+        labels[label] = LabelScores(
+            label_precision,
+            label_recall,
+            f1_of(label_precision, label_recall),
+            label_tally.predicted,
+            label_tally.gold,
+            label_tally.required,
+        )
+    return labels
+
+
+def _level_report(
+    level: int,
+    counts: list[TextCounts],
+    per_label: dict[str, LabelTally],
+    *,
+    gold_spans: int,
+    confusion: Counter[tuple[str, str]],
+    average: str,
+    bootstrap_resamples: int,
+    seed: int,
+) -> LevelReport:
+    """One level's scores from its per-text counts, averaged per text or pooled over the
+    corpus."""
+    pooled = TextCounts()
+    for text_counts in counts:
+        pooled.add(text_counts)
+    if average == "text" and counts:
+        precision = sum(c.precision for c in counts) / len(counts)
+        recall = sum(c.recall for c in counts) / len(counts)
+        f1 = sum(c.f1 for c in counts) / len(counts)
+    else:
+        precision, recall, f1 = pooled.precision, pooled.recall, pooled.f1
+    return LevelReport(
+        level=level,
+        precision=precision,
+        recall=recall,
+        f1=f1,
+        predicted_spans=pooled.predicted,
+        gold_spans=gold_spans,
+        required_gold_spans=pooled.required,
+        f1_ci95=bootstrap_f1_ci(counts, average, bootstrap_resamples, seed),
+        per_label=_label_scores(per_label),
+        confusion=confusion,
+        per_text=[(c.precision, c.recall, c.f1) for c in counts],
+    )
+
+
 def score(
     corpus: Corpus,
     predictions: Predictions,
@@ -189,18 +267,7 @@ def score(
     ``keyword`` for per-sentence outputs. ``details=False`` skips per-label and
     confusion tables (the headline numbers and the interval are the same).
     """
-    if profile not in PROFILES:
-        raise ScoringInputError(f"unknown profile {profile!r}; available: {', '.join(PROFILES)}")
-    if average not in AVERAGES:
-        raise ScoringInputError(f"unknown average {average!r}; available: text, corpus")
-    if any(level not in LEVELS for level in levels):
-        raise ScoringInputError(f"levels must be among 0, 1, 2; got {list(levels)}")
-    if profile == "mafalda-2024":
-        if mapping is not None:
-            raise ScoringInputError("profile mafalda-2024 always uses the published MAFALDA table")
-        mapping = published_mafalda_mapping()
-    elif mapping is None:
-        mapping = mafalda_mapping()
+    mapping = _checked_options(profile, average, levels, mapping)
     resolved_parser = _resolve_parser(parser, predictions)
     aligned = align(corpus, predictions)
     spans_of = PROFILE_FUNCTIONS[profile]
@@ -221,49 +288,19 @@ def score(
             if details:
                 confusion[level].update(overlap_pairs(predicted, gold_annotated, NONE_LABEL))
 
-    level_reports = {}
-    for level in levels:
-        counts = per_text[level]
-        pooled = TextCounts()
-        for text_counts in counts:
-            pooled.add(text_counts)
-        if average == "text" and counts:
-            precision = sum(c.precision for c in counts) / len(counts)
-            recall = sum(c.recall for c in counts) / len(counts)
-            f1 = sum(c.f1 for c in counts) / len(counts)
-        else:
-            precision, recall, f1 = pooled.precision, pooled.recall, pooled.f1
-        labels = {}
-        for label, label_tally in sorted(per_label[level].items()):
-            if label in _SPECIAL_LABELS:
-                continue
-            label_precision = (
-                label_tally.precision_sum / label_tally.predicted if label_tally.predicted else 1.0
-            )
-            label_recall = (
-                label_tally.recall_sum / label_tally.required if label_tally.required else 1.0
-            )
-            labels[label] = LabelScores(
-                label_precision,
-                label_recall,
-                f1_of(label_precision, label_recall),
-                label_tally.predicted,
-                label_tally.gold,
-                label_tally.required,
-            )
-        level_reports[level] = LevelReport(
-            level=level,
-            precision=precision,
-            recall=recall,
-            f1=f1,
-            predicted_spans=pooled.predicted,
+    level_reports = {
+        level: _level_report(
+            level,
+            per_text[level],
+            per_label[level],
             gold_spans=gold_spans[level],
-            required_gold_spans=pooled.required,
-            f1_ci95=bootstrap_f1_ci(counts, average, bootstrap_resamples, seed),
-            per_label=labels,
             confusion=confusion[level],
-            per_text=[(c.precision, c.recall, c.f1) for c in counts],
+            average=average,
+            bootstrap_resamples=bootstrap_resamples,
+            seed=seed,
         )
+        for level in levels
+    }
     return Report(
         profile=profile,
         parser=resolved_parser.name if resolved_parser else None,

@@ -42,8 +42,8 @@ from evaluation.access import staff_project
 from evaluation.backends import ModelSpec
 from evaluation.models import GeneratedItem, GenerationJob, GenerationRelease
 from evaluation.runs.api import credential_options
+from evaluation.runs.launch import LaunchError
 from evaluation.runs.serializers import CredentialOptionSerializer, flatten_errors
-from evaluation.runs.services import LaunchError
 from evaluation.synthesis.review import (
     NothingToRelease,
     ReviewError,

@@ -63,8 +63,8 @@ from evaluation.prolog import (
     check_rule_file,
     parse_rule_file,
 )
+from evaluation.runs.launch import LaunchError, spec_problems
 from evaluation.runs.outputs import cache_results
-from evaluation.runs.services import LaunchError, spec_problems
 from evaluation.synthesis.liveness import beat_generation_job, claim_generation_job
 
 METHODS = ("prolog", "direct")
@@ -195,6 +195,7 @@ def launch_generation(
         problems.append(SettingProblem("judge", f"no stored {JUDGE_TASK} variant {JUDGE_VARIANT}"))
     if problems:
         raise LaunchError(problems)
+    made_project = project is None
     with transaction.atomic():
         if project is None:
             project = _smartypat_project(project_name, created_by)
@@ -210,7 +211,8 @@ def launch_generation(
             created_by=created_by,
         )
         if enqueue:
-            transaction.on_commit(lambda: _enqueue(job.pk))
+            made = project.pk if made_project else None
+            transaction.on_commit(lambda: _enqueue(job.pk, made_project=made))
     return job
 
 
@@ -230,8 +232,18 @@ def _smartypat_project(name: str, created_by: AbstractBaseUser | None) -> Projec
     )
 
 
-def _enqueue(job_id: int) -> None:
-    dispatch.send((dispatch.GPU_GENERATE_FALLACIES, [job_id]))
+def _enqueue(job_id: int, *, made_project: int | None) -> None:
+    """Queue the job; when the broker refuses it, the job and the project made for it are
+    deleted again (nothing waits for work that will not run) and ``QueueUnavailable`` is
+    raised (the API's 503)."""
+
+    def withdraw(reason: str) -> None:
+        GenerationJob.objects.filter(pk=job_id, status=GenerationJob.Status.QUEUED).delete()
+        if made_project is not None:
+            jobs = GenerationJob.objects.values("project")
+            Project.objects.filter(pk=made_project).exclude(pk__in=jobs).delete()
+
+    dispatch.send((dispatch.GPU_GENERATE_FALLACIES, [job_id]), undo=withdraw)
 
 
 # ----------------------------------------------------------------------------------- prompts

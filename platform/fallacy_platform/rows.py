@@ -4,6 +4,14 @@ The hot reads and writes (the session's user, token authentication, the span wri
 SQL built once, not ORM querysets; ``instance`` turns their column values into the model's
 Python values through the same converters a queryset applies (SQLite's text datetimes made
 aware, JSON decoded...), so every database gives the same objects.
+
+- Replaces: the queryset that reads and builds the instance (``User.objects.get(pk=...)``,
+  as ``ModelBackend.get_user`` reads the session's user on every browser request).
+- Pays: ``bench/fenced.py --only rows``: the queryset takes 2.4 times as long (324 against
+  135 us a call; 20,000 documents, a 2-core machine at load 2, median of 7 alternating
+  rounds; 1.9 times at load 15).
+- Same answers: ``tests/platform/test_sessions.py::test_users_read_by_hand_equal_the_orm_s``
+  (every field of the session's and the token's user equals the ORM's, datetimes aware).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Real servers for the browser tests: a migrated scratch database, demo data, gunicorn.
 
-The database is a copy of the session's migrated template (``tests/jobs.py``): a SQLite file
+The database is a copy of the session's migrated template (``tests/support/jobs.py``): a SQLite file
 in a temporary FALLACY_DATA_DIR, or, when DATABASE_URL points at PostgreSQL (CI), a database
 on that server, dropped afterwards.
 The browser is Debian's Chromium (/usr/bin/chromium, or $CHROMIUM); tests are skipped
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import free_port
+from tests.support.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts" / "e2e"

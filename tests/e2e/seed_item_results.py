@@ -1,6 +1,6 @@
 """A FLUB-like item project with finished model runs, judge runs and one annotator's
-responses: the data of the item leaderboard tests (``tests/test_item_leaderboard.py`` and
-``tests/e2e/test_item_leaderboard.py``).
+responses: the data of the item leaderboard tests
+(``tests/evaluation/items/test_item_leaderboard.py`` and ``tests/e2e/test_item_leaderboard.py``).
 
 Built directly with the models (items, runs and their parsed outputs, responses), then each
 multiple-choice and classification run is scored by the platform's own
@@ -39,8 +39,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [] if str(ROOT) in sys.path else [str(ROOT)]  # run as a script
-from tests.e2e.seed import setup_django  # noqa: E402
-from tests.e2e.seed import user as _user  # noqa: E402
+from tests.e2e.seed_base import setup_django  # noqa: E402
+from tests.e2e.seed_base import user as _user  # noqa: E402
 
 PROJECT = "FLUB results"
 MODEL = "Qwen/Qwen2.5-7B-Instruct"
@@ -161,28 +161,10 @@ def _finished_run(project, documents, *, name, task, field, variant, raws, parse
     return run
 
 
-def build(project_name: str = PROJECT) -> dict:
-    """The project, its runs (scored) and responses; returns the ids."""
-    from django.utils import timezone
+def _documents(project) -> list:
+    """One document per item of ``ITEMS``, with its FLUB record and gold."""
+    from annotations.models import Document
 
-    from annotations.form_presets import FLUB_FORM
-    from annotations.models import Annotation, Document, Membership
-    from annotations.services.projects import add_member, create_project
-    from annotations.services.taxonomy import install_preset
-    from evaluation.items.runs import score_item_run
-    from evaluation.models import ModelRun, RunScore
-
-    project = create_project(
-        name=project_name,
-        taxonomy=install_preset(name="mafalda"),
-        kind="items",
-        form=copy.deepcopy(FLUB_FORM),
-        description="FLUB-like items with finished runs (item leaderboard tests).",
-    )
-    reviewer, annotator, outsider = _user(REVIEWER), _user(ANNOTATOR), _user(OUTSIDER)
-    add_member(project=project, user=reviewer, role=Membership.Role.REVIEWER)
-    add_member(project=project, user=annotator, role=Membership.Role.ANNOTATOR)
-    add_member(project=project, user=outsider, role=Membership.Role.ANNOTATOR)
     documents = []
     for position, (external_id, text, answer, kind) in enumerate(ITEMS):
         gold = {"answer": answer, "explanation": EXPLANATIONS[position]}
@@ -204,6 +186,13 @@ def build(project_name: str = PROJECT) -> dict:
                 },
             )
         )
+    return documents
+
+
+def _variant_runs(project, documents: list) -> dict[str, int]:
+    """The finished runs of ``RUNS``, scored; their ids by "field/variant"."""
+    from evaluation.items.runs import score_item_run
+
     runs: dict[str, int] = {}
     for variant_name, kind, shots, field, task, raws in RUNS:
         parsed = PARSED.get((variant_name, field), raws)
@@ -219,7 +208,16 @@ def build(project_name: str = PROJECT) -> dict:
         )
         score_item_run(run)
         runs[f"{field}/{variant_name}"] = run.pk
-    # The explanation run: its BERTScore report is stored as given (no model is loaded).
+    return runs
+
+
+def _explanation_and_judge_runs(project, documents: list, runs: dict[str, int]) -> None:
+    """The explanation run (its BERTScore report stored as given: no model is loaded) and
+    the judge runs of its outputs; their ids added to ``runs``."""
+    from django.utils import timezone
+
+    from evaluation.models import ModelRun, RunScore
+
     explained = _finished_run(
         project,
         documents,
@@ -271,6 +269,14 @@ def build(project_name: str = PROJECT) -> dict:
             },
         )
         runs[f"judge/{index + 1}"] = judge.pk
+
+
+def _human_responses(documents: list, annotator) -> None:
+    """The annotator's submitted responses (``HUMAN``)."""
+    from django.utils import timezone
+
+    from annotations.models import Annotation
+
     now = timezone.now()
     for document, (answer, kind) in zip(documents, HUMAN, strict=False):
         Annotation.objects.create(
@@ -280,6 +286,30 @@ def build(project_name: str = PROJECT) -> dict:
             submitted_at=now,
             response={"answer": answer, "type": kind, "explanation": "我的解释。"},
         )
+
+
+def build(project_name: str = PROJECT) -> dict:
+    """The project, its runs (scored) and responses; returns the ids."""
+    from annotations.form_presets import FLUB_FORM
+    from annotations.models import Membership
+    from annotations.services.projects import add_member, create_project
+    from annotations.services.taxonomy import install_preset
+
+    project = create_project(
+        name=project_name,
+        taxonomy=install_preset(name="mafalda"),
+        kind="items",
+        form=copy.deepcopy(FLUB_FORM),
+        description="FLUB-like items with finished runs (item leaderboard tests).",
+    )
+    reviewer, annotator, outsider = _user(REVIEWER), _user(ANNOTATOR), _user(OUTSIDER)
+    add_member(project=project, user=reviewer, role=Membership.Role.REVIEWER)
+    add_member(project=project, user=annotator, role=Membership.Role.ANNOTATOR)
+    add_member(project=project, user=outsider, role=Membership.Role.ANNOTATOR)
+    documents = _documents(project)
+    runs = _variant_runs(project, documents)
+    _explanation_and_judge_runs(project, documents, runs)
+    _human_responses(documents, annotator)
     return {
         "project": project.pk,
         "runs": runs,

@@ -130,7 +130,7 @@ ARGBENCH_CANDIDATE = "The last sentence attacks drivers' motives instead of argu
 def _project(name: str, form: dict[str, Any], description: str):
     from annotations.models import Project
     from annotations.services.projects import add_member
-    from tests.e2e.seed import mafalda, user
+    from tests.e2e.seed_base import mafalda, user
 
     project = Project.objects.filter(name=name).first()
     if project is not None:
@@ -176,7 +176,7 @@ def ensure_item_projects() -> dict[str, Any]:
     from annotations.models import Document
     from annotations.services.documents import assign_documents
     from annotations.services.projects import add_member
-    from tests.e2e.seed import DEMO_PASSWORD, user
+    from tests.e2e.seed_base import DEMO_PASSWORD, user
 
     annotator = user(ANNOTATOR)
     flub, created = _project(FLUB, FLUB_FORM, "FLUB-like multiple choice (browser tests).")

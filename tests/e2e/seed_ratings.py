@@ -1,4 +1,4 @@
-"""A rating project (``tests/test_ratings.py``'s: six items, three raters of a likert and a
+"""A rating project (``tests/support/ratings.py``: six items, three raters of a likert and a
 rubric field) with a finished judge run, for ``tests/e2e/test_item_leaderboard.py``.
 
 Run as a script against the database the environment selects, after ``migrate``::
@@ -16,15 +16,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [] if str(ROOT) in sys.path else [str(ROOT)]  # run as a script
-from tests.e2e.seed import setup_django  # noqa: E402
-from tests.e2e.seed import user as _user  # noqa: E402
+from tests.e2e.seed_base import setup_django  # noqa: E402
+from tests.e2e.seed_base import user as _user  # noqa: E402
 
 NAME = "Ratings (browser tests)"
 PREFIX = "rate-"
 
 
 def build() -> dict:
-    from tests.test_ratings import build_rated, judge_run
+    from tests.support.ratings import build_rated, judge_run
 
     rated = build_rated(NAME, PREFIX, make_user=_user)
     run = judge_run(rated["project"], rated["documents"])

@@ -18,8 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [] if str(ROOT) in sys.path else [str(ROOT)]  # run as a script
-from tests.e2e.seed import mafalda, setup_django  # noqa: E402
-from tests.e2e.seed import user as _user  # noqa: E402
+from tests.e2e.seed_base import mafalda, setup_django  # noqa: E402
+from tests.e2e.seed_base import user as _user  # noqa: E402
 
 ANNOTATOR = "uni-ann"
 SPANS = "Unicode offsets: spans"

@@ -10,8 +10,8 @@ import sys
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.browser import api, login
 from tests.e2e.conftest import ROOT
-from tests.e2e.test_annotation_ui import api, login
 
 pytestmark = pytest.mark.e2e
 
@@ -164,7 +164,7 @@ def test_a_stale_save_gets_the_conflict_and_loses_nothing(web_server, browser):
 
 
 def test_the_review_dashboard_computes_then_shows_and_downloads(web_server, page: Page, artifacts):
-    from tests.processes import celery_worker
+    from tests.support.processes import celery_worker
 
     base = web_server.url
     project = web_server.seed["adjudication"]["project"]

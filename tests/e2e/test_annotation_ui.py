@@ -2,45 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import PASSWORD
+from tests.e2e.browser import api, login, my_annotation, wait_saved
 
 pytestmark = pytest.mark.e2e
-
-
-def login(page: Page, base: str, username: str) -> None:
-    page.goto(base + "/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.keyboard.press("Enter")
-    page.wait_for_url(base + "/")
-    expect(page.get_by_role("heading", name="Your projects")).to_be_visible()
-
-
-def api(page: Page, base: str, method: str, path: str, data: dict | None = None):
-    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
-    resp = page.request.fetch(
-        base + path,
-        method=method,
-        headers={"X-CSRFToken": token, "Content-Type": "application/json"},
-        data=json.dumps(data) if data is not None else None,
-    )
-    assert resp.ok, f"{method} {path}: {resp.status} {resp.text()}"
-    return resp.json() if resp.status != 204 else None
-
-
-def my_annotation(page: Page, base: str, doc: int) -> dict:
-    return api(page, base, "POST", f"/api/documents/{doc}/my-annotation/", {})
-
-
-def wait_saved(page: Page) -> None:
-    expect(page.locator(".save-status")).to_have_attribute("data-save-state", "saved")
-    expect(page.locator(".save-status [role=status]")).to_have_text("Saved")
 
 
 def open_next_document(page: Page) -> int:
@@ -88,20 +58,10 @@ def tab_to(page: Page, selector: str, limit: int = 20) -> None:
     raise AssertionError(f"could not Tab to {selector}")
 
 
-def test_annotator_flow_keyboard(web_server, page: Page, artifacts):
-    base = web_server.url
-    page.goto(base + "/login/")
-    page.screenshot(path=artifacts / "login.png")
-    login(page, base, "demo-annotator")
-    expect(page.locator(".project-card").first).to_contain_text("done")
-    page.screenshot(path=artifacts / "home.png")
-    doc_id = fresh_document(page, base)
-    page.screenshot(path=artifacts / "annotation-first-view.png")
-    doc = api(page, base, "GET", f"/api/documents/{doc_id}/")
-    sentences = doc["sentences"]
-    assert len(sentences) >= 3
-
-    # --- one span with the keyboard only: sentences 1-2, two labels + "no fallacy" ---------
+def keyboard_span(
+    page: Page, artifacts: Path, base: str, doc_id: int, sentences: list[dict]
+) -> tuple[str, str]:
+    """One span with the keyboard only: sentences 1-2, two labels + "no fallacy"."""
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Shift+ArrowDown")
     expect(page.locator(".sent.selected")).to_have_count(2)
@@ -133,8 +93,11 @@ def test_annotator_flow_keyboard(web_server, page: Page, artifacts):
     assert sorted(span["labels"]) == ["ad hominem", "false dilemma", "no fallacy"]
     assert span["details"][label]["slots"][slot] == "my opponent"
     assert span["details"][label]["explanation"].startswith("Attacks his divorce")
+    return label, slot
 
-    # --- reload: everything is there --------------------------------------------------------
+
+def reload_keeps_everything(page: Page, label: str, slot: str) -> None:
+    """Reload: everything is there."""
     page.reload()
     page.wait_for_selector("html[data-ready]")
     expect(page.locator(".spans .span-item")).to_have_count(1)
@@ -150,7 +113,9 @@ def test_annotator_flow_keyboard(web_server, page: Page, artifacts):
         "Attacks his divorce instead of his tax plan."
     )
 
-    # --- edit: explanation and labels --------------------------------------------------------
+
+def edit_explanation_and_labels(page: Page, base: str, doc_id: int, label: str) -> None:
+    """Edit: explanation and labels."""
     box = page.locator(f'.editor textarea[data-explanation="{label}"]')
     box.click()
     box.press("End")
@@ -165,7 +130,11 @@ def test_annotator_flow_keyboard(web_server, page: Page, artifacts):
     assert sorted(span["labels"]) == ["ad hominem", "false dilemma"]
     assert span["details"][label]["explanation"].endswith("Irrelevant to the argument.")
 
-    # --- a second span with the mouse, and a separate span on the same range -----------------
+
+def mouse_and_separate_spans(
+    page: Page, artifacts: Path, base: str, doc_id: int, sentences: list[dict]
+) -> None:
+    """A second span with the mouse, and a separate span on the same range."""
     page.locator("#sent-2").click()
     page.get_by_role("button", name=re.compile("Label the selection")).click()
     page.locator(".picker .opt", has_text="appeal to fear").click()
@@ -192,7 +161,9 @@ def test_annotator_flow_keyboard(web_server, page: Page, artifacts):
     page.locator(".spans .span-item", has_text="straw man").click()
     page.screenshot(path=artifacts / "overlapping-spans-demo.png")
 
-    # --- delete, undo, delete ----------------------------------------------------------------
+
+def delete_undo_delete(page: Page, base: str, doc_id: int) -> None:
+    """Delete, undo, delete."""
     page.locator(".doc-text").focus()
     page.keyboard.press("Delete")
     wait_saved(page)
@@ -210,7 +181,9 @@ def test_annotator_flow_keyboard(web_server, page: Page, artifacts):
     wait_saved(page)
     assert len(my_annotation(page, base, doc_id)["spans"]) == 2
 
-    # --- submit: read-only afterwards ----------------------------------------------------------
+
+def submit_read_only(page: Page, artifacts: Path, base: str, doc_id: int) -> None:
+    """Submit: read-only afterwards."""
     page.get_by_role("button", name="Submit document").click()
     page.get_by_role("dialog").get_by_role("button", name="Submit", exact=True).click()
     expect(page.locator(".banner")).to_contain_text("Submitted")
@@ -222,6 +195,27 @@ def test_annotator_flow_keyboard(web_server, page: Page, artifacts):
     expect(page.locator(".picker")).to_have_count(0)
     expect(page.get_by_role("button", name="Submit document")).to_have_count(0)
     page.screenshot(path=artifacts / "submitted-read-only.png")
+
+
+def test_annotator_flow_keyboard(web_server, page: Page, artifacts):
+    base = web_server.url
+    page.goto(base + "/login/")
+    page.screenshot(path=artifacts / "login.png")
+    login(page, base, "demo-annotator")
+    expect(page.locator(".project-card").first).to_contain_text("done")
+    page.screenshot(path=artifacts / "home.png")
+    doc_id = fresh_document(page, base)
+    page.screenshot(path=artifacts / "annotation-first-view.png")
+    doc = api(page, base, "GET", f"/api/documents/{doc_id}/")
+    sentences = doc["sentences"]
+    assert len(sentences) >= 3
+
+    label, slot = keyboard_span(page, artifacts, base, doc_id, sentences)
+    reload_keeps_everything(page, label, slot)
+    edit_explanation_and_labels(page, base, doc_id, label)
+    mouse_and_separate_spans(page, artifacts, base, doc_id, sentences)
+    delete_undo_delete(page, base, doc_id)
+    submit_read_only(page, artifacts, base, doc_id)
 
 
 def test_offline_edits_are_kept_and_saved(web_server, page: Page, context, artifacts):

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_annotation_ui import login, my_annotation
-from tests.processes import free_port
+from tests.e2e.browser import login, my_annotation
+from tests.support.processes import free_port
 
 pytestmark = pytest.mark.e2e
 
@@ -38,7 +38,7 @@ SENTENCES = [
 ]
 SEED = """
 import json, sys
-from tests.e2e.seed import mafalda, setup_django, user
+from tests.e2e.seed_base import mafalda, setup_django, user
 setup_django()
 from annotations.models import Document, Project
 from annotations.services.documents import NewDocument, add_documents, assign_documents

@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.test_annotation_ui import api, login, wait_saved
+from tests.e2e.browser import api, login, point_in, wait_saved
 
 pytestmark = pytest.mark.e2e
 
@@ -16,18 +16,6 @@ pytestmark = pytest.mark.e2e
 def open_document(page: Page, base: str, doc: int, annotator: int | None = None) -> None:
     page.goto(f"{base}/documents/{doc}/" + (f"?annotator={annotator}" if annotator else ""))
     page.wait_for_selector("html[data-ready=annotate]")
-
-
-def point_in(page: Page, selector: str, line: int) -> tuple[float, float]:
-    """The centre of one line box of an inline element (0: first line, -1: last)."""
-    return page.evaluate(
-        """([s, line]) => {
-            const rects = [...document.querySelector(s).getClientRects()];
-            const r = rects.at(line);
-            return [r.x + r.width / 2, r.y + r.height / 2];
-        }""",
-        [selector, line],
-    )
 
 
 def span_labels(page: Page) -> list[str]:

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.browser import api, login
 from tests.e2e.conftest import ROOT
-from tests.e2e.test_annotation_ui import api, login
-from tests.processes import celery_worker
+from tests.support.processes import celery_worker
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 

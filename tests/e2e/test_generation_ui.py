@@ -10,8 +10,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e import seed_generation as seed
+from tests.e2e.browser import api, login
 from tests.e2e.conftest import run_seed
-from tests.e2e.test_annotation_ui import api, login
 
 pytestmark = pytest.mark.e2e
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
+from tests.e2e.browser import api, login
 from tests.e2e.conftest import ROOT
-from tests.e2e.test_annotation_ui import api, login
 
 pytestmark = pytest.mark.e2e
 
@@ -73,19 +74,8 @@ def save_gold(page: Page, base: str, document: int, start: int, end: int, labels
     return api(page, base, "PUT", f"/api/documents/{document}/adjudication/", body)
 
 
-def test_publish_a_draft_see_the_diff_and_the_history(
-    web_server, browser, page: Page, gold_project, artifacts
-):
-    base = web_server.url
-    project, document = gold_project["project"], gold_project["document"]
-    start, end = gold_project["sentence"]
-    sentence = gold_project["text"][start:end]
-    login(page, base, "demo-reviewer")
-
-    page.goto(f"{base}/projects/{project}/gold/")
-    expect(page.get_by_test_id("gold-draft")).to_contain_text("No draft")
-    save_gold(page, base, document, start, end, ["ad hominem", "no fallacy"])
-
+def publish_version_one(page: Page, base: str, document: int, project: int, sentence: str) -> None:
+    """Version 1 published with a note (none is refused), its diff and JSON."""
     page.reload()
     draft = page.get_by_test_id("gold-draft")
     expect(draft).to_contain_text("Version 1 (draft)")
@@ -113,7 +103,11 @@ def test_publish_a_draft_see_the_diff_and_the_history(
     )
     assert raw["diff"]["summary"]["added"] == 1
 
-    # a second version: the same range with other alternatives is a change
+
+def publish_a_changed_version(
+    page: Page, artifacts: Path, base: str, document: int, end: int, project: int, start: int
+) -> None:
+    """A second version: the same range with other alternatives is a change."""
     save_gold(page, base, document, start, end, ["ad hominem", "appeal to fear"])
     page.goto(f"{base}/projects/{project}/gold/")
     expect(page.get_by_test_id("gold-draft")).to_contain_text("based on v1")
@@ -128,6 +122,11 @@ def test_publish_a_draft_see_the_diff_and_the_history(
     expect(changed).to_contain_text("appeal to fear")
     page.screenshot(path=str(artifacts / "gold-version-diff.png"))
 
+
+def list_the_versions(
+    page: Page, artifacts: Path, base: str, end: int, project: int, start: int
+) -> None:
+    """The list of versions: notes, diffs, the export and the leaderboard link."""
     page.goto(f"{base}/projects/{project}/gold/")
     expect(page.get_by_test_id("gold-draft")).to_contain_text("No draft")
     row = page.get_by_test_id("gold-version-1")
@@ -149,6 +148,9 @@ def test_publish_a_draft_see_the_diff_and_the_history(
     expect(leaderboard).to_have_attribute("href", f"/projects/{project}/leaderboard/{gold_id}/")
     page.screenshot(path=str(artifacts / "gold-versions.png"))
 
+
+def read_the_history(page: Page, artifacts: Path, base: str, document: int) -> None:
+    """The document's history: both versions' changes, filtered by kind."""
     page.goto(f"{base}/documents/{document}/history/")
     rows = page.get_by_test_id("history-row")
     expect(rows.first).to_be_visible()
@@ -168,7 +170,9 @@ def test_publish_a_draft_see_the_diff_and_the_history(
     )
     page.screenshot(path=str(artifacts / "document-history.png"))
 
-    # annotators never see the history (nor the gold): the page says "not found"
+
+def annotators_see_no_history(browser: Browser, base: str, document: int) -> None:
+    """Annotators never see the history (nor the gold): the page says "not found"."""
     other = browser.new_context(viewport={"width": 1440, "height": 900})
     try:
         annotator = other.new_page()
@@ -177,3 +181,23 @@ def test_publish_a_draft_see_the_diff_and_the_history(
         expect(annotator.get_by_test_id("not-found")).to_be_visible()
     finally:
         other.close()
+
+
+def test_publish_a_draft_see_the_diff_and_the_history(
+    web_server, browser, page: Page, gold_project, artifacts
+):
+    base = web_server.url
+    project, document = gold_project["project"], gold_project["document"]
+    start, end = gold_project["sentence"]
+    sentence = gold_project["text"][start:end]
+    login(page, base, "demo-reviewer")
+
+    page.goto(f"{base}/projects/{project}/gold/")
+    expect(page.get_by_test_id("gold-draft")).to_contain_text("No draft")
+    save_gold(page, base, document, start, end, ["ad hominem", "no fallacy"])
+
+    publish_version_one(page, base, document, project, sentence)
+    publish_a_changed_version(page, artifacts, base, document, end, project, start)
+    list_the_versions(page, artifacts, base, end, project, start)
+    read_the_history(page, artifacts, base, document)
+    annotators_see_no_history(browser, base, document)

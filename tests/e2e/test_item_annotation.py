@@ -12,8 +12,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.browser import api, login, select_text, wait_saved
 from tests.e2e.conftest import LiveServer
-from tests.e2e.test_annotation_ui import api, login, wait_saved
 
 pytestmark = pytest.mark.e2e
 
@@ -125,32 +125,6 @@ def test_smartypat_like_item_ranked_and_detection(
     )
     expect(page.get_by_test_id("detection-fallacious-fallacious")).to_be_checked()
     expect(page.get_by_role("button", name="Move ad hominem up")).to_have_count(0)
-
-
-def select_text(page: Page, test_id: str, start: int, end: int) -> None:
-    """Select characters [start, end) of the element's text as a user's drag would."""
-    page.get_by_test_id(test_id).evaluate(
-        """(el, [start, end]) => {
-            const point = (want) => {
-                const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-                let pos = 0, node;
-                while ((node = walker.nextNode())) {
-                    const len = node.textContent.length;
-                    if (want <= pos + len) return [node, want - pos];
-                    pos += len;
-                }
-                throw new Error(`offset ${want} is past the text`);
-            };
-            const range = document.createRange();
-            range.setStart(...point(start));
-            range.setEnd(...point(end));
-            const sel = window.getSelection();
-            sel.removeAllRanges();
-            sel.addRange(range);
-            el.dispatchEvent(new MouseEvent("mouseup", { bubbles: true }));
-        }""",
-        [start, end],
-    )
 
 
 def test_argbench_like_item_segmentation_likert_rubric(

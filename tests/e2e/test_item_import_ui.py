@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.browser import api, login
 from tests.e2e.conftest import ROOT
-from tests.e2e.test_annotation_ui import api, login
 
 pytestmark = pytest.mark.e2e
 

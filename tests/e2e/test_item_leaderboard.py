@@ -14,9 +14,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e import seed_item_results as seed
+from tests.e2e.browser import api, login
 from tests.e2e.conftest import ROOT, run_seed
-from tests.e2e.test_annotation_ui import api, login
-from tests.processes import celery_worker
+from tests.support.processes import celery_worker
 
 pytestmark = pytest.mark.e2e
 
@@ -173,7 +173,7 @@ def test_a_reviewer_reads_the_raters_alpha_and_the_judge_correlation(
     import numpy as np
     from scipy.stats import spearmanr
 
-    from tests.test_ratings import QUALITY
+    from tests.support.ratings import QUALITY
 
     seeded = run_seed(web_server, "seed_ratings.py")
     base = web_server.url
@@ -188,7 +188,7 @@ def test_a_reviewer_reads_the_raters_alpha_and_the_judge_correlation(
         expect(quality.get_by_test_id(f"alpha-{level}")).to_have_text(f"{alpha:.3f}")
 
     panel.get_by_test_id("ratings-judge").select_option(str(seeded["judge_run"]))
-    # the judge's mean score per item over its parseable repeats (tests/test_ratings.JUDGE);
+    # the judge's mean score per item over its parseable repeats (tests.support.ratings.JUDGE);
     # item 4 has none
     judge = [3.0, 2.5, 2 / 3, 0.0, None, 8 / 3]
     humans = np.nanmean(data, axis=0)

@@ -18,10 +18,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.browser import api, login, point_in, wait_saved
 from tests.e2e.conftest import ROOT
-from tests.e2e.test_annotation_ui import api, login, wait_saved
-from tests.e2e.test_document_review import point_in
-from tests.processes import celery_worker
+from tests.support.processes import celery_worker
 
 pytestmark = pytest.mark.e2e
 
@@ -85,14 +84,8 @@ def import_file(page: Page, path: Path | dict) -> None:
     page.get_by_role("button", name="Import", exact=True).click()
 
 
-def test_admin_sets_up_a_project(web_server, page: Page, artifacts, tmp_path):
-    if not USER_STUDY.exists():
-        pytest.skip(f"the MAFALDA user-study file is absent ({USER_STUDY})")
-    base = web_server.url
-    login(page, base, "demo-admin")  # a superuser
-    project_id = create_project(page, base, artifacts)
-
-    # --- import the user study: 20 documents ---------------------------------------------
+def import_the_user_study(page: Page, artifacts: Path) -> None:
+    """Import the user study: 20 documents."""
     expect(page.get_by_test_id("document-count")).to_have_text("No documents yet — import some.")
     import_file(page, USER_STUDY)
     report = page.get_by_test_id("import-report")
@@ -102,7 +95,9 @@ def test_admin_sets_up_a_project(web_server, page: Page, artifacts, tmp_path):
     expect(page.get_by_test_id("recent-imports").locator("tbody tr")).to_have_count(1)
     shot(page, artifacts, "import-report")
 
-    # --- members: a new account (added by e-mail) and two existing annotators --------------
+
+def add_members(page: Page, artifacts: Path) -> list[str]:
+    """Members: a new account (added by e-mail) and two existing annotators."""
     page.get_by_test_id("tab-members").click()
     expect(page.get_by_role("heading", name="Members")).to_be_visible()
     username, email, password = NEW_ANNOTATOR
@@ -129,8 +124,11 @@ def test_admin_sets_up_a_project(web_server, page: Page, artifacts, tmp_path):
     expect(member_row(page, username)).to_contain_text(email)
     expect(member_row(page, "demo-admin").get_by_label("Role of demo-admin")).to_have_value("admin")
     shot(page, artifacts, "members")
+    return annotators
 
-    # --- assign every document to 2 of the 3 annotators: 13-14 each -----------------------
+
+def assign_every_document(page: Page, artifacts: Path, annotators: list[str]) -> dict[str, int]:
+    """Assign every document to 2 of the 3 annotators: 13-14 each."""
     page.get_by_test_id("tab-assign").click()
     expect(page.get_by_role("heading", name="Assignment")).to_be_visible()
     for name in annotators:
@@ -152,8 +150,13 @@ def test_admin_sets_up_a_project(web_server, page: Page, artifacts, tmp_path):
             "data-assigned", str(n)
         )
     shot(page, artifacts, "assigned")
+    return loads
 
-    # --- a broken upload: every problem with its line, nothing imported ---------------------
+
+def import_a_broken_file(
+    page: Page, artifacts: Path, tmp_path: Path, base: str, project_id: int
+) -> None:
+    """A broken upload: every problem with its line, nothing imported."""
     broken = tmp_path / "broken.jsonl"
     broken.write_text(
         "\n".join(
@@ -185,7 +188,11 @@ def test_admin_sets_up_a_project(web_server, page: Page, artifacts, tmp_path):
     progress = api(page, base, "GET", f"/api/projects/{project_id}/progress/")
     assert progress["totals"]["documents"] == 20
 
-    # --- an annotator: the admin pages do not exist for them --------------------------------
+
+def annotator_sees_only_their_work(
+    page: Page, artifacts: Path, base: str, loads: dict[str, int], project_id: int
+) -> tuple[int, int]:
+    """An annotator: the admin pages do not exist for them."""
     page.context.clear_cookies()
     login(page, base, "demo-annotator")
     for tab in ("settings", "import", "members", "assign"):
@@ -231,8 +238,19 @@ def test_admin_sets_up_a_project(web_server, page: Page, artifacts, tmp_path):
     [annotation] = api(page, base, "GET", f"/api/documents/{started}/annotations/")
     [span] = annotation["spans"]
     assert (span["start"], span["end"]) == expected and span["labels"] == ["ad hominem"]
+    return started, untouched
 
-    # --- the admin unassigns two of their documents: the started one needs a confirmation ---
+
+def unassign_with_confirmation(
+    page: Page,
+    artifacts: Path,
+    base: str,
+    loads: dict[str, int],
+    project_id: int,
+    started: int,
+    untouched: int,
+) -> None:
+    """The admin unassigns two of their documents: the started one needs a confirmation."""
     page.context.clear_cookies()
     login(page, base, "demo-admin")
     page.goto(f"{base}/projects/{project_id}/assign/")
@@ -249,6 +267,21 @@ def test_admin_sets_up_a_project(web_server, page: Page, artifacts, tmp_path):
     )
     row = page.locator('[data-testid="load-row"][data-username="demo-annotator"]')
     expect(row).to_have_attribute("data-assigned", str(loads["demo-annotator"] - 2))
+
+
+def test_admin_sets_up_a_project(web_server, page: Page, artifacts, tmp_path):
+    if not USER_STUDY.exists():
+        pytest.skip(f"the MAFALDA user-study file is absent ({USER_STUDY})")
+    base = web_server.url
+    login(page, base, "demo-admin")  # a superuser
+    project_id = create_project(page, base, artifacts)
+
+    import_the_user_study(page, artifacts)
+    annotators = add_members(page, artifacts)
+    loads = assign_every_document(page, artifacts, annotators)
+    import_a_broken_file(page, artifacts, tmp_path, base, project_id)
+    started, untouched = annotator_sees_only_their_work(page, artifacts, base, loads, project_id)
+    unassign_with_confirmation(page, artifacts, base, loads, project_id, started, untouched)
 
 
 def test_settings_edit_and_archive(web_server, page: Page, artifacts):

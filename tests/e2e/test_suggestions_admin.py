@@ -7,13 +7,14 @@ has decided and submitted. Data: ``tests/e2e/seed_suggestions_admin.py``."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.e2e import seed_suggestions_admin as seed
+from tests.e2e.browser import api, login
 from tests.e2e.conftest import run_seed
-from tests.e2e.test_annotation_ui import api, login
 
 pytestmark = pytest.mark.e2e
 
@@ -31,19 +32,8 @@ def run_option(page: Page, run: str):
     return page.locator(f'[data-testid=run-option][data-run="{run}"]').locator("input")
 
 
-def test_admin_turns_runs_into_suggestions_and_reads_the_report(
-    web_server, seeded: dict, page: Page, browser, artifacts
-) -> None:
-    base, project, document = web_server.url, seeded["project"], seeded["document"]
-    settings_url = f"/api/evaluation/projects/{project}/suggestions/settings/"
-    login(page, base, seed.ADMIN)
-    page.goto(f"{base}/projects/{project}/")
-    page.get_by_test_id("tab-suggestions").click()
-    page.wait_for_url(f"{base}/projects/{project}/suggestions/")
-    expect(page.get_by_test_id("suggestions-admin-page")).to_be_visible()
-    expect(page.get_by_test_id("tab-suggestions")).to_have_attribute("aria-current", "page")
-
-    # assistance on, documents where runs disagree first
+def turn_assistance_on(page: Page, base: str, settings_url: str) -> None:
+    """Assistance on, documents where runs disagree first."""
     toggle = page.get_by_test_id("assisted-toggle")
     expect(toggle).not_to_be_checked()
     toggle.check()
@@ -59,7 +49,9 @@ def test_admin_turns_runs_into_suggestions_and_reads_the_report(
     expect(page.get_by_test_id("unfinished-runs")).to_contain_text("1 run is not finished")
     expect(page.get_by_test_id("report-empty")).to_be_visible()
 
-    # a run labelling at level 1 is refused by name, and nothing is created
+
+def create_suggestions(page: Page, base: str, project: int) -> None:
+    """A run labelling at level 1 is refused by name, and nothing is created."""
     run_option(page, "run-one").check()
     run_option(page, "run-coarse").check()
     page.get_by_test_id("create-suggestions").click()
@@ -81,7 +73,9 @@ def test_admin_turns_runs_into_suggestions_and_reads_the_report(
         "—"
     )
 
-    # the annotator is shown the suggestions, accepts one, rejects one and submits
+
+def annotator_decides(browser: Browser, base: str, document: int) -> None:
+    """The annotator is shown the suggestions, accepts one, rejects one and submits."""
     other = browser.new_context(viewport={"width": 1280, "height": 800})
     try:
         annotator = other.new_page()
@@ -99,6 +93,9 @@ def test_admin_turns_runs_into_suggestions_and_reads_the_report(
     finally:
         other.close()
 
+
+def read_the_report(page: Page, artifacts: Path) -> None:
+    """The report: acceptance per run and label, time per document with and without."""
     page.get_by_test_id("report-refresh").click()
     ad_hominem = report_row(page, "run-one", "ad hominem")
     expect(ad_hominem.locator("[data-column=rate]")).to_have_text("100%")
@@ -118,3 +115,21 @@ def test_admin_turns_runs_into_suggestions_and_reads_the_report(
     expect(timing.locator('[data-testid=timing-row][data-group="run:run-one"]')).to_be_visible()
     expect(page.get_by_test_id("timing-measure")).to_contain_text("to its submission")
     page.screenshot(path=artifacts / "suggestions-admin.png", full_page=True)
+
+
+def test_admin_turns_runs_into_suggestions_and_reads_the_report(
+    web_server, seeded: dict, page: Page, browser, artifacts
+) -> None:
+    base, project, document = web_server.url, seeded["project"], seeded["document"]
+    settings_url = f"/api/evaluation/projects/{project}/suggestions/settings/"
+    login(page, base, seed.ADMIN)
+    page.goto(f"{base}/projects/{project}/")
+    page.get_by_test_id("tab-suggestions").click()
+    page.wait_for_url(f"{base}/projects/{project}/suggestions/")
+    expect(page.get_by_test_id("suggestions-admin-page")).to_be_visible()
+    expect(page.get_by_test_id("tab-suggestions")).to_have_attribute("aria-current", "page")
+
+    turn_assistance_on(page, base, settings_url)
+    create_suggestions(page, base, project)
+    annotator_decides(browser, base, document)
+    read_the_report(page, artifacts)

@@ -10,13 +10,14 @@ Data: ``tests/e2e/seed_suggestions.py`` (see its table), on the servers of conft
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e import seed_suggestions as seed
+from tests.e2e.browser import api, login, wait_saved
 from tests.e2e.conftest import run_seed
-from tests.e2e.test_annotation_ui import api, login, wait_saved
 
 pytestmark = pytest.mark.e2e
 
@@ -37,17 +38,8 @@ def item(page: Page, sentence: int):
     return page.locator(f'[data-testid=suggestion][data-sentence="{sentence}"]')
 
 
-def test_annotator_accepts_and_rejects_suggestions_from_the_keyboard(
-    web_server, projects: dict, page: Page, artifacts
-) -> None:
-    base = web_server.url
-    doc = projects["assisted"]["document"]
-    login(page, base, seed.ANNOTATOR)
-    open_document(page, base, doc, "3")
-    sentences = api(page, base, "GET", f"/api/documents/{doc}/")["sentences"]
-    assert len(sentences) == 3
-
-    # --- shown apart from the (no) spans, each with the run and model named ---------------
+def suggestions_are_shown_apart(page: Page, artifacts: Path) -> None:
+    """Shown apart from the (no) spans, each with the run and model named."""
     panel = page.get_by_test_id("suggestions-panel")
     expect(panel).to_be_visible()
     expect(page.get_by_test_id("suggestion")).to_have_count(3)
@@ -62,7 +54,9 @@ def test_annotator_accepts_and_rejects_suggestions_from_the_keyboard(
     expect(page.locator(".shortcuts")).to_contain_text("Accept the focused suggestion")
     page.screenshot(path=artifacts / "suggestions.png")
 
-    # --- keyboard: accept sentence 1's, reject sentence 2's -------------------------------
+
+def accept_and_reject_from_the_keyboard(page: Page) -> None:
+    """Keyboard: accept sentence 1's, reject sentence 2's."""
     page.keyboard.press("ArrowDown")  # sentence 1
     expect(item(page, 0)).to_have_attribute("aria-current", "true")
     page.keyboard.press("y")
@@ -75,7 +69,9 @@ def test_annotator_accepts_and_rejects_suggestions_from_the_keyboard(
     expect(item(page, 1)).to_have_attribute("data-decision", "reject")
     expect(page.get_by_role("heading", name="Spans (1)")).to_be_visible()
 
-    # --- S goes to the next undecided one, Shift+Y accepts all on its sentence ------------
+
+def skip_and_accept_all(page: Page) -> None:
+    """S goes to the next undecided one, Shift+Y accepts all on its sentence."""
     page.keyboard.press("s")
     expect(page.locator("#sent-2.focus")).to_have_count(1)
     page.keyboard.press("Shift+Y")
@@ -83,7 +79,9 @@ def test_annotator_accepts_and_rejects_suggestions_from_the_keyboard(
     expect(page.get_by_role("heading", name="Spans (2)")).to_be_visible()
     expect(page.locator(".sent.suggested")).to_have_count(0)
 
-    # --- the accepted span is mine and editable like any span (saved in place) ------------
+
+def edit_an_accepted_span(page: Page, artifacts: Path) -> None:
+    """The accepted span is mine and editable like any span (saved in place)."""
     page.keyboard.press("e")
     box = page.locator('.editor textarea[data-explanation="slippery slope"]')
     expect(box).to_have_value("")  # an empty template
@@ -93,7 +91,11 @@ def test_annotator_accepts_and_rejects_suggestions_from_the_keyboard(
     wait_saved(page)
     page.screenshot(path=artifacts / "suggestions-decided.png")
 
-    # --- the API: accepted = my own spans (once each), the rejection recorded --------------
+
+def api_sees_own_spans_and_the_rejection(
+    page: Page, base: str, doc: int, sentences: list[dict]
+) -> None:
+    """The API: accepted = my own spans (once each), the rejection recorded."""
     mine = api(page, base, "GET", f"/api/documents/{doc}/my-annotation/")
     spans = sorted(mine["spans"], key=lambda s: s["start"])
     assert [(s["start"], s["end"], s["labels"]) for s in spans] == [
@@ -113,12 +115,32 @@ def test_annotator_accepts_and_rejects_suggestions_from_the_keyboard(
         2: ("accept", spans[1]["id"]),
     }
 
-    # --- a reload shows the same: two spans, nothing left to decide ------------------------
+
+def reload_shows_the_same(page: Page, base: str, doc: int) -> None:
+    """A reload shows the same: two spans, nothing left to decide."""
     open_document(page, base, doc, "3")
     expect(page.get_by_role("heading", name="Spans (2)")).to_be_visible()
     expect(page.locator('[data-testid=suggestion][data-decision="pending"]')).to_have_count(0)
     expect(page.locator(".sent.suggested")).to_have_count(0)
     assert len(api(page, base, "GET", f"/api/documents/{doc}/my-annotation/")["spans"]) == 2
+
+
+def test_annotator_accepts_and_rejects_suggestions_from_the_keyboard(
+    web_server, projects: dict, page: Page, artifacts
+) -> None:
+    base = web_server.url
+    doc = projects["assisted"]["document"]
+    login(page, base, seed.ANNOTATOR)
+    open_document(page, base, doc, "3")
+    sentences = api(page, base, "GET", f"/api/documents/{doc}/")["sentences"]
+    assert len(sentences) == 3
+
+    suggestions_are_shown_apart(page, artifacts)
+    accept_and_reject_from_the_keyboard(page)
+    skip_and_accept_all(page)
+    edit_an_accepted_span(page, artifacts)
+    api_sees_own_spans_and_the_rejection(page, base, doc, sentences)
+    reload_shows_the_same(page, base, doc)
 
 
 def test_unassisted_project_shows_no_suggestion(web_server, projects: dict, page: Page) -> None:

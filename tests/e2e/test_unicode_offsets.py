@@ -7,10 +7,9 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.e2e.browser import api, login, my_annotation, select_text, wait_saved
 from tests.e2e.conftest import LiveServer, run_seed
 from tests.e2e.seed_unicode import SENTENCES, TEXT
-from tests.e2e.test_annotation_ui import api, login, my_annotation, wait_saved
-from tests.e2e.test_item_annotation import select_text
 
 pytestmark = pytest.mark.e2e
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from django.core.management.base import CommandError
 
-from evaluation.runs.services import LaunchError
+from evaluation.runs.launch import LaunchError
 
 
 def launch_refused(error: LaunchError, option: Callable[[str], str]) -> CommandError:

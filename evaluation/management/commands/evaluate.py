@@ -12,7 +12,7 @@ Item projects: ``--field`` names the form field the runs answer and ``--task`` t
 task whose variants ``--prompt`` names (default: the task answering the field's kind);
 the JSON report is the stored ``items`` report (``evaluation.benchmarks.items``).
 
-The same services as the launch page (``runs.services.launch_runs``,
+The same launch path as the launch page (``runs.launch.launch_runs``,
 ``items.launch.launch_item_runs``): bad input is refused
 with the field named and nothing queued. Runs are queued for the Celery workers; with
 ``--wait`` the command shows a progress bar until they finish and prints the scores as
@@ -38,12 +38,9 @@ from evaluation.items.launch import launch_item_runs
 from evaluation.items.runs import PROFILE as ITEMS_PROFILE
 from evaluation.management.commands._launch import launch_refused
 from evaluation.models import ModelRun, PromptVariant
+from evaluation.runs.launch import LaunchError, launch_runs
 from evaluation.runs.selectors import score_run
-from evaluation.runs.services import (
-    LaunchError,
-    complete_scoring,
-    launch_runs,
-)
+from evaluation.runs.services import complete_scoring
 from evaluation.runs.supervisor import supervise_shard
 from evaluation.scoring import PROFILES
 
@@ -78,6 +75,36 @@ def items_table(report: dict[str, Any]) -> str:
         f"{unparseable.get('count')} ({unparseable.get('policy')})"
     )
     return "\n".join(lines)
+
+
+def backend_settings(text: str) -> dict[str, Any]:
+    """``--backend-settings``: a JSON object."""
+    try:
+        settings = json.loads(text)
+    except ValueError as error:
+        raise CommandError(f"--backend-settings: not JSON: {error}") from None
+    if not isinstance(settings, dict):
+        raise CommandError("--backend-settings: expected a JSON object")
+    return settings
+
+
+def generation_params(options: dict[str, Any]) -> dict[str, Any]:
+    """The generation parameters given on the command line."""
+    return {
+        key: options[key]
+        for key in ("max_new_tokens", "temperature", "seed")
+        if options[key] is not None
+    }
+
+
+def run_inline(runs: list[ModelRun]) -> None:
+    """Supervise every shard of the runs in this process, then score the finished ones."""
+    for run in runs:
+        for shard in range(run.shards):
+            supervise_shard(run_id=run.pk, shard=shard, worker="inline")
+        run.refresh_from_db()
+        if run.status == ModelRun.Status.SCORING:
+            complete_scoring(run_id=run.pk)
 
 
 class Command(BaseCommand):
@@ -116,9 +143,29 @@ class Command(BaseCommand):
         project = Project.objects.filter(name=options["project"]).first()
         if project is None:
             raise CommandError(f"--project: no project named {options['project']!r}")
-        items = project.kind == "items"
-        gold = None
-        if items:
+        task, gold = self._task_and_gold(project, options)
+        settings = backend_settings(options["backend_settings"])
+        variants = [
+            self._variant(project, task, name) for name in options["prompt"] or ["zero-shot"]
+        ]
+        models = [ModelSpec(options["backend"], model, settings) for model in options["model"]]
+        inline = options["inline"]
+        runs = self._launch(project, gold, models, variants, options, enqueue=not inline)
+        for run in runs:
+            self.stderr.write(f"queued run {run.pk}: {run.name} ({run.total} requests)")
+        if inline:
+            run_inline(runs)
+        elif options["wait"]:
+            self._wait(runs)
+        else:
+            return
+        self._report([ModelRun.objects.get(pk=run.pk) for run in runs], options)
+
+    def _task_and_gold(
+        self, project: Project, options: dict[str, Any]
+    ) -> tuple[str, GoldStandard | None]:
+        """The task the runs answer and, for a span project, the gold version they run over."""
+        if project.kind == "items":
             if not options["field"]:
                 raise CommandError(
                     f"--field: project {project.name!r} is an item project; name the form "
@@ -128,83 +175,47 @@ class Command(BaseCommand):
                 form_field = parse_form(project.form).get(options["field"])
             except FormError as error:
                 raise CommandError(f"--field: {error}") from None
-            task = options["task"] or form_field.kind
-        else:
-            if options["gold_version"] is None:
-                raise CommandError("--gold-version: a span project's runs need a gold version")
-            task = options["task"] or "mafalda"
-            gold = GoldStandard.objects.filter(
-                project=project, version=options["gold_version"]
-            ).first()
-            if gold is None:
-                raise CommandError(
-                    f"--gold-version: project {project.name!r} has no gold version "
-                    f"{options['gold_version']}"
-                )
-        try:
-            settings = json.loads(options["backend_settings"])
-        except ValueError as error:
-            raise CommandError(f"--backend-settings: not JSON: {error}") from None
-        if not isinstance(settings, dict):
-            raise CommandError("--backend-settings: expected a JSON object")
-        variants = [
-            self._variant(project, task, name) for name in options["prompt"] or ["zero-shot"]
-        ]
-        params = {
-            key: options[option]
-            for key, option in (
-                ("max_new_tokens", "max_new_tokens"),
-                ("temperature", "temperature"),
-                ("seed", "seed"),
+            return options["task"] or form_field.kind, None
+        if options["gold_version"] is None:
+            raise CommandError("--gold-version: a span project's runs need a gold version")
+        gold = GoldStandard.objects.filter(project=project, version=options["gold_version"]).first()
+        if gold is None:
+            raise CommandError(
+                f"--gold-version: project {project.name!r} has no gold version "
+                f"{options['gold_version']}"
             )
-            if options[option] is not None
+        return options["task"] or "mafalda", gold
+
+    def _launch(
+        self,
+        project: Project,
+        gold: GoldStandard | None,
+        models: list[ModelSpec],
+        variants: list[PromptVariant],
+        options: dict[str, Any],
+        *,
+        enqueue: bool,
+    ) -> list[ModelRun]:
+        """The runs, created (and queued unless ``enqueue`` is false) by the launch services;
+        a refusal becomes a ``CommandError`` naming the option."""
+        common = {
+            "project": project,
+            "models": models,
+            "variants": variants,
+            "limit": options["limit"],
+            "shards": options["shards"],
+            "params": generation_params(options),
+            "name": options["name"],
+            "enqueue": enqueue,
         }
-        inline = options["inline"]
-        models = [ModelSpec(options["backend"], model, settings) for model in options["model"]]
         try:
-            if items:
-                runs = launch_item_runs(
-                    project=project,
-                    field=options["field"],
-                    models=models,
-                    variants=variants,
-                    limit=options["limit"],
-                    shards=options["shards"],
-                    params=params,
-                    name=options["name"],
-                    enqueue=not inline,
-                )
-            else:
-                runs = launch_runs(
-                    project=project,
-                    gold_standard=gold,
-                    models=models,
-                    variants=variants,
-                    level=options["level"],
-                    limit=options["limit"],
-                    shards=options["shards"],
-                    params=params,
-                    name=options["name"],
-                    enqueue=not inline,
-                )
+            if project.kind == "items":
+                return launch_item_runs(field=options["field"], **common)
+            return launch_runs(gold_standard=gold, level=options["level"], **common)
         except LaunchError as error:
             raise launch_refused(error, lambda field: f"--{field}") from None
         except QueueUnavailable as error:
             raise CommandError(f"{error}; nothing was launched, try again") from None
-        for run in runs:
-            self.stderr.write(f"queued run {run.pk}: {run.name} ({run.total} requests)")
-        if inline:
-            for run in runs:
-                for shard in range(run.shards):
-                    supervise_shard(run_id=run.pk, shard=shard, worker="inline")
-                run.refresh_from_db()
-                if run.status == ModelRun.Status.SCORING:
-                    complete_scoring(run_id=run.pk)
-        elif options["wait"]:
-            self._wait(runs)
-        else:
-            return
-        self._report([ModelRun.objects.get(pk=run.pk) for run in runs], options)
 
     def _variant(self, project: Project, task: str, reference: str) -> PromptVariant:
         """The project's own variant of that name (newest or @VERSION), else the global one."""

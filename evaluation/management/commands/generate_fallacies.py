@@ -27,7 +27,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from evaluation.backends import ModelSpec
 from evaluation.management.commands._launch import launch_refused
 from evaluation.models import GenerationJob
-from evaluation.runs.services import LaunchError
+from evaluation.runs.launch import LaunchError
 from evaluation.synthesis.review import generation_report, report_table
 from evaluation.synthesis.services import METHODS, launch_generation, run_job, wait_for
 

@@ -27,7 +27,8 @@ from evaluation.backends import ModelSpec
 from evaluation.judging.launch import launch_judge_run
 from evaluation.management.commands._launch import launch_refused
 from evaluation.models import ModelRun, PromptVariant
-from evaluation.runs.services import LaunchError, complete_scoring
+from evaluation.runs.launch import LaunchError
+from evaluation.runs.services import complete_scoring
 from evaluation.runs.supervisor import supervise_shard
 
 FINISHED = (ModelRun.Status.DONE, ModelRun.Status.FAILED, ModelRun.Status.CANCELLED)
