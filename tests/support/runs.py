@@ -23,32 +23,52 @@ from evaluation.runs.launch import launch_runs
 from evaluation.runs.services import score_and_store
 
 S1 = "You cannot trust Smith on taxes, he cheated on his wife."
-
-
 S2 = "The weather is nice today."
-
-
 TEXT_A = f"{S1} {S2}"
-
-
 TEXT_B = "If we allow this, soon everything will collapse."
-
-
 BASE = "/api/evaluation"
-
-
 RUNS = f"{BASE}/runs/"
-
-
 VARIANTS = f"{BASE}/variants/"
-
-
 LEADERBOARD = f"{BASE}/leaderboard/"
 
 
-def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+def write_jsonl(path: Path, records: list[Any]) -> Path:
+    """One line per record: a dict as JSON, a string as it is (for malformed lines)."""
+    path.write_text(
+        "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records),
+        encoding="utf-8",
+    )
     return path
+
+
+def two_gold_projects(tmp_path: Path) -> tuple[Project, Project]:
+    """Two MAFALDA-taxonomy projects, each with the same two-text gold version (TEXT_A holds an
+    ad hominem in S1; TEXT_B has no fallacy)."""
+    taxonomy = install_preset(name="mafalda")
+    project = create_project(name="Eval", taxonomy=taxonomy)
+    other = create_project(name="Other", taxonomy=taxonomy)
+    gold_file = write_jsonl(
+        tmp_path / "gold.jsonl",
+        [
+            {"text": TEXT_A, "labels": [[0, len(S1), "ad hominem"]], "comments": []},
+            {"text": TEXT_B, "labels": [], "comments": []},
+        ],
+    )
+    import_mafalda_gold(path=gold_file, project=project)
+    import_mafalda_gold(path=gold_file, project=other)
+    return project, other
+
+
+def submit_annotator_work(tmp_path: Path, project: Project, annotator: User) -> None:
+    """The annotator's submitted work on both texts: S1 ad hominem, TEXT_B slippery slope."""
+    doccano = write_jsonl(
+        tmp_path / "ann.jsonl",
+        [
+            {"id": 1, "text": TEXT_A, "label": [[0, len(S1), "ad hominem"]]},
+            {"id": 2, "text": TEXT_B, "label": [[0, len(TEXT_B), "slippery slope"]]},
+        ],
+    )
+    import_doccano_annotations(path=doccano, project=project, annotator=annotator)
 
 
 @dataclass
@@ -68,18 +88,7 @@ class World:
 
 def build_world(tmp_path: Path) -> World:
     """The project, its gold version, the imported run, the four users and two built-in variants."""
-    taxonomy = install_preset(name="mafalda")
-    project = create_project(name="Eval", taxonomy=taxonomy)
-    other = create_project(name="Other", taxonomy=taxonomy)
-    gold_file = write_jsonl(
-        tmp_path / "gold.jsonl",
-        [
-            {"text": TEXT_A, "labels": [[0, len(S1), "ad hominem"]], "comments": []},
-            {"text": TEXT_B, "labels": [], "comments": []},
-        ],
-    )
-    import_mafalda_gold(path=gold_file, project=project)
-    import_mafalda_gold(path=gold_file, project=other)
+    project, other = two_gold_projects(tmp_path)
     users = {
         name: User.objects.create_user(name)
         for name in ("admin", "reviewer", "annotator", "outsider")
@@ -88,14 +97,7 @@ def build_world(tmp_path: Path) -> World:
     add_member(project=project, user=users["reviewer"], role=Membership.Role.REVIEWER)
     add_member(project=project, user=users["annotator"], role=Membership.Role.ANNOTATOR)
     add_member(project=other, user=users["admin"], role=Membership.Role.REVIEWER)
-    doccano = write_jsonl(
-        tmp_path / "ann.jsonl",
-        [
-            {"id": 1, "text": TEXT_A, "label": [[0, len(S1), "ad hominem"]]},
-            {"id": 2, "text": TEXT_B, "label": [[0, len(TEXT_B), "slippery slope"]]},
-        ],
-    )
-    import_doccano_annotations(path=doccano, project=project, annotator=users["annotator"])
+    submit_annotator_work(tmp_path, project, users["annotator"])
     gold = project.gold_standards.get()
     raw = [
         {"text": TEXT_A, "prediction": {S1: "Output: ad hominem", S2: "I cannot tell."}},

@@ -18,32 +18,27 @@ from rest_framework.test import APIClient
 
 from annotations.importing.datasets import (
     import_doccano_annotations,
-    import_mafalda_gold,
     import_texts,
 )
 from annotations.importing.formats import DatasetFormatError
 from annotations.models import GoldStandard, Membership, Project
-from annotations.services.projects import add_member, create_project
-from annotations.services.taxonomy import install_preset
+from annotations.services.projects import add_member
 from evaluation.models import ModelRun, RunOutput
 from evaluation.runs.imports import RunImportError, import_run
+from tests.support.runs import (
+    S1,
+    S2,
+    TEXT_A,
+    TEXT_B,
+    submit_annotator_work,
+    two_gold_projects,
+    write_jsonl,
+)
 
 pytestmark = pytest.mark.django_db
 
-S1 = "You cannot trust Smith on taxes, he cheated on his wife."
-S2 = "The weather is nice today."
-TEXT_A = f"{S1} {S2}"
-TEXT_B = "If we allow this, soon everything will collapse."
 SCORE = "/api/evaluation/score/"
 AGREEMENT = "/api/evaluation/agreement/"
-
-
-def write_jsonl(path: Path, records: list[Any]) -> Path:
-    path.write_text(
-        "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records),
-        encoding="utf-8",
-    )
-    return path
 
 
 def run_records(text_a: str = TEXT_A) -> list[dict[str, Any]]:
@@ -69,31 +64,13 @@ class World:
 
 @pytest.fixture
 def world(tmp_path: Path) -> World:
-    taxonomy = install_preset(name="mafalda")
-    project = create_project(name="Eval", taxonomy=taxonomy)
-    other = create_project(name="Other", taxonomy=taxonomy)
-    gold_file = write_jsonl(
-        tmp_path / "gold.jsonl",
-        [
-            {"text": TEXT_A, "labels": [[0, len(S1), "ad hominem"]], "comments": []},
-            {"text": TEXT_B, "labels": [], "comments": []},  # no fallacy
-        ],
-    )
-    import_mafalda_gold(path=gold_file, project=project)
-    import_mafalda_gold(path=gold_file, project=other)
+    project, other = two_gold_projects(tmp_path)
     users = {name: User.objects.create_user(name) for name in ("admin", "reviewer", "other")}
     add_member(project=project, user=users["admin"], role=Membership.Role.ADMIN)
     add_member(project=project, user=users["reviewer"], role=Membership.Role.REVIEWER)
     add_member(project=other, user=users["other"], role=Membership.Role.REVIEWER)
     annotator = User.objects.create_user("ann")
-    doccano = write_jsonl(
-        tmp_path / "ann.jsonl",
-        [
-            {"id": 1, "text": TEXT_A, "label": [[0, len(S1), "ad hominem"]]},
-            {"id": 2, "text": TEXT_B, "label": [[0, len(TEXT_B), "slippery slope"]]},
-        ],
-    )
-    import_doccano_annotations(path=doccano, project=project, annotator=annotator)
+    submit_annotator_work(tmp_path, project, annotator)
     runs_file = write_jsonl(tmp_path / "run.jsonl", run_records())
     run = import_run(project=project, path=runs_file, name="model-a", model_name="m/a")
     other_run = import_run(project=other, path=runs_file, name="model-a")
