@@ -150,7 +150,10 @@ FLUB_RATING_FORM: dict[str, Any] = {
     "aggregate": "macro",
 }
 
+# ``benchmark`` tells scoring which published benchmark a project of this form reproduces
+# (``evaluation.items.profiles``: the ``authors-smartypat`` profile applies to it).
 SMARTYPAT_FORM: dict[str, Any] = {
+    "benchmark": "smartypat",
     "fields": [
         {
             "name": "types",

@@ -15,7 +15,10 @@ whose ``metadata`` is laid out as ``annotations.items`` says::
   FLUB ``answer`` -> the multiple-choice field, ``type`` -> the classification field after
   the field's ``merge`` map (no gold when the file has no type), ``explanation`` -> the
   free-text field (its reference text); SmartyPat ``fallacy types`` -> the ranked field
-  (a list, file order) and the detection field (``true`` when any type is given); a column
+  (a list, file order) and the detection field (``true`` when any type is given), the
+  types cell as written in ``gold_text`` (``{ranked field: cell}``, read by scoring
+  profiles that match labels in it) and the column the text came from in ``text_column``;
+  a column
   mapping's ``answer``/``label``/``labels``/``reference`` -> the field it names, else the
   form's field of that kind. A form without such a field gets no gold for it.
 - Labels are matched to the field's label set (its own, else the taxonomy's type names,
@@ -186,6 +189,7 @@ class ItemConverter:
         format: str,
         name: str,
         columns: ItemColumns | None = None,
+        text_column: str | None = None,
     ) -> None:
         if project.kind != "items":
             raise ItemImportError(
@@ -198,6 +202,8 @@ class ItemConverter:
             )
         if format == "items" and columns is None:
             raise ItemImportError("the items format needs a column mapping (at least text)")
+        if text_column and format != "smartypat":
+            raise ItemImportError("text_column goes with the smartypat format (items: columns)")
         try:
             self.form: Form = parse_form(project.form)
         except FormError as error:
@@ -206,6 +212,7 @@ class ItemConverter:
         self.format = format
         self.name = name
         self.columns = columns
+        self.text_column = text_column or None
         self.taxonomy = label_resolver(project.taxonomy)
         self.targets = self._targets()
         self._labels = {
@@ -241,7 +248,7 @@ class ItemConverter:
         if self.format == "flub":
             return read_flub(source, name=self.name)
         if self.format == "smartypat":
-            return read_smartypat(source, name=self.name)
+            return read_smartypat(source, name=self.name, text_column=self.text_column)
         assert self.columns is not None
         return read_item_columns(source, columns=self.columns, name=self.name)
 
@@ -319,11 +326,12 @@ class ItemConverter:
                 record.types, record.line, "fallacy types"
             )
         self._gold("detection", gold, bool(record.types))
+        metadata = self._metadata(record.record, options={}, candidate="", gold=gold)
+        metadata["text_column"] = record.text_column
+        if self.targets["labels"] is not None and record.types_cell.strip():
+            metadata["gold_text"] = {self.targets["labels"].name: record.types_cell}
         return ItemDraft(
-            line=record.line,
-            external_id=record.id,
-            text=record.text,
-            metadata=self._metadata(record.record, options={}, candidate="", gold=gold),
+            line=record.line, external_id=record.id, text=record.text, metadata=metadata
         )
 
     def _columns(self, record: ItemRecord) -> ItemDraft:
@@ -416,14 +424,18 @@ def import_items(
     format: str,
     columns: ItemColumns | Mapping[str, Any] | str | None = None,
     name: str | None = None,
+    text_column: str | None = None,
 ) -> ItemImportReport:
     """Import a FLUB, SmartyPat or column-mapped file into the item project (see the
-    module docstring); ``name`` is the file name used in errors for an open file."""
+    module docstring); ``name`` is the file name used in errors for an open file;
+    ``text_column``: SmartyPat's text column (``formats.smartypat``)."""
     name = source_name(path, name)
     if columns is not None and not isinstance(columns, ItemColumns):
         columns = columns_from(columns)
     Project.objects.select_for_update().filter(pk=project.pk).first()
-    converter = ItemConverter(project=project, format=format, name=name, columns=columns)
+    converter = ItemConverter(
+        project=project, format=format, name=name, columns=columns, text_column=text_column
+    )
     ids = IdCheck(converter)
     report = ItemImportReport(format=format, file=name)
     position = next_position(project)

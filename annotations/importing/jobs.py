@@ -88,6 +88,7 @@ def create_import_job(
     columns: dict[str, Any] | str | None = None,
 ) -> ImportJob:
     """A queued job holding the file. CSV needs ``text_column`` ("text" by default);
+    SmartyPat takes one too (``rewrite``, ``post``, a column name or position);
     doccano files are one annotator's work (``annotator``, by default ``created_by``);
     item formats need an item project, and ``items`` a column mapping (``columns``)."""
     if format not in FORMATS:
@@ -112,6 +113,8 @@ def create_import_job(
                 ]
             }
         )
+    if format == "smartypat" and text_column:
+        options = {"text_column": text_column}
     if format == "csv":
         options = {"text_column": text_column or "text", "id_column": id_column}
     elif format == "doccano":
@@ -254,6 +257,7 @@ def _import(job: ImportJob, content: bytes, *, texts_only: bool) -> dict[str, An
             project=project,
             format=job.format,
             columns=job.options.get("columns"),
+            text_column=job.options.get("text_column") if job.format == "smartypat" else None,
         ).as_dict()
     if job.format == "csv":
         records = read_csv_texts(

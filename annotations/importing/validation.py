@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import io
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +23,7 @@ from annotations.importing.formats.item_columns import ItemRows, is_jsonl, read_
 from annotations.importing.formats.jsonl import RecordChecker, iter_json_objects
 from annotations.importing.formats.mafalda import read_mafalda
 from annotations.importing.formats.plaintext import TextRecord, read_text_blocks, read_text_jsonl
-from annotations.importing.formats.smartypat import SmartyPatColumns
+from annotations.importing.formats.smartypat import smartypat_columns
 from annotations.importing.items import (
     ITEM_FORMATS,
     IdCheck,
@@ -334,12 +335,16 @@ class FileCheck:
         else:
             rows = csv_rows(io.BytesIO(self.content), name=self.name)
             try:
-                _, header = next(rows)
-                reader: Any = (
-                    SmartyPatColumns(self.name, header)
-                    if self.job.format == "smartypat"
-                    else ItemRows(self.name, converter.columns, header)
-                )
+                first_line, header = next(rows)
+                reader: Any
+                if self.job.format == "smartypat":
+                    reader, has_header = smartypat_columns(
+                        self.name, header, text_column=self.job.options.get("text_column")
+                    )
+                    if not has_header:
+                        rows = itertools.chain([(first_line, header)], rows)
+                else:
+                    reader = ItemRows(self.name, converter.columns, header)
                 for line, fields in rows:
                     self.progress(line)
                     try:

@@ -1,28 +1,25 @@
 """``ranked``: the fallacy types of a text, most likely first (SmartyPat's ranked types).
 
 The prediction is a list of labels, best first; ``[]`` means "no fallacy". The parser
-splits the answer into pieces (commas, semicolons, new lines, numbered items "1." and
-"2)"), reads the label each piece names (exactly, else the first label in it) and keeps
-each label once, in order. An answer naming no label but saying "no fallacy" (or
-"none", "sound", "not fallacious") is ``[]``; an answer with neither is unparseable.
+follows the label normalisation rules of ``evaluation.scoring.label_answers`` (JSON lists
+and SmartyPat's output objects; pieces split at ``,`` ``;`` ``>`` new lines and list
+numbers; case, quotes, numbering and underscores ignored; each label once, in order). An
+answer naming no label but saying "no fallacy" (or "none", "sound", "not fallacious") is
+``[]``; an answer with neither is unparseable. Pieces naming no label are counted in the
+report (``unreadable_labels``).
 Primary figure: mean S (``evaluation.scoring.items``: S = Σ ±1/i, "no fallacy" counted
 as a label of its own).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from evaluation.benchmarks.answering import (
-    AnswerTask,
-    exact_label,
-    find_labels,
-    says_no_fallacy,
-)
+from evaluation.benchmarks.answering import AnswerTask
 from evaluation.benchmarks.base import TaskLabel, VariantSpec
 from evaluation.benchmarks.items import TaskItem, register
+from evaluation.scoring.label_answers import LabelReader
 
 NO_FALLACY = "no fallacy"
 
@@ -83,22 +80,9 @@ BUILTIN_VARIANTS: tuple[VariantSpec, ...] = (
     ),
 )
 
-_SPLIT = re.compile(r"[,;，；、\n]|(?:^|\s)\d+[.)]\s")
-
-
 def read_ranked(answer: str, labels: Sequence[str]) -> list[str] | None:
-    ranked: list[str] = []
-    for piece in _SPLIT.split(answer):
-        if not piece or not piece.strip():
-            continue
-        exact = exact_label(piece, labels)
-        found = [exact] if exact else find_labels(piece, labels)
-        for label in found:
-            if label not in ranked:
-                ranked.append(label)
-    if ranked:
-        return ranked
-    return [] if says_no_fallacy(answer) else None
+    """The ranking an answer gives, by the rules of ``evaluation.scoring.label_answers``."""
+    return LabelReader(labels).read(answer).prediction
 
 
 @register

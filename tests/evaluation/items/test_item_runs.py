@@ -266,21 +266,21 @@ SMARTYPAT = [
     (
         "s1",
         "Everyone I know loves this phone, so it must be the best phone ever made.",
-        "hasty generalization",
-        "Hasty generalization, false cause",  # S = +1 - 1/2 = 0.5
+        "accident fallacy",
+        "Accident fallacy, false cause",  # S = +1 - 1/2 = 0.5
         "Fallacious.",  # tp
     ),
     (
         "s2",
         "Either we ban every car downtown or the city chokes to death within a year.",
-        "false dilemma, slippery slope",
-        "slippery slope",  # S = +1
+        "false dilemma, contextomy",
+        "contextomy",  # S = +1
         "fallacious",  # tp
     ),
     (
         "s3",
         "If we let one student hand in late work, soon nobody will hand in anything on time.",
-        "slippery slope",
+        "contextomy",
         "No fallacy.",  # "no fallacy" for a fallacious sentence: S = -1
         "Sound.",  # fn
     ),
@@ -295,14 +295,14 @@ SMARTYPAT = [
         "s5",
         "Water boils at 100 °C at sea level, and this pot is at sea level, so it boils at 100 °C.",
         "",
-        "false cause, hasty generalization",  # labels for a sound one: S = -(1 + 1/2) = -1.5
+        "false cause, accident fallacy",  # labels for a sound one: S = -(1 + 1/2) = -1.5
         "fallacious",  # fp
     ),
     (
         "s6",
         "A famous actor says the vaccine is dangerous, so it must be dangerous.",
-        "appeal to authority",
-        "1. false cause\n2. appeal to authority",  # S = -1 + 1/2 = -0.5
+        "nominal fallacy",
+        "1. false cause\n2. nominal fallacy",  # S = -1 + 1/2 = -0.5
         "Fallacious: it leans on a celebrity.",  # tp
     ),
     (
@@ -350,7 +350,7 @@ def import_smartypat(tmp_path: Path) -> Project:
     project = Project.objects.get(name="SP")
     gold = {d.external_id: d.metadata["gold"] for d in project.documents.all()}
     assert gold["s4"] == {"types": [], "fallacious": False}  # the sound sentences
-    assert gold["s2"] == {"types": ["false dilemma", "slippery slope"], "fallacious": True}
+    assert gold["s2"] == {"types": ["false dilemma", "contextomy"], "fallacious": True}
     return project
 
 
@@ -400,25 +400,25 @@ def assert_ranked_report(ranked: dict) -> None:
     # the first answer is a gold type (s1, s2) or "no fallacy" for a sound sentence (s4)
     assert metrics["top1_accuracy"] == pytest.approx(3 / 7)
     assert metrics["per_type_accuracy"] == {
-        "hasty generalization": 1.0,  # s1 found
+        "accident fallacy": 1.0,  # s1 found
         "false dilemma": 0.0,  # s2: not in its ranking
-        "slippery slope": 0.5,  # s2 found, s3 missed
-        "appeal to authority": 1.0,  # s6 found (at rank 2)
+        "contextomy": 0.5,  # s2 found, s3 missed
+        "nominal fallacy": 1.0,  # s6 found (at rank 2)
         "false cause": 0.0,  # s7 unparseable
     }
     assert ranked["predicted_counts"] == {
-        "hasty generalization": 2,  # s1, s5
+        "accident fallacy": 2,  # s1, s5
         "false cause": 3,  # s1, s5, s6
-        "slippery slope": 1,  # s2
+        "contextomy": 1,  # s2
         "no fallacy": 2,  # s3, s4
-        "appeal to authority": 1,  # s6
+        "nominal fallacy": 1,  # s6
     }
     assert ranked["gold_counts"] == {
-        "hasty generalization": 1,
+        "accident fallacy": 1,
         "false dilemma": 1,
-        "slippery slope": 2,
+        "contextomy": 2,
         "no fallacy": 2,
-        "appeal to authority": 1,
+        "nominal fallacy": 1,
         "false cause": 1,
     }
 
@@ -452,11 +452,11 @@ def test_a_smartypat_project_runs_ranked_and_detection_and_stores_the_reports_by
     assert_detection_report(reports["detection"])
     outputs = RunOutput.objects.filter(run__task="ranked").order_by("document__position")
     assert [o.parsed_labels for o in outputs] == [
-        ["hasty generalization", "false cause"],
-        ["slippery slope"],
+        ["accident fallacy", "false cause"],
+        ["contextomy"],
         [],
         [],
-        ["false cause", "hasty generalization"],
-        ["false cause", "appeal to authority"],
+        ["false cause", "accident fallacy"],
+        ["false cause", "nominal fallacy"],
         None,
     ]

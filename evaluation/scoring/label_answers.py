@@ -1,0 +1,186 @@
+"""Reading an answer that names fallacy labels (ranked answers, published outputs) into
+labels: the normalisation rules, in one place (plain Python).
+
+The rules, in order:
+
+1. **Structure.** A JSON list of strings (``["False Cause", "Equivocation"]``, also inside
+   a fenced block) gives its items, one piece each. A JSON object is read through its
+   ``logic_fallacies`` key (SmartyPat's published outputs; also ``labels``, ``types``,
+   ``fallacies``): a list gives its items, a string is read as text; ``logic_error: "no"``
+   with no labels means no fallacy. Anything else is text.
+2. **Separators.** Text is split into pieces at ``,`` ``;`` ``>`` ``|``, new lines, the
+   full-width ``，`` ``；`` ``、`` and at list numbers (``1.``, ``2)``) that begin the text
+   or follow a space.
+3. **Cleaning a piece.** Surrounding white space, quotes (``" ' ` “ ” ‘ ’ « »``),
+   brackets, ``*`` (Markdown bold) and final ``. ! ? :`` are removed; then a leading list
+   number or bullet (``1.``, ``2)``, ``(3)``, ``#4``, ``-``, ``•``); underscores and hyphens
+   become spaces (``false_cause``, ``false-cause``); runs of spaces become one; case is
+   ignored.
+4. **Lookup.** A cleaned piece equal to a label or to one of its aliases (cleaned the
+   same way) is that label; one saying there is no fallacy (``no fallacy``, ``none``,
+   ``sound``, ``not fallacious``, ``no fallacies``) is "no fallacy". Otherwise the labels
+   written inside the piece are taken, in order (``it is a false cause`` -> false cause).
+5. **Unreadable.** A piece naming no label (a misspelling such as ``Equivokation``, a
+   remark) is *unreadable*: the reading counts it (``LabelReading.unreadable``) and the
+   scores report the count; it is never dropped silently. A label named twice counts once,
+   at its first rank.
+
+The answer is the labels in order; ``[]`` when it names none but says there is no fallacy;
+unparseable (``None``) when it names none and does not say so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+NO_FALLACY = "no fallacy"
+NO_FALLACY_WORDS = ("no fallacy", "no fallacies", "none", "sound", "not fallacious")
+OBJECT_KEYS = ("logic_fallacies", "labels", "types", "fallacies")
+
+_SPLIT = re.compile(r"[,;>|，；、\n]|(?:^|\s)\d+[.)]\s")
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.DOTALL | re.IGNORECASE)
+_QUOTES = "\"'`“”‘’«»「」《》*()[]{}"
+LIST_NUMBER = re.compile(r"^(?:\(?\d+[.):]|#\d+|[-•·])\s*")
+_JOINERS = re.compile(r"[_\-]+")
+
+
+def clean_piece(piece: str) -> str:
+    """One piece as rule 3 cleans it (lower case)."""
+    text = piece.strip()
+    for _ in range(3):  # quotes around a numbered piece, or a number inside quotes
+        text = text.strip().strip(_QUOTES).strip().rstrip(".!?:。！？").strip()
+        text = LIST_NUMBER.sub("", text)
+    text = _JOINERS.sub(" ", text)
+    return " ".join(text.split()).casefold()
+
+
+def says_no_fallacy(text: str) -> bool:
+    lowered = text.casefold()
+    return any(
+        re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered) for word in NO_FALLACY_WORDS
+    )
+
+
+@dataclass(frozen=True)
+class LabelReading:
+    """What an answer says: its labels in order, whether it says "no fallacy", and the
+    pieces that named nothing."""
+
+    labels: list[str]
+    no_fallacy: bool = False
+    unreadable: list[str] = field(default_factory=list)
+    structured: bool = False  # read from JSON
+
+    @property
+    def prediction(self) -> list[str] | None:
+        if self.labels:
+            return self.labels
+        return [] if self.no_fallacy else None
+
+
+def load_structure(answer: str) -> tuple[list[str] | str, bool | None, bool]:
+    """Rule 1: ``(pieces or text, logic_error, structured)``; ``logic_error`` is the
+    object's yes/no (``None`` when absent)."""
+    text = answer.strip()
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1)
+    if not text or text[0] not in "[{":
+        return answer, None, False
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return answer, None, False
+    error: bool | None = None
+    if isinstance(value, Mapping):
+        flag = str(value.get("logic_error", "")).strip().casefold()
+        error = {"yes": True, "no": False}.get(flag)
+        key = next((k for k in OBJECT_KEYS if k in value), None)
+        value = value.get(key) if key else []
+        if isinstance(value, str):
+            return value, error, True
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return list(value), error, True
+    return answer, None, False
+
+
+class LabelReader:
+    """Reads answers against one label set (names and ``aliases``: alias -> name)."""
+
+    def __init__(self, labels: Sequence[str], aliases: Mapping[str, str] | None = None) -> None:
+        self.labels = list(labels)
+        self.by_key: dict[str, str] = {}
+        for alias, name in (aliases or {}).items():
+            self.by_key[clean_piece(alias)] = name
+        for label in self.labels:
+            self.by_key[clean_piece(label)] = label
+        self._spellings = sorted(self.by_key, key=len, reverse=True)
+
+    def _inside(self, key: str) -> list[str]:
+        """Labels written inside a cleaned piece, in order (a longer spelling wins)."""
+        found: list[tuple[int, int, str]] = []
+        for spelling in self._spellings:
+            for match in re.finditer(rf"(?<![a-z]){re.escape(spelling)}(?![a-z])", key):
+                found.append((match.start(), match.end(), self.by_key[spelling]))
+        found.sort(key=lambda hit: (hit[0], -(hit[1] - hit[0])))
+        taken: list[tuple[int, int]] = []
+        labels: list[str] = []
+        for start, end, label in found:
+            if any(s <= start < e for s, e in taken):
+                continue
+            taken.append((start, end))
+            labels.append(label)
+        return labels
+
+    def read(self, answer: str) -> LabelReading:
+        value, error, structured = load_structure(answer)
+        pieces = value if isinstance(value, list) else _SPLIT.split(value)
+        labels: list[str] = []
+        unreadable: list[str] = []
+        no_fallacy = error is False
+        for piece in pieces:
+            if not piece or not piece.strip():
+                continue
+            key = clean_piece(piece)
+            if not key:
+                continue
+            if key in self.by_key:
+                found = [self.by_key[key]]
+            elif key in NO_FALLACY_WORDS:
+                no_fallacy = True
+                continue
+            else:
+                found = self._inside(key)
+            if not found:
+                if says_no_fallacy(key):
+                    no_fallacy = True
+                else:
+                    unreadable.append(piece.strip())
+                continue
+            for label in found:
+                if label not in labels:
+                    labels.append(label)
+        if not labels and not no_fallacy and not structured:
+            no_fallacy = says_no_fallacy(answer)
+        return LabelReading(labels, no_fallacy, unreadable, structured)
+
+
+def read_labels(
+    answer: str, labels: Sequence[str], aliases: Mapping[str, str] | None = None
+) -> LabelReading:
+    """``LabelReader(labels, aliases).read(answer)``."""
+    return LabelReader(labels, aliases).read(answer)
+
+
+def unreadable_summary(pieces_per_item: Sequence[Sequence[str]]) -> dict[str, Any]:
+    """The report's count of unreadable pieces: in all, items with one, a few examples."""
+    pieces = [piece for item in pieces_per_item for piece in item]
+    return {
+        "pieces": len(pieces),
+        "items": sum(1 for item in pieces_per_item if item),
+        "examples": list(dict.fromkeys(pieces))[:10],
+    }
