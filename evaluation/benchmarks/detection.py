@@ -3,6 +3,8 @@
 The parser reads the earliest of these words in the answer (a longer phrase wins at the
 same place): "not fallacious", "no fallacy", "sound", "valid", "no" -> ``false``;
 "fallacious", "fallacy", "yes", "flawed", "not sound", "unsound", "invalid" -> ``true``.
+A JSON object with ``logic_error`` "yes" or "no" (SmartyPat's published outputs) is read
+by that key alone.
 Primary figure: F1 of the fallacious class (precision, recall and accuracy are reported
 too).
 """
@@ -16,6 +18,7 @@ from typing import Any, ClassVar
 from evaluation.benchmarks.answering import AnswerTask
 from evaluation.benchmarks.base import TaskLabel, VariantSpec
 from evaluation.benchmarks.items import TaskItem, register
+from evaluation.scoring.label_answers import load_structure
 
 FALLACIOUS, SOUND = "fallacious", "sound"
 
@@ -85,6 +88,9 @@ _WORDS: tuple[tuple[str, bool], ...] = (
 
 
 def read_detection(answer: str) -> bool | None:
+    structured = load_structure(answer)
+    if structured[2] and structured[1] is not None:  # {"logic_error": "yes", ...}
+        return structured[1]
     lowered = answer.casefold()
     best: tuple[int, int, bool] | None = None
     for word, value in _WORDS:

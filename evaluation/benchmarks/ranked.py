@@ -80,6 +80,7 @@ BUILTIN_VARIANTS: tuple[VariantSpec, ...] = (
     ),
 )
 
+
 def read_ranked(answer: str, labels: Sequence[str]) -> list[str] | None:
     """The ranking an answer gives, by the rules of ``evaluation.scoring.label_answers``."""
     return LabelReader(labels).read(answer).prediction

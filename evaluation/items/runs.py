@@ -252,9 +252,14 @@ def run_profiles(run: ModelRun) -> list[str]:
 
 
 def _profile_reports(
-    run: ModelRun, items: list[TaskItem], answers: list[Any], labels: list[str]
+    run: ModelRun,
+    items: list[TaskItem],
+    answers: list[Any],
+    predictions: list[Any],
+    labels: list[str],
 ) -> dict[str, dict[str, Any]]:
-    """Reports under the run's profiles other than ``definition`` (judges: none)."""
+    """Reports under the run's profiles other than ``definition`` (judges: none); ranked
+    answers are read again by each profile from the raw text, others as parsed."""
     if is_judge(run):
         return {}
     task = get_task(run.prompt_variant.task)
@@ -264,7 +269,7 @@ def _profile_reports(
         report = score_answers(
             task.answers,
             [item.gold for item in items],
-            answers,
+            answers if task.answers == "ranked" else predictions,
             labels=labels,
             profile=name,
             aliases=aliases,
@@ -320,7 +325,7 @@ def score_item_run(run: ModelRun) -> list[RunScore]:
         reports[DEFINITION]["unreadable_labels"] = unreadable_summary(
             [r.unreadable if r is not None else [] for r in readings]
         )
-    for name, other in _profile_reports(run, items, answers, labels).items():
+    for name, other in _profile_reports(run, items, answers, predictions, labels).items():
         reports[name] = {**other, **extra}
     with transaction.atomic():
         if changed:

@@ -154,11 +154,21 @@ class Reading:
     unreadable: list[str]
 
 
+def _has_key(answer: str, key: str) -> bool:
+    try:
+        value = json.loads(answer.strip())
+    except ValueError:
+        return False
+    return isinstance(value, dict) and key in value
+
+
 def authors_pieces(answer: str, profile: ItemProfile) -> tuple[list[str], bool | None]:
     """The authors' reading: a list's items lower-cased (trimmed only with
     ``strip_list_items``), a string lower-cased, split at "," and trimmed; an empty JSON
     list without ``logic_error`` says no fallacy (``logic_error`` ``False``)."""
-    value, error, _ = load_structure(answer)
+    value, error, structured = load_structure(answer)
+    if structured and error is None and _has_key(answer, "logic_error"):
+        return [], None  # logic_error neither yes nor no: the authors score nothing
     if value == [] and error is None:
         return [], False
     if isinstance(value, list):
@@ -208,7 +218,7 @@ def _item_s(gold: list[str], gold_text: str, reading: Reading, profile: ItemProf
     if reading.no:
         return -penalty
     gold_keys = {label.casefold() for label in gold}
-    cell = gold_text.casefold()
+    cell = gold_text.strip().casefold()
     pieces = list(dict.fromkeys(reading.pieces)) if profile.normalise_labels else reading.pieces
     total = 0.0
     for rank, piece in enumerate(pieces, start=1):
@@ -279,7 +289,7 @@ def per_type_accuracy(
     for gold, reading, text in zip(golds, readings, gold_texts, strict=True):
         if not gold:
             continue
-        cell = (text or ", ".join(gold)).casefold()
+        cell = (text or ", ".join(gold)).strip().casefold()
         names = [piece.strip() for piece in cell.split(",") if piece.strip()]
         totals.update(names)
         if reading.no or not reading.usable:

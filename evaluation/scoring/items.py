@@ -45,6 +45,32 @@ Per kind (figures over the scored items):
   no BERTScore model is available the primary value is ``None`` and
   ``metrics["bertscore_unavailable"]`` says why.
 
+Profiles. ``score_answers(..., profile=NAME)`` scores under a named profile
+(``evaluation.scoring.item_profiles``): ``definition`` (the default: the reports above)
+or ``authors-smartypat`` (SmartyPat's published scripts, ranked and detection fields;
+``None`` for other kinds). Pass ``answers`` (raw answer texts, or a person's label lists),
+``aliases`` and the gold cells ``gold_texts`` for ranked fields. An item run stores one
+``RunScore`` per applicable profile (``evaluation.items.runs``: ``definition`` under the
+profile column ``items``, others by name). The stored shapes (additive: every key above
+is kept)::
+
+    definition, every kind: {..., "profile": "definition", "task", "field", "missing"}
+      ranked also: metrics["sum_s"] (Σ S over the scored items, beside "mean_s"),
+      "unreadable_labels": {"pieces": n, "items": m, "examples": [...]}
+    authors-smartypat, ranked:
+      {"kind", "profile", "switches": {switch: value}, "task", "field", "missing",
+       "primary": {"name": "sum_s", "value"}, "metrics": {"sum_s", "mean_s",
+       "per_type_accuracy": {type: share}}, "per_item_s": [S of each fallacious item],
+       "predicted_counts": {label or piece: n}, "gold_counts": {type: n}, "per_label": {},
+       "items", "scored" (the fallacious items), "unparseable": {"count", "policy"},
+       "unreadable_labels"}
+    authors-smartypat, detection:
+      {"kind", "profile", "switches", "task", "field", "missing",
+       "primary": {"name": "f1", "value"}, "metrics": {"f1", "precision", "recall"},
+       "counts": {"yes_fallacious", "no_fallacious", "yes_benign", "no_benign"},
+       "benign_counted" (N, phantom items included), "benign_items",
+       "predicted_counts", "gold_counts", "per_label": {}, "items", "scored", "unparseable"}
+
 ``aggregate_skills(task_scores, skills, method)`` turns primary figures into a skill
 profile: the macro mean of each skill's tasks, and the overall figure over skills
 (``macro`` or ``geometric``; the geometric mean counts a negative score as 0).
@@ -364,14 +390,7 @@ def score_answers(
             aliases=aliases,
             gold_texts=gold_texts,
         )
-    if kind not in KINDS:
-        raise ScoringInputError(f"kind: must be one of {', '.join(KINDS)}, not {kind!r}")
-    if policy not in POLICIES:
-        raise ScoringInputError(f"policy: must be one of {', '.join(POLICIES)}, not {policy!r}")
-    if len(golds) != len(predictions):
-        raise ScoringInputError(f"{len(golds)} gold answers but {len(predictions)} predictions")
-    if options is not None and len(options) != len(golds):
-        raise ScoringInputError(f"{len(golds)} gold answers but {len(options)} option lists")
+    _check_inputs(kind, policy, golds, predictions, options)
     if kind == "free-text" and references is not None:
         if len(references) != len(golds):
             raise ScoringInputError(f"{len(golds)} gold answers but {len(references)} references")
@@ -405,27 +424,54 @@ def score_answers(
         return report
     gold = [golds[i] for i in scored]
     predicted = [filled[i] for i in scored]
-    if kind in ("multiple-choice", "classification"):
-        if kind == "multiple-choice":
-            keys = sorted(
-                {k for i in scored for k in (options[i] if options is not None else ())}
-                | {str(g) for g in gold}
-                | {p for p in predicted if p is not None}
-            )
-            body = _choice_report(kind, gold, predicted, keys)
-        else:
-            body = _choice_report(kind, gold, predicted, labels)
-    elif kind == "ranked":
-        body = _ranked_report([list(g) for g in gold], predicted, labels)
-    elif kind == "detection":
-        body = _detection_report([bool(g) for g in gold], predicted)
-    elif kind == "segmentation":
-        body = _segmentation_report(gold, predicted, labels)
-    else:
-        body = _free_text_report([str(g) for g in gold], predicted, bertscore)
-    report.update(body)
+    report.update(_kind_report(kind, gold, predicted, labels, options, scored, bertscore))
     report["primary"]["value"] = report["metrics"].get(PRIMARY[kind])
     return report
+
+
+def _check_inputs(
+    kind: str,
+    policy: str,
+    golds: Sequence[Any],
+    predictions: Sequence[Any],
+    options: Sequence[Sequence[str]] | None,
+) -> None:
+    if kind not in KINDS:
+        raise ScoringInputError(f"kind: must be one of {', '.join(KINDS)}, not {kind!r}")
+    if policy not in POLICIES:
+        raise ScoringInputError(f"policy: must be one of {', '.join(POLICIES)}, not {policy!r}")
+    if len(golds) != len(predictions):
+        raise ScoringInputError(f"{len(golds)} gold answers but {len(predictions)} predictions")
+    if options is not None and len(options) != len(golds):
+        raise ScoringInputError(f"{len(golds)} gold answers but {len(options)} option lists")
+
+
+def _kind_report(
+    kind: str,
+    gold: list[Any],
+    predicted: list[Any],
+    labels: Sequence[str],
+    options: Sequence[Sequence[str]] | None,
+    scored: list[int],
+    bertscore: BertScorer | None,
+) -> dict[str, Any]:
+    """The figures of one kind over the scored items."""
+    if kind == "multiple-choice":
+        keys = sorted(
+            {k for i in scored for k in (options[i] if options is not None else ())}
+            | {str(g) for g in gold}
+            | {p for p in predicted if p is not None}
+        )
+        return _choice_report(kind, gold, predicted, keys)
+    if kind == "classification":
+        return _choice_report(kind, gold, predicted, labels)
+    if kind == "ranked":
+        return _ranked_report([list(g) for g in gold], predicted, labels)
+    if kind == "detection":
+        return _detection_report([bool(g) for g in gold], predicted)
+    if kind == "segmentation":
+        return _segmentation_report(gold, predicted, labels)
+    return _free_text_report([str(g) for g in gold], predicted, bertscore)
 
 
 def aggregate_skills(

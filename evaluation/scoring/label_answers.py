@@ -101,6 +101,7 @@ def load_structure(answer: str) -> tuple[list[str] | str, bool | None, bool]:
         error = {"yes": True, "no": False}.get(flag)
         key = next((k for k in OBJECT_KEYS if k in value), None)
         value = value.get(key) if key else []
+        value = [] if value is None else value
         if isinstance(value, str):
             return value, error, True
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
@@ -141,7 +142,7 @@ class LabelReader:
         pieces = value if isinstance(value, list) else _SPLIT.split(value)
         labels: list[str] = []
         unreadable: list[str] = []
-        no_fallacy = error is False
+        no_fallacy = error is False or (error is None and value == [])
         for piece in pieces:
             if not piece or not piece.strip():
                 continue
