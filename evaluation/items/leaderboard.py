@@ -9,7 +9,9 @@
   unparseable count and, for a free-text field, the mean ``judge_mean`` of the finished
   judge runs judging that run (``ModelRun.judged_run``). When a model and variant answered a
   field more than once, the latest finished run counts (``runs`` says how many there were).
-  A finished run without a stored report is listed in ``unscored``, not in a row;
+  A finished run without a stored report is listed in ``unscored``, not in a row. An
+  imported run (published outputs, no prompt variant) is a row of kind ``imported``,
+  named by its run name when it has no model name;
 - rows of kind ``human``: every annotator with submitted responses, scored by
   ``evaluation.scoring.items.score_answers`` against the items' answer key
   (``Document.metadata["gold"]``) on the items they answered, for the answer kinds with a
@@ -93,7 +95,8 @@ def _aggregate(
 
 def _sort_key(row: dict[str, Any]) -> tuple[Any, ...]:
     overall = row["overall"]
-    return (overall is None, -(overall or 0.0), row["kind"] != "model", row["name"], row["key"])
+    human = row["kind"] == "human"
+    return (overall is None, -(overall or 0.0), human, row["name"], row["key"])
 
 
 # --- model rows -----------------------------------------------------------------------------
@@ -149,11 +152,13 @@ def _model_rows(project: Project, form: Form) -> tuple[list[dict[str, Any]], lis
             unscored.append({"id": run.pk, "name": run.name, "field": run.field})
             continue
         variant = _variant(run)
-        key = f"{run.backend}|{run.model_name}|{variant['name'] if variant else ''}"
+        # an imported run without a model name is a row of its own
+        model = run.model_name or (run.name if run.imported else "")
+        key = f"{run.backend}|{model}|{variant['name'] if variant else ''}"
         row = rows.setdefault(
             key,
             {
-                "kind": "model",
+                "kind": "imported" if run.imported else "model",
                 "key": key,
                 "name": run.model_name or run.name,
                 "model": run.model_name,
