@@ -22,7 +22,8 @@ export interface TaskCell {
 }
 
 export interface ItemRow {
-  kind: "model" | "human";
+  /** "imported": a run of published outputs (no prompt variant). */
+  kind: "model" | "imported" | "human";
   key: string;
   id?: number;
   name: string;

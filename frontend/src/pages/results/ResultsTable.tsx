@@ -45,8 +45,8 @@ export function ResultsTable({ board }: { board: ItemLeaderboard }) {
               <th scope="row" class="lb-name">
                 <span class="lb-name-line">
                   <span>{r.name}</span>
-                  <span class={`badge kind-${r.kind === "model" ? "run" : "annotator"}`} data-testid="kind-badge">
-                    {r.kind === "model" ? "model" : "human"}
+                  <span class={`badge kind-${r.kind === "human" ? "annotator" : "run"}`} data-testid="kind-badge">
+                    {r.kind}
                   </span>
                 </span>
                 <span class="lb-about">{describeRow(r)}</span>
