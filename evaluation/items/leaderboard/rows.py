@@ -5,9 +5,10 @@ annotators, one row per party and scoring profile.
   a judge task) with a stored report (``RunScore`` without a gold version; its profile names
   the row's profile, the stored name ``items`` reads as ``definition``), grouped by model
   (backend + model name) and prompt variant. An imported run (published outputs, no prompt
-  variant) has kind ``imported``. When a model and variant answered a field more than once,
-  the latest finished run counts (``runs`` says how many there were). A finished run without
-  a stored report is listed in ``unscored``;
+  variant) has kind ``imported``, named by its run name when it has no model name. When a
+  model and variant answered a field more than once, the latest finished run counts
+  (``runs`` says how many there were). A finished run without a stored report is listed
+  in ``unscored``;
 - kind ``human``: every annotator with submitted responses, scored by the pure scorer
   against the items' answer key on the items they answered, for the answer kinds with a
   gold answer, under each profile of the board.
@@ -170,7 +171,9 @@ def model_rows(
             unscored.append({"id": run.pk, "name": run.name, "field": run.field})
             continue
         variant = _variant(run)
-        key = f"{run.backend}|{run.model_name}|{variant['name'] if variant else ''}"
+        # an imported run without a model name is a row of its own
+        model = run.model_name or (run.name if run.imported else "")
+        key = f"{run.backend}|{model}|{variant['name'] if variant else ''}"
         counts[(key, run.field)] += 1
         form_field = form.get(run.field)
         answers = run_answers(run, form_field)
