@@ -16,6 +16,8 @@ microseconds per call of each and the ratio stock / platform:
   on ORM reads and writes (the annotation or span under ``select_for_update`` with
   ``select_related``, the text and sentences read by the model, ``Span.objects.create`` /
   ``save()`` recording history through simple_history, the revision bumped by ``update``);
+- ``span_input``: a span create's JSON body read by ``annotations.api.span_input`` against
+  ``SpanCreateSerializer`` (DRF builds and deep-copies its fields per request);
 - ``document_page``: the document list's first page of 25 rows for staff against the ORM
   (``document_list``'s page with the text's length, ``prefetch_related`` of the assignments and
   annotations with their users; the status from the prefetched rows);
@@ -23,7 +25,7 @@ microseconds per call of each and the ratio stock / platform:
   submitted) from its counter columns against counting the rows (``Count`` aggregates).
 
     .venv/bin/python bench/fenced.py [--documents 20000] [--rounds 7] [--calls 100]
-        [--only authentication,rows,span_sql,document_page,counters]
+        [--only authentication,rows,span_sql,span_input,document_page,counters]
 """
 
 from __future__ import annotations
@@ -113,6 +115,22 @@ def span_pair(fx: dict[str, Any]) -> Pair:
         return written(orm_update_span(span.pk, 1, annotator, names[2:]))
 
     return ("span_sql", ours, stock, "a span create + change (with their history rows)")
+
+
+def span_input_pair(fx: dict[str, Any]) -> Pair:
+    from annotations.api.serializers import SpanCreateSerializer
+    from annotations.api.span_input import span_create_input
+
+    body = {"start": 0, "end": 40, "labels": ["ad hominem", "appeal to fear"]}
+    body |= {"details": {"ad hominem": {"slots": {"X": "the speaker"}}}}
+    body["client_id"] = str(uuid.uuid4())
+
+    def stock() -> dict[str, Any]:
+        serializer = SpanCreateSerializer(data=body)
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
+
+    return ("span_input", lambda: span_create_input(body), stock, "a span create's JSON input")
 
 
 def written(span: Any) -> tuple:
@@ -345,7 +363,8 @@ def main() -> None:
     db_url = create_database(args.db_url, name)
     try:
         fx = setup(db_url, args.documents)
-        pairs = [*auth_pairs(fx), span_pair(fx), page_pair(fx), counters_pair(fx)]
+        pairs = [*auth_pairs(fx), span_pair(fx), span_input_pair(fx), page_pair(fx)]
+        pairs.append(counters_pair(fx))
         chosen = set(args.only.split(",")) if args.only else None
         results = [
             compare(p, args.rounds, args.calls, args.budget)

@@ -34,6 +34,7 @@ from annotations.api.serializers import (
     SubmitSerializer,
     span_data,
 )
+from annotations.api.span_input import span_create_input, span_delete_revision, span_patch_input
 from annotations.models import Annotation, Assignment, Document, Project, Span
 from annotations.selectors.access import documents_for, projects_for
 from annotations.selectors.annotations import (
@@ -179,12 +180,9 @@ class SpanListCreateView(ServiceErrorsMixin, APIView):
         responses={200: SpanSerializer, 201: SpanSerializer, 400: OpenApiResponse()},
     )
     def post(self, request: Request, pk: int) -> Response:
-        data = SpanCreateSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        data = span_create_input(request.data)
         # the service locks the annotation among those the user may see (else a 404)
-        span, created = services.create_or_get_span(
-            annotation=pk, by=request.user, **data.validated_data
-        )
+        span, created = services.create_or_get_span(annotation=pk, by=request.user, **data)
         return Response(
             span_data(span), status=status.HTTP_201_CREATED if created else status.HTTP_200_OK
         )
@@ -206,9 +204,7 @@ class SpanDetailView(ServiceErrorsMixin, APIView):
         responses={200: SpanSerializer, 409: SpanConflictSerializer, 400: OpenApiResponse()},
     )
     def patch(self, request: Request, pk: int) -> Response:
-        data = SpanPatchSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
-        changes = dict(data.validated_data)
+        changes = span_patch_input(request.data)
         revision = changes.pop("revision")
         # the service locks the span's annotation among those the user may see (else a 404)
         span = services.update_span(span=pk, expected_revision=revision, by=request.user, **changes)
@@ -221,11 +217,8 @@ class SpanDetailView(ServiceErrorsMixin, APIView):
         responses={204: None, 409: SpanConflictSerializer},
     )
     def delete(self, request: Request, pk: int) -> Response:
-        query = SpanDeleteQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        services.delete_span(
-            span=pk, expected_revision=query.validated_data["revision"], by=request.user
-        )
+        revision = span_delete_revision(request.query_params)
+        services.delete_span(span=pk, expected_revision=revision, by=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

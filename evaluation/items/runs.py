@@ -22,7 +22,9 @@ against the items' answer key (``Document.metadata["gold"][run.field]``).
   project's benchmark (``project_benchmark``: the form's ``benchmark`` key, set by the
   ``smartypat`` form preset; ``authors-smartypat``), stored under their own names
   (``evaluation.scoring.item_profiles``). Ranked answers are read with the taxonomy's
-  aliases; pieces naming no label are counted (``unreadable_labels``).
+  aliases; pieces naming no label are counted (``unreadable_labels``). An imported
+  run (published outputs, no prompt variant: ``items.imports``) is parsed and scored the
+  same way, by its ``task``, unparseable answers counting as wrong.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ from evaluation.scoring.label_answers import read_labels, unreadable_summary
 
 PROFILE = "items"
 JUDGE_PREFIX = "judge"
+#: Imported runs (published outputs, no prompt): unparseable answers count as wrong.
+IMPORTED_SPEC = VariantSpec(name="imported", kind="zero-shot", template="")
 
 
 def is_judge(run: ModelRun) -> bool:
@@ -176,7 +180,9 @@ def judged_candidates(run: ModelRun, items: list[TaskItem]) -> list[TaskItem]:
 
 def run_spec(run: ModelRun) -> VariantSpec:
     """The variant as the task sees it; a judge run's ``config["repeats"]`` overrides the
-    variant's number of repeats."""
+    variant's number of repeats. An imported run has none: ``IMPORTED_SPEC``."""
+    if run.prompt_variant_id is None:
+        return IMPORTED_SPEC
     spec = run.prompt_variant.spec()
     if "repeats" in (run.config or {}):
         spec = replace(spec, settings={**spec.settings, "repeats": run.config["repeats"]})
@@ -207,7 +213,7 @@ def item_parser(run: ModelRun) -> Callable[[str], Any | None]:
     """Reads one answer (reasoning already removed) into the run's prediction shape,
     without its item: multiple-choice options are the union of the items' keys, and a
     segmentation answer is unparseable until scoring reads it with its item."""
-    task = get_task(run.prompt_variant.task)
+    task = get_task(run.task)
     form_field = run_field(run)
     labels = [label.name for label in field_labels(run.project, form_field)]
     read = merged_parser(task, form_field, labels)
@@ -262,7 +268,7 @@ def _profile_reports(
     answers are read again by each profile from the raw text, others as parsed."""
     if is_judge(run):
         return {}
-    task = get_task(run.prompt_variant.task)
+    task = get_task(run.task)
     aliases = label_aliases(run.project, labels)
     reports = {}
     for name in run_profiles(run)[1:]:
@@ -283,7 +289,7 @@ def _profile_reports(
 def score_item_run(run: ModelRun) -> list[RunScore]:
     """Score the run's stored outputs and store one report per profile (``definition``
     as profile ``items``; see ``run_profiles``)."""
-    task = get_task(run.prompt_variant.task)
+    task = get_task(run.task)
     spec = run_spec(run)
     items = run_items(run)
     form_field = run_field(run)

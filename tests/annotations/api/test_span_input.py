@@ -1,6 +1,6 @@
-"""The span writes' input serializers (DRF's own fields, built per instance): the errors a
-client gets for bad input, the data a valid one gives, and threads validating side by side
-without one request seeing another's."""
+"""The span writes' input: DRF's serializers (the errors a client gets for bad input, the data a
+valid one gives, threads validating side by side without one request seeing another's), and
+the hand-read input of ``annotations.api.span_input`` giving exactly what they give."""
 
 from __future__ import annotations
 
@@ -103,3 +103,130 @@ def test_threads_validate_side_by_side_without_crosstalk():
         t.join()
     assert failures == []
     assert len(set(objects.values())) == 4  # each thread its own fields
+
+
+# --- the hand-read input (annotations.api.span_input) against DRF's serializers -----------
+
+_VALUES: list = [
+    0, 1, 7, -1, 2**63, 2**70, True, False, 3.0, 3.5, "3", " 4 ", "0", "x", "", " ", "1e3",
+    None, [], {}, ["a"], {"a": 1},
+]  # fmt: skip
+_TEXTS: list = [
+    "ad hominem", "  padded  ", "", "   ", "é", "a\x00b", "\ud800", 5, 2.5, None, True, ["x"], {},
+]  # fmt: skip
+_DETAILS: list = [
+    {}, {"ad hominem": {"slots": {"X": "y"}}}, {"a": None}, {"a": 1, "b": [None]}, [], "x", None,
+    {"a": {"explanation": ""}},
+]  # fmt: skip
+_CLIENT_IDS: list = [
+    None, str(uuid.UUID(int=7)), str(uuid.UUID(int=9)).upper(), f"{{{uuid.UUID(int=3)}}}",
+    uuid.UUID(int=5).hex, f"urn:uuid:{uuid.UUID(int=4)}", "", "not-a-uuid", 12, 2**129, [],
+]  # fmt: skip
+
+
+def _drf(serializer_class, data):
+    serializer = serializer_class(data=data)
+    if serializer.is_valid():
+        return "valid", dict(serializer.validated_data)
+    return "invalid", serializer.errors
+
+
+def _ours(read, data):
+    from rest_framework.exceptions import ValidationError
+
+    try:
+        return "valid", read(data)
+    except ValidationError as error:
+        return "invalid", error.detail
+
+
+def _random_body(rng, fields: dict[str, list]) -> dict:
+    body = {}
+    for name, pool in fields.items():
+        if rng.random() < 0.8:
+            if name == "labels" and rng.random() < 0.7:
+                body[name] = [rng.choice(_TEXTS) for _ in range(rng.randrange(4))]
+            else:
+                body[name] = rng.choice(pool)
+    return body
+
+
+def _bodies(fields: dict[str, list], valid: dict, count: int = 1500) -> list:
+    import random
+
+    rng = random.Random(20261127)
+    bodies: list = [valid, [valid], "text", None, 3]
+    for name, pool in fields.items():  # every value of every field, the others valid
+        bodies += [{**valid, name: value} for value in pool]
+        bodies.append({k: v for k, v in valid.items() if k != name})
+    bodies += [_random_body(rng, fields) for _ in range(count)]
+    return bodies
+
+
+def test_hand_read_create_input_equals_drf():
+    from annotations.api.span_input import span_create_input
+
+    fields = {
+        "start": _VALUES,
+        "end": _VALUES,
+        "labels": _VALUES + [_TEXTS],
+        "details": _DETAILS,
+        "client_id": _CLIENT_IDS,
+    }
+    valid = {"start": 0, "end": 9, "labels": ["a", " b "], "client_id": str(uuid.UUID(int=1))}
+    outcomes = set()
+    for body in _bodies(fields, valid):
+        expected = _drf(SpanCreateSerializer, body)
+        assert _ours(span_create_input, body) == expected, body
+        outcomes.add(expected[0])
+    assert outcomes == {"valid", "invalid"}
+
+
+def test_hand_read_patch_input_equals_drf():
+    from annotations.api.span_input import span_patch_input
+
+    fields = {
+        "revision": _VALUES,
+        "start": _VALUES,
+        "end": _VALUES,
+        "labels": _VALUES,
+        "details": _DETAILS,
+    }
+    valid = {"revision": 2, "labels": ["a"], "details": {"a": {"slots": {}}}}
+    for body in _bodies(fields, valid):
+        assert _ours(span_patch_input, body) == _drf(SpanPatchSerializer, body), body
+
+
+def test_hand_read_delete_revision_equals_drf():
+    from django.http import QueryDict
+
+    from annotations.api.span_input import span_delete_revision
+
+    queries = ["", "revision=", "revision=3", "revision=0", "revision=-2", "revision=+4",
+               "revision=%204", "revision=3.0", "revision=x", "revision=1&revision=5",
+               "revision=%D9%A3", "revision=" + "9" * 30, "other=1"]  # fmt: skip
+    for text in queries:
+        query = QueryDict(text)
+        expected = _drf(SpanDeleteQuerySerializer, query)
+        if expected[0] == "valid":
+            expected = ("valid", expected[1]["revision"])
+        assert _ours(span_delete_revision, query) == expected, text
+
+
+def test_plain_json_input_never_builds_a_serializer(monkeypatch):
+    import annotations.api.span_input as span_input
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a serializer was built for plain input")
+
+    for name in ("SpanCreateSerializer", "SpanPatchSerializer", "SpanDeleteQuerySerializer"):
+        monkeypatch.setattr(span_input, name, refuse)
+    client_id = uuid.uuid4()
+    created = span_input.span_create_input(
+        {"start": 0, "end": 4, "labels": ["a"], "details": {"a": {}}, "client_id": str(client_id)}
+    )
+    assert created == {
+        "start": 0, "end": 4, "labels": ["a"], "details": {"a": {}}, "client_id": client_id
+    }  # fmt: skip
+    assert span_input.span_patch_input({"revision": 3, "end": 9}) == {"revision": 3, "end": 9}
+    assert span_input.span_delete_revision({"revision": "12"}) == 12
