@@ -11,14 +11,13 @@ too).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from evaluation.benchmarks.answering import AnswerTask
 from evaluation.benchmarks.base import TaskLabel, VariantSpec
 from evaluation.benchmarks.items import TaskItem, register
-from evaluation.scoring.label_answers import load_structure
+from evaluation.scoring.label_answers import read_detection
 
 FALLACIOUS, SOUND = "fallacious", "sound"
 
@@ -69,35 +68,6 @@ BUILTIN_VARIANTS: tuple[VariantSpec, ...] = (
         settings={"max_new_tokens": 384},
     ),
 )
-
-_WORDS: tuple[tuple[str, bool], ...] = (
-    ("not fallacious", False),
-    ("no fallacy", False),
-    ("sound", False),
-    ("valid", False),
-    ("no", False),
-    ("fallacious", True),
-    ("fallacy", True),
-    ("flawed", True),
-    ("yes", True),
-    ("not sound", True),
-    ("unsound", True),
-    ("not valid", True),
-    ("invalid", True),
-)
-
-
-def read_detection(answer: str) -> bool | None:
-    structured = load_structure(answer)
-    if structured[2] and structured[1] is not None:  # {"logic_error": "yes", ...}
-        return structured[1]
-    lowered = answer.casefold()
-    best: tuple[int, int, bool] | None = None
-    for word, value in _WORDS:
-        match = re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered)
-        if match and (best is None or (match.start(), -len(word)) < best[:2]):
-            best = (match.start(), -len(word), value)
-    return None if best is None else best[2]
 
 
 @register

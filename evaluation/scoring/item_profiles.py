@@ -67,6 +67,7 @@ from evaluation.scoring.label_answers import (
     NO_FALLACY_WORDS,
     LabelReader,
     load_structure,
+    read_detection,
     unreadable_summary,
 )
 from evaluation.scoring.metric import f1_of
@@ -399,7 +400,8 @@ def profile_report(
             "unreadable_labels": body["unreadable_labels"],
         }
     if kind == "detection":
-        predictions = [a if isinstance(a, bool) or a is None else None for a in answers]
+        predictions = [read_detection(a) if isinstance(a, str) else a for a in answers]
+        predictions = [p if isinstance(p, bool) else None for p in predictions]
         body = detection(golds, predictions, profile=profile)
         scored = sum(g is not None for g in golds)
         return {

@@ -185,3 +185,38 @@ def unreadable_summary(pieces_per_item: Sequence[Sequence[str]]) -> dict[str, An
         "items": sum(1 for item in pieces_per_item if item),
         "examples": list(dict.fromkeys(pieces))[:10],
     }
+
+
+# --- detection answers ----------------------------------------------------------------------
+
+DETECTION_WORDS: tuple[tuple[str, bool], ...] = (
+    ("not fallacious", False),
+    ("no fallacy", False),
+    ("sound", False),
+    ("valid", False),
+    ("no", False),
+    ("fallacious", True),
+    ("fallacy", True),
+    ("flawed", True),
+    ("yes", True),
+    ("not sound", True),
+    ("unsound", True),
+    ("not valid", True),
+    ("invalid", True),
+)
+
+
+def read_detection(answer: str) -> bool | None:
+    """A detection answer: fallacious (``True``), sound (``False``) or unreadable (``None``),
+    by the earliest of ``DETECTION_WORDS`` (a longer phrase wins at the same place), or by
+    the ``logic_error`` of a JSON object."""
+    structured = load_structure(answer)
+    if structured[2] and structured[1] is not None:  # {"logic_error": "yes", ...}
+        return structured[1]
+    lowered = answer.casefold()
+    best: tuple[int, int, bool] | None = None
+    for word, value in DETECTION_WORDS:
+        match = re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered)
+        if match and (best is None or (match.start(), -len(word)) < best[:2]):
+            best = (match.start(), -len(word), value)
+    return None if best is None else best[2]

@@ -29,6 +29,7 @@ from tests.support.smartypat import (
     CELLS,
     DEFINITION_PER_TYPE,
     DEFINITION_S,
+    DETECTION_ANSWERS,
     DETECTION_GOLD,
     DETECTION_PRED,
     GOLD,
@@ -226,6 +227,10 @@ def test_detection_by_hand_under_both_profiles_and_each_switch() -> None:
     assert report["metrics"]["recall"] == pytest.approx(14 / 19)
     assert report["primary"] == {"name": "f1", "value": 0.767}
     assert report["benign_counted"] == 6 and report["benign_items"] == 2
+    from_text = score_answers(
+        "detection", DETECTION_GOLD, DETECTION_ANSWERS, labels=[], profile=AUTHORS_SMARTYPAT
+    )  # raw answers (output records, one unreadable) read by the detection parser
+    assert from_text["primary"] == report["primary"] and from_text["counts"] == report["counts"]
 
     def f1(**switches) -> float:
         return detection(DETECTION_GOLD, DETECTION_PRED, profile=authors(**switches))["f1"]
