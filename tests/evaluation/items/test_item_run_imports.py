@@ -134,6 +134,8 @@ def expected_report(project: Project, run: ModelRun, kind: str) -> dict:
     labels = LABELS if kind == "ranked" else []
     report = score_answers(kind, golds, predictions, labels=labels)
     missing = sum(item not in answers for item in ITEM_IDS)
+    if kind == "ranked":  # RANKED's one piece naming no label, counted (never dropped)
+        report["unreadable_labels"] = {"pieces": 1, "items": 1, "examples": ["I cannot tell."]}
     return {**report, "task": kind, "field": run.field, "missing": missing}
 
 
