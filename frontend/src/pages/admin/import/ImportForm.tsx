@@ -1,5 +1,5 @@
-// Choose a file and its format (CSV: its columns; items: the column mapping), then upload
-// it as an import job. Item projects take the item formats only.
+// Choose a file and its format (CSV: its columns; items: the column mapping; SmartyPat: the
+// item text), then upload it as an import job. Item projects take the item formats only.
 
 import { useRef, useState } from "preact/hooks";
 import { ErrorSummary } from "../../../components/FieldErrors";
@@ -18,6 +18,12 @@ const NO_MAPPING: ItemMapping = { columns: {}, optionsMode: "none", optionColumn
 /** Formats that need the file's columns before uploading. */
 const needsColumns = (fmt: ImportFormat) => fmt === "csv" || fmt === "items";
 
+/** SmartyPat's item text: the server's default, or a column by role. */
+const SMARTYPAT_TEXT = [
+  { value: "rewrite", label: "Declarative rewrite (as the paper gave the models)" },
+  { value: "post", label: "Original post (or the one sentence column)" },
+];
+
 export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { projectId: number; disabled: boolean; onJob: (job: ImportJob) => void; kind?: ProjectKind }) {
   const allowed = formatsFor(kind);
   const [format, setFormat] = useState<ImportFormat>(allowed[0]);
@@ -25,6 +31,7 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
   const [csv, setCsv] = useState<CsvInspection | null>(null);
   const [columns, setColumns] = useState({ text: "", id: "" });
   const [mapping, setMapping] = useState<ItemMapping>(NO_MAPPING);
+  const [smartypatText, setSmartypatText] = useState("");
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [busy, setBusy] = useState<string | null>(null);
   // Only the latest inspection counts: changing the format, then the file, sends two, and
@@ -75,7 +82,7 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
       sendMultipart(`/api/projects/${projectId}/imports/`, {
         file,
         format,
-        text_column: format === "csv" ? columns.text : undefined,
+        text_column: format === "csv" ? columns.text : format === "smartypat" && smartypatText ? smartypatText : undefined,
         id_column: format === "csv" ? columns.id : undefined,
         columns: itemColumns,
       });
@@ -119,6 +126,23 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
           onId={(id) => setColumns((c) => ({ ...c, id }))}
           messages={{ text: messagesFor(errors, "text_column"), id: messagesFor(errors, "id_column") }}
         />
+      )}
+      {format === "smartypat" && (
+        <div class="field-row">
+          <Select
+            id="import-smartypat-text"
+            label="Item text"
+            path="text_column"
+            class="grow"
+            value={smartypatText}
+            onValue={setSmartypatText}
+            options={SMARTYPAT_TEXT}
+            placeholder="Default: the rewrite in a file without a header, else the post"
+            messages={messagesFor(errors, "text_column")}
+            hint="Files with or without a header; a one-column file holds benign (sound) sentences."
+            testId="import-smartypat-text"
+          />
+        </div>
       )}
       {format === "items" && csv && <ItemColumns inspection={csv} mapping={mapping} onMapping={setMapping} messagesOf={(path) => messagesFor(errors, path)} />}
       {format === "items" && messagesFor(errors, "columns").length > 0 && (
