@@ -29,7 +29,7 @@ PROJECT = "SmartyPat imported"
 REVIEWER = "smartypat-reviewer"
 BENCH = (
     "b1,Post one.,false dilemma,Either we do this or we are doomed.\n"
-    'b2,Post two.,"false cause, false premise",The rain came after the parade so the parade caused it.\n'
+    'b2,Post two.,"false cause, false premise",Rain followed the parade, so the parade caused it.\n'
     "b3,Post three.,equivocation,A feather is light so it cannot be dark.\n"
     "b4,Post four.,false analogy,A company is like a family so it must never fire anyone.\n"
 )
