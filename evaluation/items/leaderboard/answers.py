@@ -49,7 +49,9 @@ def profile_name(stored: str) -> str:
 
 
 def score_report(answers: Answers, profile: str) -> dict[str, Any]:
-    """The report of ``answers`` under ``profile`` (the pure scorer; no database)."""
+    """The report of ``answers`` under ``profile`` (the pure scorer; no database). A profile
+    other than ``definition`` reads the raw answers itself (a run's text, a person's labels),
+    with the taxonomy's aliases and the gold cells as written."""
     arguments: dict[str, Any] = {
         "labels": list(answers.labels),
         "options": [list(o) for o in answers.options],
@@ -58,12 +60,16 @@ def score_report(answers: Answers, profile: str) -> dict[str, Any]:
     }
     if answers.kind == "free-text":
         arguments["references"] = list(answers.references)
-    if profile != DEFAULT_PROFILE:
-        arguments["profile"] = profile
-    try:
+    if profile == DEFAULT_PROFILE:
         return score_answers(answers.kind, answers.golds, answers.predictions, **arguments)
+    arguments.update(profile=profile, aliases=dict(answers.aliases), gold_texts=answers.gold_texts)
+    try:
+        report = score_answers(answers.kind, answers.golds, answers.raw, **arguments)
     except TypeError as error:  # a scorer without named profiles
         raise ScoringInputError(f"profile {profile!r} cannot score {answers.kind}") from error
+    if report is None:
+        raise ScoringInputError(f"profile {profile!r} has no figures for {answers.kind}")
+    return report
 
 
 @dataclass(frozen=True)
@@ -77,6 +83,10 @@ class Answers:
     references: list[str] = field(default_factory=list)
     policy: str = "wrong"
     seed: int = 0
+    #: the answers as given (a run's raw text, a person's labels): other profiles read them
+    raw: list[Any] = field(default_factory=list)
+    gold_texts: list[str | None] = field(default_factory=list)
+    aliases: tuple[tuple[str, str], ...] = ()
 
     def scored_ids(self) -> frozenset[int]:
         return frozenset(
@@ -93,6 +103,8 @@ class Answers:
             predictions=[self.predictions[n] for n in at],
             options=[self.options[n] for n in at] if self.options else [],
             references=[self.references[n] for n in at] if self.references else [],
+            raw=[self.raw[n] for n in at] if self.raw else [],
+            gold_texts=[self.gold_texts[n] for n in at] if self.gold_texts else [],
         )
 
     def report(self, profile: str) -> dict[str, Any]:
@@ -100,10 +112,11 @@ class Answers:
 
     def units(self, metric: str, profile: str) -> dict[int, Any] | None:
         """Per scored item id: the one-item figure of a mean metric, or the F1 counts of the
-        fallacious class (``significance.counts_from_tp_fp_fn``) for a detection ``f1``;
-        ``None`` for a figure not built from items one by one (macro-F1, span F1, BERTScore).
-        """
-        if metric not in MEAN_METRICS and not (metric == "f1" and self.kind == "detection"):
+        fallacious class (``significance.counts_from_tp_fp_fn``) for a detection ``f1``
+        under ``definition``; ``None`` for a figure not built from items one by one
+        (macro-F1, span F1, BERTScore, an F1 with the authors' mixed denominators)."""
+        pooled = metric == "f1" and self.kind == "detection" and profile == DEFAULT_PROFILE
+        if metric not in MEAN_METRICS and not pooled:
             return None
         units: dict[int, Any] = {}
         for item in sorted(self.scored_ids()):
@@ -124,12 +137,18 @@ class Answers:
 # --- building answers -----------------------------------------------------------------------
 
 
-def run_answers(run: ModelRun, form_field: FormField) -> Answers:
-    """A model run's answers: its items (the first ``limit``) and stored parsed outputs."""
+def run_answers(
+    run: ModelRun, form_field: FormField, aliases: tuple[tuple[str, str], ...] = ()
+) -> Answers:
+    """A model run's answers: its items (the first ``limit``), stored parsed outputs and
+    raw answers."""
     items = project_items(run, limit=run.limit)
-    parsed = dict(
-        RunOutput.objects.filter(run=run, unit_index=0).values_list("document_id", "parsed_labels")
-    )
+    outputs = RunOutput.objects.filter(run=run, unit_index=0)
+    parsed, raw = {}, {}
+    for document, value, answer, text in outputs.values_list(
+        "document_id", "parsed_labels", "answer", "raw_output"
+    ):
+        parsed[document], raw[document] = value, answer if answer is not None else text
     variant = run.prompt_variant
     settings = variant.spec() if variant is not None else None
     return Answers(
@@ -142,6 +161,9 @@ def run_answers(run: ModelRun, form_field: FormField) -> Answers:
         references=[item.reference for item in items],
         policy=settings.unparseable if settings is not None else "wrong",
         seed=settings.seed if settings is not None else 0,
+        raw=[raw.get(item.id) for item in items],
+        gold_texts=[(item.extra or {}).get("gold_text") for item in items],
+        aliases=aliases,
     )
 
 
@@ -149,10 +171,11 @@ def human_answers(
     form_field: FormField,
     responses: Iterable[tuple[Document, dict[str, Any]]],
     labels: Iterable[str],
+    aliases: tuple[tuple[str, str], ...] = (),
 ) -> Answers | None:
     """An annotator's answers to one field (the items they answered); ``None`` when there
     is nothing to score."""
-    ids, golds, predictions, options = [], [], [], []
+    ids, golds, predictions, options, texts = [], [], [], [], []
     for document, response in responses:
         value = response.get(form_field.name)
         if value is None:
@@ -162,10 +185,20 @@ def human_answers(
         golds.append((metadata.get("gold") or {}).get(form_field.name))
         predictions.append(value)
         options.append([str(key) for key in metadata.get("options") or {}])
+        texts.append((metadata.get("gold_text") or {}).get(form_field.name))
     if not predictions or all(gold is None for gold in golds):
         return None
     return Answers(
-        form_field.kind, tuple(labels), ids, golds, predictions, options, [""] * len(ids)
+        form_field.kind,
+        tuple(labels),
+        ids,
+        golds,
+        predictions,
+        options,
+        [""] * len(ids),
+        raw=list(predictions),
+        gold_texts=texts,
+        aliases=aliases,
     )
 
 

@@ -7,8 +7,8 @@
   says how the overall was formed (method, included and excluded tasks, in words);
 - ``figures``: every figure the reports hold, per task: each numeric entry of a report's
   ``metrics`` (kind ``scalar``: accuracy, P/R/F1, mean and summed S, top-k accuracy…) and each
-  mapping of numbers there (kind ``per-label``: per-type detection accuracy…), with one
-  entry per row and profile;
+  mapping of numbers there or in its ``counts`` (kind ``per-label``: per-type detection
+  accuracy, a profile's yes/no answer counts…), with one entry per row and profile;
 - ``label_bias``: per task whose reports count labels, each row's predicted distribution and
   the gold distribution of the items it was scored on;
 - ``comparisons``: per model and profile, chain-of-thought vs direct (zero-shot) and few-shot
@@ -30,6 +30,8 @@ SAME_TOLERANCE = 0.0005
 UNIT_ENDINGS = ("accuracy", "precision", "recall", "f1")
 #: Report entries that are not figures of the answers.
 NOT_FIGURES = ("bertscore_unavailable", "bertscore_model")
+#: Report entries beside ``metrics`` shown as figures too (a profile's detection counts).
+EXTRA_FIGURES = ("counts",)
 
 
 def on_unit_scale(metric: str | None) -> bool:
@@ -105,7 +107,8 @@ def figures(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> list[dict
             report = row["_reports"].get(name)
             if not report:
                 continue
-            for metric, value in (report.get("metrics") or {}).items():
+            extra = {k: report[k] for k in EXTRA_FIGURES if isinstance(report.get(k), dict)}
+            for metric, value in {**(report.get("metrics") or {}), **extra}.items():
                 if metric in NOT_FIGURES:
                     continue
                 if isinstance(value, dict):
