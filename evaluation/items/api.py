@@ -18,9 +18,9 @@ from rest_framework.views import APIView
 from annotations.api.dataset_views import IgnoreFormatParameter
 from annotations.api.gold_views import staff_project
 from annotations.items import FormError
-from evaluation.items.leaderboard import item_leaderboard, to_csv
+from evaluation.items.leaderboard import QueryError, item_leaderboard, to_csv, to_latex
 
-FORMATS = ("json", "csv")
+FORMATS = ("json", "csv", "latex")
 
 
 class ItemLeaderboardView(APIView):
@@ -29,14 +29,26 @@ class ItemLeaderboardView(APIView):
     @extend_schema(
         tags=["evaluation"],
         summary="Results of an item project: models, prompt variants and humans per task",
-        description="Rows (models × prompt variants, and human annotators) with each form "
-        "field's primary figure, per skill and overall (the form's aggregate: macro or "
-        "geometric mean); chain-of-thought vs direct and few-shot vs zero-shot deltas; "
-        "predicted vs gold label distributions. format=csv gives the rows as a CSV file.",
-        parameters=[OpenApiParameter("format", str, enum=list(FORMATS))],
+        description="Rows (models × prompt variants, imported runs and human annotators) per "
+        "scoring profile, with each form field's primary figure, per skill and overall (only "
+        "figures on the 0-1 scale; overall_basis says how it was formed), coverage, group and "
+        "rank (rows ranked only against rows scored on the same items) and the paired test "
+        "against the next row; every figure of the reports (figures); chain-of-thought vs "
+        "direct and few-shot vs zero-shot deltas; predicted vs gold label distributions. "
+        "profile=NAME shows one profile; subset=KEY=VALUE (split=bench, gold=fallacious) "
+        "scores the stored outputs on those items only. format=csv|latex exports the rows.",
+        parameters=[
+            OpenApiParameter("format", str, enum=list(FORMATS)),
+            OpenApiParameter("profile", str, description="A scoring profile (default: all)."),
+            OpenApiParameter(
+                "subset", str, description="KEY=VALUE of the items' metadata, or gold=KIND."
+            ),
+        ],
         responses={
             (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT),
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
+            (200, "application/x-latex"): OpenApiResponse(OpenApiTypes.STR),
+            400: OpenApiResponse(description="An unknown format, profile or subset."),
             404: OpenApiResponse(description="No visible item project with this id."),
         },
     )
@@ -47,12 +59,21 @@ class ItemLeaderboardView(APIView):
         output = request.query_params.get("format", "json")
         if output not in FORMATS:
             raise ValidationError({"format": [f"must be one of {', '.join(FORMATS)}"]})
+        profile = request.query_params.get("profile") or None
+        subset = request.query_params.get("subset") or None
         try:
-            board = item_leaderboard(project=project)
+            board = item_leaderboard(project=project, profile=profile, subset=subset)
         except FormError as error:
             raise ValidationError({"form": [f"the project's form is invalid: {error}"]}) from error
+        except QueryError as error:
+            place = "subset" if str(error).startswith("subset") else "profile"
+            raise ValidationError({place: [str(error)]}) from error
         if output == "json":
             return Response(board)
-        response = HttpResponse(to_csv(board), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = f'attachment; filename="results-{project.pk}.csv"'
+        if output == "csv":
+            body, kind, suffix = to_csv(board), "text/csv", "csv"
+        else:
+            body, kind, suffix = to_latex(board), "application/x-latex", "tex"
+        response = HttpResponse(body, content_type=f"{kind}; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="results-{project.pk}.{suffix}"'
         return response

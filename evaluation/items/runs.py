@@ -16,7 +16,9 @@ against the items' answer key (``Document.metadata["gold"][run.field]``).
   (``item_parser``: exact for every kind but segmentation, whose passages are located
   in the item text); ``score_item_run`` parses every stored answer again with its item
   and stores what it read (``RunOutput.parsed_labels``), then the report
-  (``RunScore``, profile ``items``, no gold version), all in one transaction.
+  (``RunScore``, profile ``items``, no gold version), all in one transaction. An imported
+  run (published outputs, no prompt variant: ``items.imports``) is parsed and scored the
+  same way, by its ``task``, unparseable answers counting as wrong.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from evaluation.models import ModelRun, RunOutput, RunScore
 
 PROFILE = "items"
 JUDGE_PREFIX = "judge"
+#: Imported runs (published outputs, no prompt): unparseable answers count as wrong.
+IMPORTED_SPEC = VariantSpec(name="imported", kind="zero-shot", template="")
 
 
 def is_judge(run: ModelRun) -> bool:
@@ -145,7 +149,9 @@ def judged_candidates(run: ModelRun, items: list[TaskItem]) -> list[TaskItem]:
 
 def run_spec(run: ModelRun) -> VariantSpec:
     """The variant as the task sees it; a judge run's ``config["repeats"]`` overrides the
-    variant's number of repeats."""
+    variant's number of repeats. An imported run has none: ``IMPORTED_SPEC``."""
+    if run.prompt_variant_id is None:
+        return IMPORTED_SPEC
     spec = run.prompt_variant.spec()
     if "repeats" in (run.config or {}):
         spec = replace(spec, settings={**spec.settings, "repeats": run.config["repeats"]})
@@ -176,7 +182,7 @@ def item_parser(run: ModelRun) -> Callable[[str], Any | None]:
     """Reads one answer (reasoning already removed) into the run's prediction shape,
     without its item: multiple-choice options are the union of the items' keys, and a
     segmentation answer is unparseable until scoring reads it with its item."""
-    task = get_task(run.prompt_variant.task)
+    task = get_task(run.task)
     form_field = run_field(run)
     labels = [label.name for label in field_labels(run.project, form_field)]
     read = merged_parser(task, form_field, labels)
@@ -196,7 +202,7 @@ def item_parser(run: ModelRun) -> Callable[[str], Any | None]:
 
 def score_item_run(run: ModelRun) -> list[RunScore]:
     """Score the run's stored outputs and store the report (profile ``items``)."""
-    task = get_task(run.prompt_variant.task)
+    task = get_task(run.task)
     spec = run_spec(run)
     items = run_items(run)
     form_field = run_field(run)

@@ -38,7 +38,12 @@ RAW_RESULTS_FORMAT = "raw-results-jsonl"
 
 
 class RunImportError(ValueError):
-    """The import cannot start (name taken, gold version of another project...)."""
+    """The import cannot start (name taken, gold version of another project...);
+    ``place`` is the setting at fault (``name``, ``gold_version``, ``field``...)."""
+
+    def __init__(self, message: str, place: str = "name") -> None:
+        super().__init__(message)
+        self.place = place
 
 
 @dataclass
@@ -72,7 +77,7 @@ def _records(path: Source, name: str) -> Iterator[_Record]:
         yield _Record(line, text, units)
 
 
-def _create_run(
+def create_imported_run(
     *,
     project: Project,
     name: str,
@@ -81,15 +86,20 @@ def _create_run(
     model_name: str,
     created_by: AbstractBaseUser | None,
     file_name: str,
+    file_format: str = RAW_RESULTS_FORMAT,
+    task: str = "mafalda-span",
+    field: str = "",
 ) -> ModelRun:
-    """The finished run the outputs are imported into; ``RunImportError`` when the name is
-    blank or taken, or the gold version belongs to another project."""
+    """The finished run (no prompt variant: imported) the outputs are imported into;
+    ``RunImportError`` when the name is blank or taken, or the gold version belongs to
+    another project. Item runs name their ``task`` and form ``field``."""
     name = name.strip()
     if not name:
         raise RunImportError("a run needs a name")
     if gold_standard is not None and gold_standard.project_id != project.pk:
         raise RunImportError(
-            f"gold standard version {gold_standard.version} belongs to another project"
+            f"gold standard version {gold_standard.version} belongs to another project",
+            "gold_version",
         )
     if ModelRun.objects.filter(project=project, name=name).exists():
         raise RunImportError(f"project {project.name!r} already has a run named {name!r}")
@@ -101,7 +111,9 @@ def _create_run(
                 name=name,
                 backend=backend,
                 model_name=model_name,
-                config={"source": Path(file_name).name, "format": RAW_RESULTS_FORMAT},
+                task=task,
+                field=field,
+                config={"source": Path(file_name).name, "format": file_format},
                 status=ModelRun.Status.DONE,
                 created_by=created_by,
                 finished_at=timezone.now(),
@@ -163,11 +175,19 @@ def import_run(
 ) -> ModelRun:
     """Store a raw-results JSONL as a finished ``ModelRun`` with its ``RunOutput`` rows.
 
-    ``file_name`` names an open file in errors. Raises ``RunImportError`` before reading,
+    ``file_name`` names an open file in errors. Raises ``RunImportError`` before reading
+    (an item project imports its runs with ``evaluation.items.imports``),
     ``DatasetFormatError`` at the first bad record (see the module docstring).
     """
+    if project.kind == "items":
+        raise RunImportError(
+            f"project {project.name!r} is an item project: its runs are imported per form "
+            'field, one record per item {"id": <item id>, "output": <raw answer>} '
+            "(name the field: --field FIELD), not as raw-results JSONL",
+            "field",
+        )
     file_name = source_name(path, file_name)
-    run = _create_run(
+    run = create_imported_run(
         project=project,
         name=name,
         gold_standard=gold_standard,

@@ -1,9 +1,9 @@
-"""Routes of model runs: scoring, prompt variants, launch options, runs, the leaderboard
-(mounted at /api/evaluation/)."""
+"""Routes of model runs: scoring, prompt variants, launch options, runs, the leaderboard,
+imported outputs (mounted at /api/evaluation/)."""
 
 from django.urls import path
 
-from evaluation.runs import api, scores_api
+from evaluation.runs import api, imports_api, scores_api
 
 urlpatterns = [
     path("score/", scores_api.ScoreView.as_view(), name="evaluation-score"),
@@ -34,4 +34,9 @@ urlpatterns = [
         name="evaluation-run-requests",
     ),
     path("leaderboard/", api.LeaderboardView.as_view(), name="evaluation-leaderboard"),
+    path(
+        "projects/<int:pk>/run-imports/",
+        imports_api.RunImportView.as_view(),
+        name="evaluation-run-imports",
+    ),
 ]

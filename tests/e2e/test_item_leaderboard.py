@@ -49,9 +49,11 @@ def test_reviewer_sees_the_flub_leaderboard(web_server, flub: dict, page: Page, 
 
     rows = page.get_by_test_id("results-row")
     expect(rows).to_have_count(4)  # three prompt variants of one model, one human
-    # Best overall first: chain-of-thought, the human, zero-shot, few-shot.
+    # Best overall first among rows scored on the same items: chain-of-thought, zero-shot,
+    # few-shot; the human answered three of the four items and is ranked apart, after them.
     expect(rows.nth(0)).to_have_attribute("data-row", COT)
-    human = rows.nth(1)
+    expect(rows.nth(1)).to_have_attribute("data-row", ZERO)
+    human = rows.nth(3)
     expect(human).to_have_attribute("data-kind", "human")
     expect(human).to_contain_text(seed.ANNOTATOR)
     expect(human.get_by_test_id("kind-badge")).to_have_text("human")

@@ -1,29 +1,50 @@
-"""``manage.py import_run PATH --project NAME --name RUNNAME [--gold-version N]``.
+"""``manage.py import_run PATH --project NAME --name RUNNAME [--gold-version N]``, and for
+item projects ``--field FIELD [--id-column C] [--output-column C]``.
 
-Stores a raw-results JSONL (``{text, prediction: {sentence: raw output}}``) as a finished
-model run. All or nothing: a bad record names file, line and field and writes nothing.
+A span project: a raw-results JSONL (``{text, prediction: {sentence: raw output}}``)
+becomes a finished model run. An item project: one record per item with its id and the
+model's raw answer (JSON Lines ``{"id", "output"}``, a JSON array of them, or CSV) becomes
+a finished item run answering ``--field``, parsed and scored at once. All or nothing: a
+bad record names file, line and field and writes nothing.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.importing.formats import DatasetFormatError
 from annotations.models import GoldStandard, Project
+from evaluation.items.imports import import_item_run
+from evaluation.models import ModelRun
 from evaluation.runs.imports import RunImportError, import_run
 
 
 class Command(BaseCommand):
-    help = "Import a model's raw per-sentence outputs (raw-results JSONL) as a stored run."
+    help = (
+        "Import a model's published outputs as a stored run: raw-results JSONL for a span "
+        "project; for an item project (--field), one {id, output} record per item."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("path", type=Path, help="the raw-results JSONL file")
+        parser.add_argument("path", type=Path, help="the outputs file")
         parser.add_argument("--project", required=True, help="project name")
         parser.add_argument("--name", required=True, help="run name (unique in the project)")
         parser.add_argument(
-            "--gold-version", type=int, help="gold standard version the run was made for"
+            "--gold-version", type=int, help="span projects: gold version the run was made for"
+        )
+        parser.add_argument(
+            "--field", default="", help="item projects: the form field the outputs answer"
+        )
+        parser.add_argument(
+            "--id-column", default="", help='item projects: key or column of the item id ("id")'
+        )
+        parser.add_argument(
+            "--output-column",
+            default="",
+            help='item projects: key or column of the raw answer ("output")',
         )
         parser.add_argument("--backend", default="", help="e.g. vllm, transformers, openai")
         parser.add_argument("--model-name", default="", help="the model's name or path")
@@ -35,6 +56,36 @@ class Command(BaseCommand):
         project = Project.objects.filter(name=options["project"]).first()
         if project is None:
             raise CommandError(f"no project named {options['project']!r}")
+        try:
+            if project.kind == "items" or options["field"]:
+                run = self.item_run(project, path, options)
+            else:
+                run = self.span_run(project, path, options)
+        except (DatasetFormatError, RunImportError) as error:
+            raise CommandError(str(error)) from error
+        self.stdout.write(self.style.SUCCESS(summary(run)))
+
+    def item_run(self, project: Project, path: Path, options: dict[str, Any]) -> ModelRun:
+        if not options["field"] and project.kind == "items":
+            raise CommandError(
+                f"project {project.name!r} is an item project: name the form field the outputs "
+                'answer (--field FIELD); the file holds one record per item {"id": <item id>, '
+                '"output": <raw answer>}'
+            )
+        if options["gold_version"] is not None:
+            raise CommandError("--gold-version is for span projects; item runs have none")
+        return import_item_run(
+            project=project,
+            path=path,
+            name=options["name"],
+            field=options["field"],
+            id_column=options["id_column"],
+            output_column=options["output_column"],
+            backend=options["backend"],
+            model_name=options["model_name"],
+        )
+
+    def span_run(self, project: Project, path: Path, options: dict[str, Any]) -> ModelRun:
         gold = None
         if options["gold_version"] is not None:
             gold = GoldStandard.objects.filter(
@@ -44,20 +95,30 @@ class Command(BaseCommand):
                 raise CommandError(
                     f"project {project.name!r} has no gold version {options['gold_version']}"
                 )
-        try:
-            run = import_run(
-                project=project,
-                path=path,
-                name=options["name"],
-                gold_standard=gold,
-                backend=options["backend"],
-                model_name=options["model_name"],
-            )
-        except (DatasetFormatError, RunImportError) as error:
-            raise CommandError(str(error)) from error
-        self.stdout.write(
-            self.style.SUCCESS(
-                f"Imported run {run.name!r} (id {run.pk}): {run.config['texts']} texts,"
-                f" {run.config['outputs']} outputs"
-            )
+        return import_run(
+            project=project,
+            path=path,
+            name=options["name"],
+            gold_standard=gold,
+            backend=options["backend"],
+            model_name=options["model_name"],
         )
+
+
+def summary(run: ModelRun) -> str:
+    """The line the command prints about the imported run."""
+    if not run.field:
+        return (
+            f"Imported run {run.name!r} (id {run.pk}): {run.config['texts']} texts,"
+            f" {run.config['outputs']} outputs"
+        )
+    report = run.scores.order_by("pk").values_list("report", flat=True).first() or {}
+    primary = report.get("primary") or {}
+    value = primary.get("value")
+    figure = f"{primary.get('name')} {value:.4f}" if isinstance(value, int | float) else "no score"
+    unparseable = (report.get("unparseable") or {}).get("count", 0)
+    return (
+        f"Imported item run {run.name!r} (id {run.pk}) answering {run.field!r}:"
+        f" {run.config['outputs']} outputs, {run.config['missing']} items missing,"
+        f" {unparseable} unparseable; {figure}"
+    )

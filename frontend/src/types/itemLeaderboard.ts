@@ -1,4 +1,4 @@
-// The item leaderboard's JSON (evaluation/item_leaderboard.py).
+// The item leaderboard's JSON (evaluation/items/leaderboard/).
 
 export type Mark = "up" | "down" | "same";
 
@@ -19,10 +19,35 @@ export interface TaskCell {
   unparseable?: number | null;
   /** Free-text fields: the mean judge score of the judge runs judging this run. */
   judge?: { mean: number; runs: number[] } | null;
+  /** The paired test against the next row of the same group (a mean or a pooled F1). */
+  vs_next?: NeighbourTest;
+}
+
+export interface NeighbourTest {
+  row: string;
+  common_items: number;
+  significant: boolean;
+  alpha: number;
+  test: {
+    statistic: string;
+    units: number;
+    a: number;
+    b: number;
+    difference: number;
+    ci: [number, number];
+    p_value: number;
+    confidence: number;
+  } | null;
+}
+
+export interface Coverage {
+  items: number;
+  of: number;
+  complete: boolean;
 }
 
 export interface ItemRow {
-  kind: "model" | "human";
+  kind: "model" | "imported" | "human";
   key: string;
   id?: number;
   name: string;
@@ -34,6 +59,12 @@ export interface ItemRow {
   skills: Record<string, number | null>;
   overall: number | null;
   note?: string;
+  /** The scoring profile of every figure of the row. */
+  profile?: string;
+  coverage?: Coverage;
+  /** Rows scored on the same items form a group (1: the widest), ranked within it. */
+  group?: number;
+  rank?: number;
 }
 
 export interface Delta {
@@ -61,6 +92,7 @@ export interface BiasRow {
   name: string;
   kind: ItemRow["kind"];
   variant: string;
+  profile?: string;
   run?: number | null;
   predicted: Record<string, number>;
   gold: Record<string, number>;
@@ -81,9 +113,47 @@ export interface ItemTaskColumn {
   skill: string;
 }
 
+export interface FigureRow {
+  row: string;
+  name: string;
+  kind: ItemRow["kind"];
+  variant: string;
+  profile: string;
+  /** A single figure. */
+  value?: number | null;
+  /** A per-label figure. */
+  values?: Record<string, number>;
+}
+
+/** One figure of the reports: a single number per row ("scalar") or one per label. */
+export interface Figure {
+  field: string;
+  metric: string;
+  kind: "scalar" | "per-label";
+  /** "unit": on the 0-1 scale; "score": another scale (the categorisation score S). */
+  scale: "unit" | "score";
+  labels: string[];
+  rows: FigureRow[];
+}
+
+export interface OverallBasis {
+  method: string;
+  tasks: string[];
+  excluded: { field: string; metric: string | null; reason: string }[];
+  text: string;
+}
+
 export interface ItemLeaderboard {
   project: { id: number; name: string; kind: string };
   aggregate: "macro" | "geometric";
+  profiles?: string[];
+  profile?: string | null;
+  subset?: { name: string; items: number } | null;
+  subsets?: { name: string; items: number }[];
+  /** Items with an answer key on the board (the project's, or the subset's). */
+  items?: number;
+  overall_basis?: OverallBasis;
+  figures?: Figure[];
   tasks: ItemTaskColumn[];
   skills: string[];
   rows: ItemRow[];

@@ -86,9 +86,15 @@ def test_skills_and_the_geometric_overall(flub: dict) -> None:
     assert zero["overall"] == pytest.approx(by_hand)
     assert rows[COT]["overall"] == pytest.approx(math.sqrt(0.75 * 1.0))
     assert rows[FEW]["overall"] == pytest.approx(math.sqrt(1.0 * FEW_TYPE_F1))
-    # Best overall first.
-    order = [row["key"] for row in board_of(flub)["rows"]]
-    assert order == [COT, f"human|{flub['annotator']}", ZERO, FEW]
+    # Best overall first among the rows scored on the same items: the annotator answered
+    # three of the four items, so they are ranked apart, after the runs' group.
+    board = board_of(flub)
+    order = [row["key"] for row in board["rows"]]
+    assert order == [COT, ZERO, FEW, f"human|{flub['annotator']}"]
+    places = {row["key"]: (row["group"], row["rank"], row["coverage"]) for row in board["rows"]}
+    assert places[COT] == (1, 1, {"items": 4, "of": 4, "complete": True})
+    assert places[FEW] == (1, 3, {"items": 4, "of": 4, "complete": True})
+    assert places[f"human|{flub['annotator']}"] == (2, 1, {"items": 3, "of": 4, "complete": False})
 
 
 def test_the_human_baseline_is_scored_on_the_items_answered(flub: dict) -> None:

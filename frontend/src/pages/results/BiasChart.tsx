@@ -1,6 +1,7 @@
 import type { ChartConfiguration } from "chart.js";
 import { useMemo, useRef, useState } from "preact/hooks";
 import { useBarChart } from "../../hooks/useBarChart";
+import { biasKey, manyProfiles } from "./figures";
 import { biasChartData } from "./table";
 import type { ItemLeaderboard } from "../../types";
 
@@ -9,9 +10,10 @@ export function BiasChart({ board }: { board: ItemLeaderboard }) {
   const tasks = board.label_bias;
   const [field, setField] = useState(tasks[0]?.field ?? "");
   const bias = tasks.find((b) => b.field === field) ?? tasks[0];
-  const [rowKey, setRowKey] = useState(bias?.rows[0]?.row ?? "");
-  const row = bias?.rows.find((r) => r.row === rowKey) ?? bias?.rows[0];
-  const data = useMemo(() => (bias && row ? biasChartData(bias, row.row) : null), [bias, row]);
+  const many = bias ? manyProfiles(bias.rows) : false;
+  const [rowKey, setRowKey] = useState(bias?.rows[0] ? biasKey(bias.rows[0], many) : "");
+  const row = bias?.rows.find((r) => biasKey(r, many) === rowKey) ?? bias?.rows[0];
+  const data = useMemo(() => (bias && row ? biasChartData(bias, biasKey(row, many)) : null), [bias, row, many]);
   const canvas = useRef<HTMLCanvasElement>(null);
 
   const config = useMemo<ChartConfiguration<"bar"> | null>(() => {
@@ -21,7 +23,7 @@ export function BiasChart({ board }: { board: ItemLeaderboard }) {
       data: {
         labels: data.labels,
         datasets: [
-          { label: `Predicted (${row.name} · ${row.variant})`, data: data.predicted, backgroundColor: "#0072B2", borderColor: "#0072B2", borderWidth: 1 },
+          { label: `Predicted (${row.name} · ${row.variant}${row.profile ? ` · ${row.profile}` : ""})`, data: data.predicted, backgroundColor: "#0072B2", borderColor: "#0072B2", borderWidth: 1 },
           { label: "Gold", data: data.gold, backgroundColor: "#E69F0099", borderColor: "#E69F00", borderWidth: 1 },
         ],
       },
@@ -43,7 +45,8 @@ export function BiasChart({ board }: { board: ItemLeaderboard }) {
   const choose = (f: string) => {
     setField(f);
     const next = tasks.find((b) => b.field === f);
-    if (next && !next.rows.some((r) => r.row === rowKey)) setRowKey(next.rows[0]?.row ?? "");
+    const nextMany = next ? manyProfiles(next.rows) : false;
+    if (next && !next.rows.some((r) => biasKey(r, nextMany) === rowKey)) setRowKey(next.rows[0] ? biasKey(next.rows[0], nextMany) : "");
   };
 
   return (
@@ -64,10 +67,11 @@ export function BiasChart({ board }: { board: ItemLeaderboard }) {
             </label>
             <label class="inline-field">
               <span>Run</span>
-              <select value={row?.row} onChange={(e) => setRowKey((e.target as HTMLSelectElement).value)} data-testid="bias-row">
+              <select value={row ? biasKey(row, many) : ""} onChange={(e) => setRowKey((e.target as HTMLSelectElement).value)} data-testid="bias-row">
                 {bias.rows.map((r) => (
-                  <option key={r.row} value={r.row}>
+                  <option key={biasKey(r, many)} value={biasKey(r, many)}>
                     {r.name} · {r.variant}
+                    {many && r.profile ? ` · ${r.profile}` : ""}
                   </option>
                 ))}
               </select>

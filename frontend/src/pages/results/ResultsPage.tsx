@@ -2,26 +2,43 @@ import { Crumbs } from "../../components/Crumbs";
 import { LoadErrorMessage } from "../../components/PageMessage";
 import { ProjectNav } from "../../components/ProjectNav";
 import { TopBar } from "../../components/TopBar";
+import { useState } from "preact/hooks";
 import { useProject } from "../../hooks/useProject";
+import { queryString } from "../../lib/paging";
 import { useResource } from "../../hooks/useResource";
 import { paths } from "../../router";
 import type { ItemLeaderboard, Me } from "../../types";
 import { BiasChart } from "./BiasChart";
 import { ComparisonTable } from "./ComparisonTable";
+import { boardProfiles, rowsOf } from "./figures";
+import { FiguresPanel } from "./FiguresPanel";
 import { RatingsPanel } from "./RatingsPanel";
 import { ResultsTable } from "./ResultsTable";
 import "./results.css";
 
-/** An item project's results: the leaderboard (models × prompt variants and humans), the
- *  prompting comparisons, the label-bias chart and the human ratings' agreement. Reviewers
- *  and admins only. */
+function initialSubset(): string {
+  return new URLSearchParams(location.search).get("subset") ?? "";
+}
+
+/** An item project's results: the leaderboard of each scoring profile side by side (models ×
+ *  prompt variants, imported runs and humans; rows ranked only against rows scored on the
+ *  same items), every figure of the reports with a table and a chart, the prompting
+ *  comparisons, the label-bias chart and the human ratings' agreement, on all items or a
+ *  subset. Reviewers and admins only. */
 export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
   const project = useProject(projectId);
-  const api = `/api/evaluation/projects/${projectId}/item-leaderboard/`;
-  const board = useResource<ItemLeaderboard>(api);
+  const [subset, setSubset] = useState(initialSubset);
+  const base = `/api/evaluation/projects/${projectId}/item-leaderboard/`;
+  const api = (format?: string) => `${base}${queryString({ subset: subset || null, format })}`;
+  const board = useResource<ItemLeaderboard>(api());
   const data = board.data;
   const projectName = project?.name ?? data?.project.name ?? `Project ${projectId}`;
   const aggregate = data?.aggregate === "geometric" ? "the geometric mean of the skills" : "the macro average of the skills";
+  const profiles = data ? boardProfiles(data) : [];
+  const choose = (next: string) => {
+    setSubset(next);
+    history.replaceState(null, "", `${location.pathname}${next ? `?subset=${encodeURIComponent(next)}` : ""}`);
+  };
 
   return (
     <>
@@ -43,8 +60,24 @@ export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
                 </p>
               </div>
               <div class="head-actions">
-                <a class="btn small" href={`${api}?format=csv`} download={`results-${projectId}.csv`} data-testid="download-csv">
+                {data?.subsets && data.subsets.length > 0 && (
+                  <label class="inline-field">
+                    <span>Items</span>
+                    <select value={subset} onChange={(e) => choose((e.target as HTMLSelectElement).value)} data-testid="subset">
+                      <option value="">all items</option>
+                      {data.subsets.map((o) => (
+                        <option key={o.name} value={o.name}>
+                          {o.name} ({o.items})
+                        </option>
+                      ))}
+                    </select>
+                  </label>
+                )}
+                <a class="btn small" href={api("csv")} download={`results-${projectId}.csv`} data-testid="download-csv">
                   Download CSV
+                </a>
+                <a class="btn small" href={api("latex")} download={`results-${projectId}.tex`} data-testid="download-latex">
+                  LaTeX
                 </a>
               </div>
             </div>
@@ -56,11 +89,32 @@ export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
             )}
             {data && data.rows.length > 0 && (
               <>
-                <ResultsTable board={data} />
+                {data.subset && (
+                  <p class="profile-line" data-testid="subset-line">
+                    Scored on the subset <strong>{data.subset.name}</strong> ({data.subset.items} items): stored outputs scored again on these items only.
+                  </p>
+                )}
+                <div class={`profile-tables${profiles.length > 1 ? " side-by-side" : ""}`}>
+                  {profiles.map((p) => (
+                    <section key={p} class="profile-table" data-testid="profile-results" data-profile={p}>
+                      <h2 class="profile-line">
+                        Profile <strong>{p}</strong>
+                      </h2>
+                      <ResultsTable board={data} rows={rowsOf(data, p)} profile={p} />
+                    </section>
+                  ))}
+                </div>
                 <p class="muted small table-note">
-                  Each task's primary figure (hover a header for the metric); the best figure of each column is in bold. Humans are scored on the items they answered.
+                  Each task's primary figure (hover a cell for its items and paired test); the best figure of each column is in bold. Rows are ranked only against rows scored on the same
+                  items; * marks a figure significantly different (paired test, p &lt; 0.05) from the next row's. Humans are scored on the items they answered.
                   {data.unscored.length > 0 && ` ${data.unscored.length} finished ${data.unscored.length === 1 ? "run has" : "runs have"} no score yet.`}
                 </p>
+                {data.overall_basis && (
+                  <p class="muted small table-note" data-testid="overall-basis">
+                    {data.overall_basis.text}
+                  </p>
+                )}
+                <FiguresPanel board={data} profiles={profiles} />
                 <ComparisonTable board={data} />
                 <BiasChart board={data} />
               </>

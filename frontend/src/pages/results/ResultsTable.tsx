@@ -1,5 +1,7 @@
 import { formatScore } from "../../lib/format";
 import { linkHandler, paths } from "../../router";
+import { Fragment } from "preact";
+import { coverageText, groupStarts, testText } from "./figures";
 import { bestPerColumn, buildColumns, cellValue, describeRow, isBest } from "./table";
 import type { ItemLeaderboard, ItemRow } from "../../types";
 import type { Column } from "./table";
@@ -11,18 +13,27 @@ function cellTitle(row: ItemRow, column: Column): string | undefined {
   const parts = [cell.metric ?? column.metric, cell.scored != null ? `${cell.scored} items scored` : null];
   if (cell.unparseable) parts.push(`${cell.unparseable} unparseable`);
   if (cell.runs && cell.runs > 1) parts.push(`latest of ${cell.runs} runs`);
+  const tested = testText(cell.vs_next);
+  if (tested) parts.push(tested);
   return parts.filter(Boolean).join(" · ");
 }
 
-/** Models × prompt variants and human annotators: one figure per task, skill and overall;
- *  the best figure of each column in bold. */
-export function ResultsTable({ board }: { board: ItemLeaderboard }) {
+const KIND_BADGE: Record<ItemRow["kind"], string> = { model: "run", imported: "run", human: "annotator" };
+
+/** Models × prompt variants, imported runs and human annotators of one scoring profile: one
+ *  figure per task, skill and overall, the best of each column in bold. Rows scored on other
+ *  items than the rows above start a new group, ranked apart; a task figure marked * differs
+ *  significantly (paired test, 0.05) from the one in the next row. */
+export function ResultsTable({ board, rows, profile }: { board: ItemLeaderboard; rows: ItemRow[]; profile: string }) {
   const columns = buildColumns(board);
-  const best = bestPerColumn(board.rows, columns);
+  const best = bestPerColumn(rows, columns);
+  const starts = groupStarts(rows);
   return (
     <div class="table-wrap">
-      <table class="table leaderboard-table results-table" data-testid="results-table">
-        <caption class="sr-only">Models, prompt variants and annotators of {board.project.name}, per task, per skill and overall</caption>
+      <table class="table leaderboard-table results-table" data-testid="results-table" data-profile={profile}>
+        <caption class="sr-only">
+          Models, prompt variants and annotators of {board.project.name}, per task, per skill and overall, profile {profile}
+        </caption>
         <thead>
           <tr>
             <th scope="col" class="num">
@@ -39,23 +50,35 @@ export function ResultsTable({ board }: { board: ItemLeaderboard }) {
           </tr>
         </thead>
         <tbody>
-          {board.rows.map((r, i) => (
-            <tr key={r.key} data-kind={r.kind} data-name={r.name} data-row={r.key} data-testid="results-row">
-              <td class="num">{i + 1}</td>
+          {rows.map((r, i) => (
+            <Fragment key={r.key}>
+              {starts.has(i) && (
+                <tr class="group-break" data-testid="group-break">
+                  <td colSpan={columns.length + 2}>Scored on other items ({coverageText(r.coverage)}): ranked apart</td>
+                </tr>
+              )}
+            <tr data-kind={r.kind} data-name={r.name} data-row={r.key} data-profile={profile} data-group={r.group ?? ""} data-testid="results-row">
+              <td class="num">{r.rank ?? i + 1}</td>
               <th scope="row" class="lb-name">
                 <span class="lb-name-line">
                   <span>{r.name}</span>
-                  <span class={`badge kind-${r.kind === "model" ? "run" : "annotator"}`} data-testid="kind-badge">
-                    {r.kind === "model" ? "model" : "human"}
+                  <span class={`badge kind-${KIND_BADGE[r.kind]}`} data-testid="kind-badge">
+                    {r.kind}
                   </span>
                 </span>
                 <span class="lb-about">{describeRow(r)}</span>
+                {r.coverage && (
+                  <span class={`lb-about${r.coverage.complete ? "" : " note-text"}`} data-testid="coverage">
+                    {coverageText(r.coverage)}
+                  </span>
+                )}
                 {r.note && <span class="lb-about note-text">{r.note}</span>}
               </th>
               {columns.map((c) => {
                 const v = cellValue(r, c);
                 const run = c.kind === "task" ? r.tasks[c.key]?.run : undefined;
                 const text = c.kind === "judge" ? formatScore(v) : formatScore(v, 3);
+                const significant = c.kind === "task" && r.tasks[c.key]?.vs_next?.significant;
                 return (
                   <td key={c.id} class={`right tabular col-${c.kind}${isBest(v, best[c.id]) ? " best" : ""}`} title={cellTitle(r, c)} data-column={c.id} data-value={v ?? ""}>
                     {run != null && v != null ? (
@@ -65,10 +88,16 @@ export function ResultsTable({ board }: { board: ItemLeaderboard }) {
                     ) : (
                       text
                     )}
+                    {significant && (
+                      <sup class="significant" data-testid="significant" aria-label="significantly different from the next row">
+                        *
+                      </sup>
+                    )}
                   </td>
                 );
               })}
             </tr>
+            </Fragment>
           ))}
         </tbody>
       </table>

@@ -1,6 +1,7 @@
 // Pure helpers of the results page: the leaderboard's columns, best figures, delta marks,
 // and the label-bias chart's numbers.
 
+import { biasKey, manyProfiles } from "./figures";
 import type { Comparison, Delta, ItemLeaderboard, ItemRow, LabelBias, Mark } from "../../types";
 
 export type ColumnKind = "task" | "judge" | "skill" | "overall";
@@ -108,7 +109,8 @@ export interface BiasChartData {
 /** Predicted vs gold counts per label for one row of a task's label-bias entry (the row's own
  *  gold counts: the items it was scored on). */
 export function biasChartData(bias: LabelBias, rowKey: string): BiasChartData | null {
-  const row = bias.rows.find((r) => r.row === rowKey);
+  const many = manyProfiles(bias.rows);
+  const row = bias.rows.find((r) => biasKey(r, many) === rowKey);
   if (!row) return null;
   const labels = bias.labels.length ? bias.labels : [...new Set([...Object.keys(row.gold), ...Object.keys(row.predicted)])];
   const predicted = labels.map((l) => row.predicted[l] ?? 0);

@@ -4,19 +4,20 @@ import { useState } from "preact/hooks";
 import { get } from "../../../api";
 import { LoadErrorMessage } from "../../../components/PageMessage";
 import { usePoll, useResource } from "../../../hooks/useResource";
-import type { ImportJob, Me, Page, Project } from "../../../types";
+import type { ImportJob, Me, Page, Project, ProjectAdminDetail } from "../../../types";
 import { AdminLayout, Loading } from "../shared/AdminLayout";
 import { isActive } from "../shared/importJob";
 import { listOf } from "../shared/list";
 import { ImportForm } from "./ImportForm";
 import { ImportJobView } from "./ImportJobView";
 import { ItemExports } from "./ItemExports";
+import { OutputsImport } from "./OutputsImport";
 import { RecentImports } from "./RecentImports";
 
 const POLL_MS = 500;
 
 export function ImportPage({ me, projectId }: { me: Me; projectId: number }) {
-  const project = useResource<Project>(`/api/projects/${projectId}/`);
+  const project = useResource<Project & Pick<ProjectAdminDetail, "form">>(`/api/projects/${projectId}/`);
   const recent = useResource<ImportJob[] | Page<ImportJob>>(`/api/projects/${projectId}/imports/`);
   const [job, setJob] = useState<ImportJob | null>(null);
 
@@ -48,6 +49,7 @@ export function ImportPage({ me, projectId }: { me: Me; projectId: number }) {
           </p>
           {project.data && <ImportForm key={project.data.kind ?? "spans"} projectId={projectId} disabled={isActive(job)} onJob={show} kind={project.data.kind ?? "spans"} />}
           {job && <ImportJobView job={job} onDismiss={() => setJob(null)} />}
+          {project.data?.kind === "items" && <OutputsImport projectId={projectId} form={project.data.form} />}
           {project.data?.kind === "items" && <ItemExports projectId={projectId} />}
           <section class="admin-section-plain" aria-labelledby="recent-title">
             <h2 id="recent-title" class="subhead-lg">

@@ -1,0 +1,125 @@
+"""REST API: import a model's published outputs into a project as a run (project admins).
+
+``POST /api/evaluation/projects/<pk>/run-imports/`` (multipart), the Import tab's "model
+outputs": an item project takes one record per item for a form ``field``
+(``items.imports``; JSON Lines, a JSON array, or CSV with ``id_column`` /
+``output_column``), scored at once; a span project takes a raw-results JSONL
+(``runs.imports``, optionally for ``gold_version``). All or nothing: a bad file is a 400
+naming the file, line and field (``{"file": ["outputs.jsonl:3: id: ..."]}``), a bad
+setting a 400 on that setting, and nothing is written.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotations.importing.formats import DatasetFormatError
+from annotations.models import GoldStandard, Project
+from evaluation.access import require_admin, staff_project
+from evaluation.items.imports import import_item_run
+from evaluation.models import ModelRun
+from evaluation.runs.api import serialize_runs
+from evaluation.runs.imports import RunImportError, import_run
+from evaluation.runs.serializers import flatten_errors
+
+
+class RunImportSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    name = serializers.CharField(max_length=200, help_text="The run's name (unique).")
+    field = serializers.CharField(
+        required=False, allow_blank=True, default="", help_text="Item projects: the form field."
+    )
+    id_column = serializers.CharField(
+        required=False, allow_blank=True, default="", help_text='Item runs: id key/column ("id").'
+    )
+    output_column = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        default="",
+        help_text='Item runs: raw answer key/column ("output").',
+    )
+    gold_version = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        min_value=1,
+        max_value=2**31 - 1,
+        help_text="Span runs: the gold version.",
+    )
+    backend = serializers.CharField(required=False, allow_blank=True, default="", max_length=64)
+    model_name = serializers.CharField(required=False, allow_blank=True, default="", max_length=255)
+
+
+def _import(request: Request, project: Project, data: dict) -> ModelRun:
+    upload = data["file"]
+    common = {
+        "project": project,
+        "path": upload.file,
+        "file_name": upload.name,
+        "name": data["name"],
+        "backend": data["backend"],
+        "model_name": data["model_name"],
+        "created_by": request.user,
+    }
+    if project.kind == "items" or data["field"]:
+        if not data["field"] and project.kind == "items":
+            raise ValidationError(
+                {
+                    "field": [
+                        "an item project's outputs answer a form field: name it (the file "
+                        'holds one record per item {"id": <item id>, "output": <raw answer>})'
+                    ]
+                }
+            )
+        return import_item_run(
+            field=data["field"],
+            id_column=data["id_column"],
+            output_column=data["output_column"],
+            **common,
+        )
+    gold = None
+    if data["gold_version"] is not None:
+        gold = GoldStandard.objects.filter(project=project, version=data["gold_version"]).first()
+        if gold is None:
+            raise ValidationError({"gold_version": [f"no gold version {data['gold_version']}"]})
+    return import_run(gold_standard=gold, **common)
+
+
+class RunImportView(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        tags=["evaluation"],
+        summary="Import a model's published outputs as a run (project admins)",
+        description="Item projects: one record per item, JSON Lines "
+        '{"id": <item id>, "output": <raw answer>} (or a JSON array of them, or CSV with '
+        "id_column/output_column), for the form field `field`; the run is marked imported, "
+        "parsed by the field's parser and scored. Span projects: raw-results JSONL. All or "
+        "nothing: a bad record is a 400 naming the file's line and field.",
+        request={"multipart/form-data": RunImportSerializer},
+        responses={
+            201: OpenApiResponse(description="{run: Run}"),
+            400: OpenApiResponse(description="{setting or file: [messages]}"),
+            403: OpenApiResponse(description="Not a project admin."),
+            404: OpenApiResponse(description="No visible project with this id."),
+        },
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        project = staff_project(request, pk)
+        require_admin(request, project)
+        body = RunImportSerializer(data=request.data)
+        if not body.is_valid():
+            raise ValidationError(flatten_errors(body.errors))
+        try:
+            run = _import(request, project, body.validated_data)
+        except RunImportError as error:
+            raise ValidationError({error.place: [str(error)]}) from error
+        except DatasetFormatError as error:
+            raise ValidationError({"file": [str(error)]}) from error
+        return Response({"run": serialize_runs(request, [run])[0]}, status=status.HTTP_201_CREATED)

@@ -1,0 +1,57 @@
+// Importing a model's published outputs into an item project: which form fields take
+// them, the id/output columns of a CSV file, and the request body (or what is missing).
+
+import type { CsvInspection, ItemForm } from "../../../types";
+import type { FormErrors } from "../../../lib/formErrors";
+
+/** Field kinds a model answers (ratings are judged, not answered). */
+export const ANSWERED_KINDS = ["multiple-choice", "classification", "ranked", "detection", "segmentation", "free-text"];
+
+export interface OutputsChoice {
+  file: File | null;
+  name: string;
+  modelName: string;
+  field: string;
+  idColumn: string;
+  outputColumn: string;
+}
+
+export const EMPTY_OUTPUTS: OutputsChoice = { file: null, name: "", modelName: "", field: "", idColumn: "", outputColumn: "" };
+
+/** The form fields whose answers can be imported, as select options. */
+export function answeredFields(form: ItemForm | Record<string, never> | undefined): { value: string; label: string }[] {
+  const fields = form && "fields" in form ? form.fields : [];
+  return fields.filter((f) => ANSWERED_KINDS.includes(f.kind)).map((f) => ({ value: f.name, label: `${f.title || f.name} (${f.kind})` }));
+}
+
+/** JSON (Lines or an array) by its name, as the server decides; anything else is CSV. */
+export const isJsonName = (name: string): boolean => /\.(jsonl|json|ndjson)$/i.test(name.trim());
+
+/** Likely id and output columns of a CSV file ("id" / "output" and common spellings). */
+export function guessOutputColumns(inspection: CsvInspection): { idColumn: string; outputColumn: string } {
+  const find = (pattern: RegExp) => inspection.columns.find((c) => pattern.test(c.trim())) ?? "";
+  return {
+    idColumn: find(/^(id|item|item_id|item id|pid|post id|external_id)$/i),
+    outputColumn: find(/^(output|answer|response|prediction|completion|raw_output|raw output)$/i),
+  };
+}
+
+/** The multipart body of POST /api/evaluation/projects/<id>/run-imports/, or the
+ * messages of what the form still lacks. */
+export function buildOutputsImport(choice: OutputsChoice): { body: Record<string, string | File> | null; errors: FormErrors } {
+  const fields: Record<string, string[]> = {};
+  if (!choice.file) fields.file = ["Choose the file of model outputs."];
+  if (!choice.name.trim()) fields.name = ["Name the run."];
+  if (!choice.field) fields.field = ["Choose the form field the outputs answer."];
+  const csv = !!choice.file && !isJsonName(choice.file.name);
+  if (csv && !choice.idColumn) fields.id_column = ["Choose the column of the item ids."];
+  if (csv && !choice.outputColumn) fields.output_column = ["Choose the column of the model's answers."];
+  if (Object.keys(fields).length || !choice.file) return { body: null, errors: { fields, general: [] } };
+  const body: Record<string, string | File> = { file: choice.file, name: choice.name.trim(), field: choice.field };
+  if (choice.modelName.trim()) body.model_name = choice.modelName.trim();
+  if (csv) {
+    body.id_column = choice.idColumn;
+    body.output_column = choice.outputColumn;
+  }
+  return { body, errors: { fields: {}, general: [] } };
+}
