@@ -1,14 +1,14 @@
 // Paired comparisons between leaderboard rows (evaluation/scoring/significance.py): how a
 // test is written, and rows split into the groups that are ranked against each other.
 
-import type { Coverage, PairedComparison } from "../types";
+import type { PairedComparison, TextCoverage } from "../types";
 import { DASH, formatScore } from "./format";
 
 /** What a grouped row carries (the leaderboard's rows extend it). */
 export interface ComparableRow {
   group: number;
   rank: number | null;
-  coverage: Coverage;
+  coverage: TextCoverage;
   next: PairedComparison | null;
   versus: PairedComparison | null;
 }
@@ -41,7 +41,7 @@ export function explainComparison(c: PairedComparison | null | undefined, unit =
 
 export interface RowGroup<R extends ComparableRow> {
   group: number;
-  coverage: Coverage | null;
+  coverage: TextCoverage | null;
   /** The heading of the group: its coverage, and whether it is ranked apart. */
   title: string;
   rows: R[];
@@ -69,7 +69,7 @@ export function groupRows<R extends ComparableRow>(rows: R[], unit = "texts"): R
 }
 
 /** "2/20" when a row covers part of the gold, else its count. */
-export function formatCoverage(c: Coverage | null | undefined): string {
+export function formatCoverage(c: TextCoverage | null | undefined): string {
   if (!c) return DASH;
   return c.texts === c.of ? String(c.texts) : `${c.texts}/${c.of}`;
 }

@@ -213,7 +213,7 @@ export interface LeaderboardRow {
   /** Rows are ranked only within their group: rows scored on the same texts. */
   group: number;
   rank: number | null;
-  coverage: Coverage;
+  coverage: TextCoverage;
   /** The paired test against the row ranked just below, in the same group. */
   next: PairedComparison | null;
   /** A later group's first row: the paired test against the first group's top row. */
@@ -237,7 +237,7 @@ export interface PairedComparison {
 }
 
 /** How many of the gold's units a row was scored on. */
-export interface Coverage {
+export interface TextCoverage {
   texts: number;
   of: number;
 }
