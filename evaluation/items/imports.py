@@ -12,9 +12,9 @@ then parsed and scored by ``items.runs.score_item_run``, as a model's item run i
 it shows on the project's Results tab. Items without a record count as missing.
 
 All or nothing, in one transaction: an unknown field, a field no model answers (a rating),
-a record that cannot be read, an id that is no item of the project, or an id given twice
-raises (``RunImportError`` before reading, else ``DatasetFormatError`` naming the file,
-line and key/column) and leaves nothing written.
+a file without records, a record that cannot be read, an id that is no item of the
+project, or an id given twice raises (``RunImportError`` before reading, else
+``DatasetFormatError`` naming the file, line and key/column) and leaves nothing written.
 """
 
 from __future__ import annotations
@@ -145,6 +145,8 @@ def import_item_run(
     for batch in batched(read_outputs(path, name=file_name, columns=columns)):
         rows = _outputs(run, batch, seen, file_name=file_name, columns=columns)
         RunOutput.objects.bulk_create(rows, batch_size=BATCH_SIZE)
+    if not seen:
+        raise DatasetFormatError(file_name, 1, None, "the file holds no outputs")
     scores = score_item_run(run)
     run.config = {
         **run.config,

@@ -10,7 +10,16 @@ Rows (``leaderboard``):
   on the documents they submitted (``runs.selectors.score_stored_annotator``). Humans produce
   spans, so only profile ``paper`` scores them; under ``mafalda-2024`` their rows have
   empty levels and a ``note``.
-Sorted by level-2 F1, best first (rows without one last), then by name.
+Rows are ranked only against rows scored on the same texts (``runs.comparable``): grouped
+by the texts they were scored on (a run limited to N texts, an imported run covering part of
+the version, an annotator who submitted part of it), each with its ``coverage`` (n of N
+texts); within a group sorted by level-2 F1, best first (rows without one last), then by
+name, and each row carries ``next``, the paired test against the row below it (difference of
+level-2 F1, its 95% paired bootstrap interval, the approximate randomisation p-value and
+whether it is significant at 0.05); a later group's first row carries ``versus``, the same
+test against the first group's top row on their common texts. The tests compare per-text
+F1 (the ``text`` average's units), stored with each score (``per_text``; computed on the
+fly for a score stored without them).
 
 Numbers come from the reports (``Report.to_dict``): P/R/F1 per level, the bootstrap 95%
 interval of F1 (``f1_low``, ``f1_high``), the share of outputs the parser could not read,
@@ -31,7 +40,7 @@ from django.db.models import Count
 from annotations.importing.formats.cells import csv_writer
 from annotations.models import GoldStandard, TaxonomyNode
 from evaluation.models import ModelRun, RunScore
-from evaluation.runs import selectors, stored
+from evaluation.runs import comparable, selectors, stored
 from evaluation.scoring import ScoringInputError, normalise_label
 
 LEVELS: tuple[int, ...] = (0, 1, 2)
@@ -53,7 +62,18 @@ CSV_COLUMNS: tuple[str, ...] = (
     "unparseable",
     "requests",
     "seconds",
+    "group",
+    "rank",
+    "texts",
+    "of_texts",
+    "next_name",
+    "next_L2_F1_diff",
+    "next_diff_low",
+    "next_diff_high",
+    "next_p",
+    "next_significant",
 )
+RANK_LEVEL = "2"
 
 
 # --- rows -----------------------------------------------------------------------------------
@@ -88,6 +108,14 @@ def _per_label(report: dict[str, Any] | None) -> dict[str, dict[str, float]]:
         for level in LABEL_LEVELS
         if str(level) in scored
     }
+
+
+def _units(report: dict[str, Any] | None) -> dict[int, float] | None:
+    """{document id: F1} at the ranking level of a report with ``per_text``."""
+    per_text = (report or {}).get("per_text")
+    if not per_text or RANK_LEVEL not in per_text["f1"]:
+        return None
+    return dict(zip(per_text["documents"], per_text["f1"][RANK_LEVEL], strict=True))
 
 
 def _stored_scores(runs: Sequence[ModelRun], gold: GoldStandard) -> dict[int, dict[str, RunScore]]:
@@ -132,8 +160,22 @@ def _run_row(run: ModelRun, report: dict[str, Any] | None, note: str | None) -> 
         "seconds": None if run.imported else run.generation_seconds,
         "documents": report["texts"] if report else 0,
         "per_label": _per_label(report),
+        "_units": _units(report),
     }
     return _with_note(row, note)
+
+
+def _with_per_text(run: ModelRun, profile: str, report: dict[str, Any]) -> dict[str, Any]:
+    """A stored report, recomputed (not stored) when it lacks per-text scores."""
+    if "per_text" in report or run.gold_standard is None:
+        return report
+    return selectors.score_run_report(
+        gold_standard=run.gold_standard,
+        run=run,
+        profile=profile,
+        levels=[int(level) for level in report.get("levels", {})],
+        parser=report.get("parser"),
+    )
 
 
 def run_rows(gold: GoldStandard, profile: str) -> list[dict[str, Any]]:
@@ -154,7 +196,7 @@ def run_rows(gold: GoldStandard, profile: str) -> list[dict[str, Any]]:
         if isinstance(found, str):
             rows.append(_run_row(run, None, found))
         elif profile in found:
-            rows.append(_run_row(run, found[profile].report, None))
+            rows.append(_run_row(run, _with_per_text(run, profile, found[profile].report), None))
     return rows
 
 
@@ -163,9 +205,9 @@ def annotator_rows(gold: GoldStandard, profile: str) -> list[dict[str, Any]]:
     rows = []
     for annotator in selectors.annotators_of(gold):
         if profile == SPAN_PROFILE:
-            report: dict[str, Any] | None = selectors.score_stored_annotator(
-                gold_standard=gold, annotator=annotator, average=AVERAGE
-            ).to_dict()
+            report: dict[str, Any] | None = selectors.score_stored_annotator_report(
+                gold_standard=gold, annotator=annotator
+            )
             documents, note = report["texts"], None
         else:
             report, note = None, ANNOTATOR_NOTE
@@ -187,6 +229,7 @@ def annotator_rows(gold: GoldStandard, profile: str) -> list[dict[str, Any]]:
             "seconds": None,
             "documents": documents,
             "per_label": _per_label(report),
+            "_units": _units(report),
         }
         rows.append(_with_note(row, note))
     return rows
@@ -220,19 +263,30 @@ def leaderboard(*, gold_standard: GoldStandard, profile: str = SPAN_PROFILE) -> 
     gold = gold_standard
     rows = run_rows(gold, profile) + annotator_rows(gold, profile)
     rows.sort(key=lambda row: (_f1(row) is None, -(_f1(row) or 0.0), row["name"], row["kind"]))
+    documents = gold.documents.count()
+    rows = comparable.compare_rows(
+        rows,
+        lambda row: row["_units"],
+        _f1,
+        total_texts=documents,
+        texts_of=lambda row: row["documents"],
+    )
+    for row in rows:
+        del row["_units"]
     board = {
         "gold_standard": {
             "id": gold.pk,
             "version": gold.version,
             "project": gold.project_id,
             "project_name": gold.project.name,
-            "documents": gold.documents.count(),
+            "documents": documents,
         },
         "profile": profile,
         "average": AVERAGE,
         "levels": list(LEVELS),
         "rows": rows,
         "labels": _label_names(gold, rows),
+        "significance": comparable.significance_settings(int(RANK_LEVEL)),
     }
     return _with_note(board, ANNOTATOR_NOTE if profile != SPAN_PROFILE else None)
 
@@ -272,9 +326,32 @@ def to_csv(board: dict[str, Any]) -> str:
                 _number(row["unparseable_share"]),
                 "" if row["requests"] is None else row["requests"],
                 "" if seconds is None else f"{seconds:.1f}",
+                *_comparison_cells(row),
             ]
         )
     return out.getvalue()
+
+
+def _comparison_cells(row: dict[str, Any]) -> list[str | int]:
+    """Group, rank, coverage and the paired test against the next row (CSV columns)."""
+    test = row.get("next")
+    cells: list[str | int] = [
+        row["group"],
+        "" if row["rank"] is None else row["rank"],
+        row["coverage"]["texts"],
+        row["coverage"]["of"],
+    ]
+    if test is None:
+        return [*cells, "", "", "", "", "", ""]
+    return [
+        *cells,
+        test["name"],
+        _number(test["difference"]),
+        _number(test["ci_low"]),
+        _number(test["ci_high"]),
+        _number(test["p_value"]),
+        "yes" if test["significant"] else "no",
+    ]
 
 
 _LATEX_SPECIAL = {
@@ -293,6 +370,16 @@ _LATEX_SPECIAL = {
 
 def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
+
+
+def _latex_name(row: dict[str, Any]) -> str:
+    """The row's escaped name, its coverage when partial, * when it differs from the next."""
+    name = row["name"] + (" (human)" if row["kind"] == "annotator" else "")
+    coverage = row["coverage"]
+    if coverage["texts"] != coverage["of"]:
+        name += f" ({coverage['texts']}/{coverage['of']} texts)"
+    significant = bool(row.get("next") and row["next"]["significant"])
+    return latex_escape(name) + ("$^{*}$" if significant else "")
 
 
 def to_latex(board: dict[str, Any], digits: int = 3) -> str:
@@ -314,7 +401,10 @@ def to_latex(board: dict[str, Any], digits: int = 3) -> str:
         + latex_escape(
             f"{gold['project_name']}, gold standard v{gold['version']} "
             f"({gold['documents']} texts): profile {board['profile']}, "
-            f"{board['average']} average; 95% bootstrap interval of level-2 F1."
+            f"{board['average']} average; 95% bootstrap interval of level-2 F1. Rows are "
+            "ranked only against rows scored on the same texts (groups between rules); "
+            "* marks a row significantly different from the next one "
+            "(paired test over texts, p < 0.05)."
         )
         + "}",
         r"\begin{tabular}{ll" + "rrr" * len(LEVELS) + "c}",
@@ -326,14 +416,16 @@ def to_latex(board: dict[str, Any], digits: int = 3) -> str:
         "System & Variant & " + " & ".join(["P & R & F1"] * len(LEVELS)) + r" & F1 95\% CI \\",
         r"\midrule",
     ]
+    previous_group = rows[0]["group"] if rows else 0
     for row, values in zip(rows, cells, strict=True):
+        if row["group"] != previous_group:
+            lines.append(r"\midrule")
+            previous_group = row["group"]
         low, high = values[9], values[10]
         interval = f"[{low}, {high}]" if low and high else "--"
         metrics = [value or "--" for value in values[:9]]
-        name = row["name"] + (" (human)" if row["kind"] == "annotator" else "")
+        name = _latex_name(row)
         variant = row["variant"] or "--"
-        lines.append(
-            " & ".join([latex_escape(name), latex_escape(variant), *metrics, interval]) + r" \\"
-        )
+        lines.append(" & ".join([name, latex_escape(variant), *metrics, interval]) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}", r"\end{table}"]
     return "\n".join(lines) + "\n"

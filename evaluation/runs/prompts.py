@@ -23,7 +23,7 @@ from evaluation.benchmarks import (
 )
 from evaluation.benchmarks.mafalda import NO_FALLACY_ANSWER
 from evaluation.models import ModelRun
-from evaluation.runs.stored import taxonomy_mapping
+from evaluation.runs.stored import is_mafalda_taxonomy, span_parser, taxonomy_mapping
 from evaluation.scoring import NO_FALLACY, UNREADABLE, LevelMapping, get_parser, make_parser
 from evaluation.scoring.parsers import OutputParser
 
@@ -124,9 +124,12 @@ def run_prompts(run: ModelRun) -> list[UnitPrompt]:
 def run_parser(run: ModelRun) -> OutputParser:
     """The parser of the run's variant, reading the labels of the run's level."""
     name = run.prompt_variant.parser if run.prompt_variant_id else "keyword"
+    gold = run.gold_standard
+    if not is_mafalda_taxonomy(gold.project.taxonomy):
+        parser = span_parser(gold.project.taxonomy, name, run.level)
+        return get_parser(parser) if isinstance(parser, str) else parser
     if name == "keyword":
         return get_parser("keyword")
-    gold = run.gold_standard
     level_labels = [label.name for label in task_labels(gold, run.level)]
     aliases = taxonomy_mapping(gold.project.taxonomy).aliases if run.level == 2 else {}
     return make_parser(name, labels=level_labels, aliases=dict(aliases))

@@ -24,7 +24,14 @@ from django.db.models import Count, QuerySet
 from annotations.models import Annotation, GoldStandard
 from evaluation.models import ModelRun
 from evaluation.runs import stored
-from evaluation.scoring import Corpus, Report, pairwise_agreement, score, score_annotator
+from evaluation.scoring import (
+    Corpus,
+    Report,
+    ScoringInputError,
+    pairwise_agreement,
+    score,
+    score_annotator,
+)
 
 LEVELS: tuple[int, ...] = (0, 1, 2)
 HEADLINE = ("precision", "recall", "f1")
@@ -38,6 +45,22 @@ def with_counts(runs: QuerySet[ModelRun]) -> QuerySet[ModelRun]:
     )
 
 
+def run_gold(gold_standard: GoldStandard, run: ModelRun) -> tuple[Corpus, list[int]]:
+    """The gold texts a run is scored on and their document ids, in gold order: a run
+    limited to the version's first N texts covers those N; an imported run covers the
+    documents it has outputs for; any other run, every document of the version."""
+    gold = stored.gold_corpus(gold_standard)
+    documents = stored.gold_document_ids_in_order(gold_standard)
+    if run.limit and run.gold_standard_id == gold_standard.pk:
+        documents = documents[: run.limit]
+    elif run.imported:
+        covered = stored.covered_document_ids(run)
+        documents = [(pk, text) for pk, text in documents if pk in covered]
+    if len(documents) != len(gold.texts):
+        gold = stored.restrict(gold, [text for _, text in documents])
+    return gold, [pk for pk, _ in documents]
+
+
 def score_run(
     *,
     gold_standard: GoldStandard,
@@ -47,27 +70,65 @@ def score_run(
     parser: str | None = None,
     average: str = "text",
 ) -> Report:
-    """A stored run scored against a gold version (documents outside it are ignored;
-    gold documents the run has no output for count as empty predictions; a run limited
-    to the version's first N texts is scored on those N)."""
+    """A stored run scored against a gold version on the texts it covers (``run_gold``;
+    documents outside the version are ignored; covered documents without an output count
+    as empty predictions)."""
+    return _score_on(
+        gold_standard, run, run_gold(gold_standard, run)[0], profile, levels, parser, average
+    )
+
+
+def _score_on(
+    gold_standard: GoldStandard,
+    run: ModelRun,
+    gold: Corpus,
+    profile: str,
+    levels: Sequence[int],
+    parser: str | None,
+    average: str,
+) -> Report:
     mapping = (
         None
         if profile == "mafalda-2024"
         else stored.taxonomy_mapping(gold_standard.project.taxonomy)
     )
-    gold = stored.gold_corpus(gold_standard)
-    if run.limit and run.gold_standard_id == gold_standard.pk:
-        # a run over the first N texts is scored on those texts only
-        gold = Corpus(gold.texts[: run.limit], gold.dropped, gold.source)
+    taxonomy = gold_standard.project.taxonomy
+    if profile == "mafalda-2024" and not stored.is_mafalda_taxonomy(taxonomy):
+        raise ScoringInputError(
+            f"profile: mafalda-2024 scores only MAFALDA's taxonomy, not {taxonomy}; use paper"
+        )
     return score(
         gold,
         stored.run_predictions(run, gold_standard=gold_standard),
         profile=profile,
         levels=levels,
-        parser=parser,
+        parser=stored.span_parser(taxonomy, parser or "keyword"),
         average=average,
         mapping=mapping,
     )
+
+
+def per_text_f1(report: Report, documents: Sequence[int]) -> dict[str, Any]:
+    """``{"documents": [ids], "f1": {level: [F1 of each text]}}`` of a report scored on
+    those documents, in their order (what the leaderboard's paired tests compare)."""
+    return {
+        "documents": list(documents),
+        "f1": {str(level): [f1 for _, _, f1 in lr.per_text] for level, lr in report.levels.items()},
+    }
+
+
+def score_run_report(
+    *,
+    gold_standard: GoldStandard,
+    run: ModelRun,
+    profile: str,
+    levels: Sequence[int] = LEVELS,
+    parser: str | None = None,
+) -> dict[str, Any]:
+    """``score_run``'s report as stored (``Report.to_dict``) with its ``per_text`` F1."""
+    gold, documents = run_gold(gold_standard, run)
+    report = _score_on(gold_standard, run, gold, profile, levels, parser, "text")
+    return {**report.to_dict(), "per_text": per_text_f1(report, documents)}
 
 
 def score_stored_annotator(
@@ -79,16 +140,35 @@ def score_stored_annotator(
 ) -> Report:
     """An annotator's submitted annotations scored against a gold version, on the
     version's documents they submitted (profile ``paper``)."""
+    return _score_annotator(gold_standard, annotator, levels, average)[0]
+
+
+def score_stored_annotator_report(
+    *, gold_standard: GoldStandard, annotator: AbstractBaseUser, levels: Sequence[int] = LEVELS
+) -> dict[str, Any]:
+    """``score_stored_annotator``'s report (``text`` average) with its ``per_text`` F1."""
+    report, documents = _score_annotator(gold_standard, annotator, levels, "text")
+    return {**report.to_dict(), "per_text": per_text_f1(report, documents)}
+
+
+def _score_annotator(
+    gold_standard: GoldStandard, annotator: AbstractBaseUser, levels: Sequence[int], average: str
+) -> tuple[Report, list[int]]:
     project = gold_standard.project
     work = stored.annotator_corpus(project, annotator, gold_standard)
-    gold = stored.restrict(stored.gold_corpus(gold_standard), [t.text for t in work.texts])
-    return score_annotator(
+    texts = {text.text for text in work.texts}
+    documents = [
+        pk for pk, text in stored.gold_document_ids_in_order(gold_standard) if text in texts
+    ]
+    gold = stored.restrict(stored.gold_corpus(gold_standard), texts)
+    report = score_annotator(
         gold,
         work,
         levels=levels,
         average=average,
         mapping=stored.taxonomy_mapping(project.taxonomy),
     )
+    return report, documents
 
 
 def annotators_of(gold_standard: GoldStandard) -> list[AbstractBaseUser]:

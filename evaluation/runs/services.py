@@ -199,7 +199,8 @@ def finish_shard(*, run_id: int, index: int, status: str, error: str = "") -> Mo
 def score_and_store(*, run: ModelRun) -> list[RunScore]:
     """Score the run against its gold version under each profile that applies and store
     the reports (all levels up to the run's, per-label tables); one transaction."""
-    from evaluation.runs.selectors import score_run as score_stored_run
+    from evaluation.runs import stored as stored_data
+    from evaluation.runs.selectors import score_run_report
 
     if is_item_task(run.task):
         from evaluation.items.runs import score_item_run
@@ -210,11 +211,11 @@ def score_and_store(*, run: ModelRun) -> list[RunScore]:
         raise RunStateError(f"run {run.name!r} has no gold version to be scored against")
     parser = run.prompt_variant.parser if run.prompt_variant_id else "keyword"
     levels = list(range(run.level + 1))
-    profiles = ["paper", "mafalda-2024"] if run.level == 2 else ["paper"]
+    profiles = stored_data.span_profiles(gold.project.taxonomy, run.level)
     reports = {
-        profile: score_stored_run(
+        profile: score_run_report(
             gold_standard=gold, run=run, profile=profile, levels=levels, parser=parser
-        ).to_dict()
+        )
         for profile in profiles
     }
     with transaction.atomic():

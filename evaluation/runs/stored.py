@@ -49,8 +49,11 @@ from evaluation.scoring import (
     TextPrediction,
     as_predictions,
     normalise_label,
+    published_mafalda_mapping,
+    taxonomy_parser,
 )
 from evaluation.scoring import GoldSpan as ScoringGoldSpan
+from evaluation.scoring.parsers import OutputParser
 
 
 def taxonomy_mapping(taxonomy: Taxonomy) -> LevelMapping:
@@ -64,6 +67,33 @@ def taxonomy_mapping(taxonomy: Taxonomy) -> LevelMapping:
     return LevelMapping(
         type_to_category, aliases, name=f"taxonomy:{taxonomy.name}@{taxonomy.version}"
     )
+
+
+def is_mafalda_taxonomy(taxonomy: Taxonomy) -> bool:
+    """Whether every type of the taxonomy is a type of the published MAFALDA table under the
+    same category (the ``mafalda-2024`` profile scores only such taxonomies)."""
+    types = taxonomy_mapping(taxonomy).type_to_category
+    published = published_mafalda_mapping().type_to_category
+    return bool(types) and all(published.get(name) == parent for name, parent in types.items())
+
+
+def span_profiles(taxonomy: Taxonomy, level: int) -> list[str]:
+    """The profiles a span run at ``level`` is scored with: ``paper`` (the definition, at
+    each level of any taxonomy), and ``mafalda-2024`` for level-2 runs on MAFALDA's."""
+    if level == 2 and is_mafalda_taxonomy(taxonomy):
+        return ["paper", "mafalda-2024"]
+    return ["paper"]
+
+
+def span_parser(taxonomy: Taxonomy, name: str, level: int = 2) -> str | OutputParser:
+    """The parser ``name`` for outputs at ``level`` of a run on ``taxonomy``: on MAFALDA's,
+    the registered parser (its name); on any other, one reading that taxonomy's labels
+    (``scoring.taxonomy_parser``)."""
+    if is_mafalda_taxonomy(taxonomy):
+        return name
+    mapping = taxonomy_mapping(taxonomy)
+    aliases = dict(mapping.aliases) if level == 2 else {}
+    return taxonomy_parser(name, sorted(mapping.labels_at(level)), aliases)
 
 
 def _labels(labels: list[str]) -> frozenset[str]:
@@ -96,6 +126,20 @@ def gold_corpus(gold_standard: GoldStandard) -> Corpus:
         ],
         source=prefix,
     )
+
+
+def gold_document_ids_in_order(gold_standard: GoldStandard) -> list[tuple[int, str]]:
+    """(document id, text) of the version's documents in ``gold_corpus`` order."""
+    return list(
+        GoldDocument.objects.filter(gold_standard=gold_standard)
+        .order_by("document__position", "document_id")
+        .values_list("document_id", "document__text")
+    )
+
+
+def covered_document_ids(run: ModelRun) -> set[int]:
+    """The documents the run has at least one output for."""
+    return set(RunOutput.objects.filter(run=run).values_list("document_id", flat=True).distinct())
 
 
 def _level_representatives(run: ModelRun) -> dict[str, str]:

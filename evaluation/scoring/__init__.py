@@ -80,7 +80,13 @@ from evaluation.scoring.levels import (
     mafalda_mapping,
     published_mafalda_mapping,
 )
-from evaluation.scoring.parsers import PARSER_NAMES, UNREADABLE, get_parser, make_parser
+from evaluation.scoring.parsers import (
+    PARSER_NAMES,
+    UNREADABLE,
+    get_parser,
+    make_parser,
+    taxonomy_parser,
+)
 from evaluation.scoring.profiles import PROFILES
 from evaluation.scoring.report import AVERAGES, LevelReport, Report, score
 from evaluation.scoring.sources import (
@@ -127,6 +133,7 @@ __all__ = [
     "make_parser",
     "normalise_label",
     "published_mafalda_mapping",
+    "taxonomy_parser",
     "read_annotator",
     "read_gold",
     "read_predictions",

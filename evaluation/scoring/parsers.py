@@ -207,6 +207,39 @@ class JsonParser:
         return UNREADABLE
 
 
+@dataclass(frozen=True)
+class TaxonomyKeywordParser:
+    """The keyword reading for a taxonomy other than MAFALDA's (whose keyword list is the
+    published parser's): every label name or alias of ``table`` that occurs as whole words
+    in the output (case-insensitive, punctuation read as spaces); none found but a negation
+    (``NO_FALLACY_RE``): ⊥; nothing: unreadable."""
+
+    table: _LabelTable
+    name: str = "taxonomy-keyword"
+    version: str = "1"
+
+    def parse(self, output: str) -> ParseResult:
+        cleaned = f" {' '.join(_PUNCTUATION_RE.sub(' ', output.lower()).split())} "
+        labels = set()
+        for spelling, label in self.table.by_spelling.items():
+            words = " ".join(_PUNCTUATION_RE.sub(" ", spelling).split())
+            if label != NO_FALLACY and words and f" {words} " in cleaned:
+                labels.add(label)
+        if not labels and NO_FALLACY_RE.search(cleaned):
+            labels.add(NO_FALLACY)
+        return frozenset(labels) if labels else UNREADABLE
+
+
+def taxonomy_parser(
+    name: str, labels: Iterable[str], aliases: dict[str, str] | None = None
+) -> OutputParser:
+    """The parser ``name`` reading ``labels`` (a taxonomy's own): ``keyword`` becomes
+    ``TaxonomyKeywordParser``; ``strict`` and ``json`` match those labels."""
+    if name == "keyword":
+        return TaxonomyKeywordParser(_LabelTable(labels, aliases))
+    return make_parser(name, labels=labels, aliases=aliases)
+
+
 def _mafalda_table() -> _LabelTable:
     return _LabelTable(MAFALDA_TYPE_TO_CATEGORY)
 

@@ -150,8 +150,12 @@ def counts() -> tuple[int, int]:
 
 def finish(run: ModelRun, answers: dict[str, str]) -> ModelRun:
     """Write an output for every sentence of the run's gold (``answers`` by sentence text,
-    default "no fallacy"), mark the run done and store its scores."""
-    sentences = Sentence.objects.filter(document__in=run.gold_standard.documents.all())
+    default "no fallacy"; only the first ``run.limit`` texts of a limited run), mark the run
+    done and store its scores."""
+    documents = run.gold_standard.documents.order_by("position", "pk")
+    if run.limit:
+        documents = documents[: run.limit]
+    sentences = Sentence.objects.filter(document__in=list(documents))
     for sentence in sentences.select_related("document").order_by("document_id", "index"):
         unit = sentence.document.text[sentence.start : sentence.end]
         raw = answers.get(unit, "No fallacy.")
@@ -172,3 +176,132 @@ def finish(run: ModelRun, answers: dict[str, str]) -> ModelRun:
     run.refresh_from_db()
     score_and_store(run=run)
     return run
+
+
+def numbered_text(index: int) -> str:
+    return f"Speaker {index} says the mayor cannot be trusted because of his haircut."
+
+
+def twenty_text_world(tmp_path: Path) -> tuple[Project, GoldStandard, User, PromptVariant]:
+    """A MAFALDA-taxonomy project with a 20-text gold version (one sentence each: the even
+    texts are an ad hominem, the odd ones have no fallacy), its admin and the zero-shot
+    variant."""
+    taxonomy = install_preset(name="mafalda")
+    project = create_project(name="Twenty", taxonomy=taxonomy)
+    records = []
+    for index in range(20):
+        text = numbered_text(index)
+        labels = [[0, len(text), "ad hominem"]] if index % 2 == 0 else []
+        records.append({"text": text, "labels": labels, "comments": []})
+    import_mafalda_gold(path=write_jsonl(tmp_path / "gold20.jsonl", records), project=project)
+    admin = User.objects.create_user("admin20")
+    add_member(project=project, user=admin, role=Membership.Role.ADMIN)
+    variant = PromptVariant.objects.get(task="mafalda", version=1, name="zero-shot")
+    return project, project.gold_standards.get(), admin, variant
+
+
+def answered_run(
+    world: tuple[Project, GoldStandard, User, PromptVariant],
+    name: str,
+    correct: set[int],
+    limit: int | None = None,
+) -> ModelRun:
+    """A finished run of ``twenty_text_world`` answering the numbered texts in ``correct``
+    right and the others wrong (per-text F1 1 or 0)."""
+    project, gold, admin, variant = world
+    [run] = launch_runs(
+        project=project,
+        gold_standard=gold,
+        models=[ModelSpec("random", "")],
+        variants=[variant],
+        created_by=admin,
+        enqueue=False,
+        name=name,
+        limit=limit,
+    )
+    answers = {}
+    for index in range(20):
+        fallacious = index % 2 == 0
+        right = "ad hominem" if fallacious else "No fallacy."
+        wrong = "No fallacy." if fallacious else "slippery slope"
+        answers[numbered_text(index)] = right if index in correct else wrong
+    return finish(run, answers)
+
+
+def annotate_texts(
+    tmp_path: Path, project: Project, annotator: User, labels: dict[int, str | None]
+) -> None:
+    """The annotator's submitted work on the numbered texts ``labels`` names: the whole
+    text with that label, or no span for None."""
+    records = [
+        {
+            "id": index + 1,
+            "text": numbered_text(index),
+            "label": [] if label is None else [[0, len(numbered_text(index)), label]],
+        }
+        for index, label in labels.items()
+    ]
+    path = write_jsonl(tmp_path / f"ann-{annotator.pk}.jsonl", records)
+    import_doccano_annotations(path=path, project=project, annotator=annotator)
+
+
+CUSTOM_TAXONOMY = """\
+name: greek-latin
+version: "1"
+title: Two levels of our own
+categories:
+  - name: greek
+    types:
+      - name: alpha
+        aliases: [first letter]
+        template: E is alpha.
+      - name: beta
+        template: E is beta.
+  - name: latin
+    types:
+      - name: gamma
+        template: E is gamma.
+"""
+CUSTOM_TEXTS = (
+    ("Alpha arrives first. Then nothing happens.", [[0, 20, "alpha"]]),
+    ("Beta and gamma argue. The day is fine.", [[0, 21, "beta"], [0, 21, "gamma"]]),
+    ("Plain words only.", []),
+)
+
+
+def custom_taxonomy_files(folder: Path) -> tuple[Path, Path]:
+    """A two-level taxonomy of our own (not MAFALDA's: greek -> alpha, beta; latin ->
+    gamma) and a MAFALDA-format gold file of three texts labelled with it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    taxonomy = folder / "greek-latin.yaml"
+    taxonomy.write_text(CUSTOM_TAXONOMY, encoding="utf-8")
+    gold = write_jsonl(
+        folder / "custom-gold.jsonl",
+        [{"text": text, "labels": labels, "comments": []} for text, labels in CUSTOM_TEXTS],
+    )
+    return taxonomy, gold
+
+
+def custom_taxonomy_project(tmp_path: Path) -> tuple[Project, GoldStandard, ModelRun, User]:
+    """A project on the taxonomy of ``custom_taxonomy_files`` with its gold version, an
+    imported run answering with that taxonomy's labels, and its admin."""
+    from annotations.services.taxonomy import load_taxonomy_file
+
+    taxonomy_path, gold_path = custom_taxonomy_files(tmp_path / "custom")
+    project = create_project(name="Own", taxonomy=load_taxonomy_file(path=taxonomy_path))
+    import_mafalda_gold(path=gold_path, project=project)
+    gold = project.gold_standards.get()
+    (first, _), (second, _), (third, _) = CUSTOM_TEXTS
+    outputs = [
+        {
+            "text": first,
+            "prediction": {"Alpha arrives first.": "alpha", "Then nothing happens.": "none"},
+        },
+        {"text": second, "prediction": {"Beta and gamma argue.": "beta", "The day is fine.": "no"}},
+        {"text": third, "prediction": {third: "The first letter, surely."}},
+    ]
+    path = write_jsonl(tmp_path / "custom-run.jsonl", outputs)
+    run = import_run(project=project, path=path, name="own", model_name="m", gold_standard=gold)
+    admin = User.objects.create_user("own-admin")
+    add_member(project=project, user=admin, role=Membership.Role.ADMIN)
+    return project, gold, run, admin

@@ -28,8 +28,6 @@ from evaluation.items.leaderboard.export import figure_values
 from evaluation.runs.leaderboard import leaderboard
 from evaluation.scoring.profiles import PROFILES
 
-SPAN_KINDS = {"run": "model", "annotator": "human"}
-
 
 def item_objects(board: dict[str, Any]) -> list[dict[str, Any]]:
     """One object per row of an item board, with every figure."""
@@ -73,11 +71,15 @@ def item_objects(board: dict[str, Any]) -> list[dict[str, Any]]:
     return objects
 
 
+def span_kind(row: dict[str, Any]) -> str:
+    """``human`` (an annotator), ``imported`` (a run without a prompt variant) or ``model``."""
+    if row["kind"] == "annotator":
+        return "human"
+    return "imported" if row.get("variant") is None else "model"
+
+
 def span_objects(board: dict[str, Any]) -> list[dict[str, Any]]:
-    return [
-        {**row, "kind": SPAN_KINDS.get(row["kind"], row["kind"]), "profile": board["profile"]}
-        for row in board["rows"]
-    ]
+    return [{**row, "kind": span_kind(row), "profile": board["profile"]} for row in board["rows"]]
 
 
 def _figure(value: Any) -> str:

@@ -17,6 +17,11 @@ const row = (name: string, f1: number | null, perLabel: Record<string, number> |
   seconds: null,
   documents: 10,
   per_label: perLabel ? { "2": perLabel } : {},
+  group: 0,
+  rank: null,
+  coverage: { texts: 10, of: 10 },
+  next: null,
+  versus: null,
 });
 
 describe("per-label F1 chart data", () => {

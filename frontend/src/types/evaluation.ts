@@ -210,6 +210,47 @@ export interface LeaderboardRow {
   documents: number;
   per_label: Record<string, Record<string, number>>;
   note?: string;
+  /** Rows are ranked only within their group: rows scored on the same texts. */
+  group: number;
+  rank: number | null;
+  coverage: TextCoverage;
+  /** The paired test against the row ranked just below, in the same group. */
+  next: PairedComparison | null;
+  /** A later group's first row: the paired test against the first group's top row. */
+  versus: PairedComparison | null;
+}
+
+/** The paired test of a row against another one, on the units both were scored on. */
+export interface PairedComparison {
+  kind: string;
+  id: number;
+  name: string;
+  /** Common units (texts or items) the test compares. */
+  texts: number;
+  a: number;
+  b: number;
+  difference: number;
+  ci_low: number;
+  ci_high: number;
+  p_value: number;
+  significant: boolean;
+}
+
+/** How many of the gold's units a row was scored on. */
+export interface TextCoverage {
+  texts: number;
+  of: number;
+}
+
+export interface SignificanceSettings {
+  level: number;
+  statistic: string;
+  interval: string;
+  test: string;
+  alpha: number;
+  resamples: number;
+  permutations: number;
+  seed: number;
 }
 
 export interface Leaderboard {
@@ -220,4 +261,5 @@ export interface Leaderboard {
   rows: LeaderboardRow[];
   labels: Record<string, string[]>;
   note?: string;
+  significance?: SignificanceSettings;
 }

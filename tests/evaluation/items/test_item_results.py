@@ -248,3 +248,23 @@ def test_the_results_command_in_json_and_table(built: dict) -> None:
         call_command("results", "--project", built["project"].name, "--subset", "x")
     with pytest.raises(CommandError, match="--project"):
         call_command("results", "--project", "no such project")
+
+
+def test_the_results_command_on_a_span_project(tmp_path) -> None:
+    from tests.support.runs import build_world
+
+    built = build_world(tmp_path)
+    out = io.StringIO()
+    call_command("results", "--project", built.project.name, "--format", "json", stdout=out)
+    objects = json.loads(out.getvalue())
+    kinds = {o["name"]: (o["kind"], o["profile"]) for o in objects}
+    assert kinds["published"] == ("imported", "paper")
+    assert kinds["annotator"] == ("human", "paper")
+    assert set(objects[0]["levels"]) == {"0", "1", "2"}
+    out = io.StringIO()
+    call_command("results", "--project", built.project.name, stdout=out)
+    assert "published" in out.getvalue() and "L2 P/R/F1" in out.getvalue()
+    with pytest.raises(CommandError, match="--subset"):
+        call_command("results", "--project", built.project.name, "--subset", "split=a")
+    with pytest.raises(CommandError, match="--profile"):
+        call_command("results", "--project", built.project.name, "--profile", "nope")

@@ -256,6 +256,8 @@ BAD_FILES = [  # file, content, where and what the error says (after "FILE:")
     ("nocol.csv", "id,answer\np1,yes\n", "1: output: no column named 'output'"),
     ("short.csv", "id,output\np1,yes\np2\n", "3: expected 2 fields"),
     ("array.json", '[\n  {"id": "p1", "output": "yes"},\n  "p2"\n]\n', "3: expected a JSON object"),
+    ("empty.jsonl", "\n", "1: the file holds no outputs"),
+    ("header.csv", "id,output\n", "1: the file holds no outputs"),
     ("cut.json", '[\n  {"id": "p1", "output": "yes"},\n  {"id": "p2"', "3: invalid JSON"),
     (
         "span.jsonl",

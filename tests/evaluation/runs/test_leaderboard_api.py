@@ -79,13 +79,16 @@ def test_leaderboard_csv_and_latex(world: World) -> None:
     assert "attachment" in response["Content-Disposition"]
     table = list(csv.reader(io.StringIO(response.content.decode())))
     header = "kind,name,model,backend,variant,L0_P,L0_R,L0_F1,L1_P,L1_R,L1_F1,L2_P,L2_R,L2_F1,"
-    assert table[0] == (header + "L2_F1_low,L2_F1_high,unparseable,requests,seconds").split(",")
+    comparison = "group,rank,texts,of_texts,next_name,next_L2_F1_diff,next_diff_low,next_diff_high"
+    assert table[0] == (
+        header + "L2_F1_low,L2_F1_high,unparseable,requests,seconds," + comparison
+    ).split(",") + ["next_p", "next_significant"]
     assert [row[:2] for row in table[1:]] == [
         ["run", best.name],
         ["annotator", "annotator"],
         ["run", "published"],
     ]
-    assert table[1][13] == "1.0000" and table[2][16:] == ["", "", ""]
+    assert table[1][13] == "1.0000" and table[2][16:19] == ["", "", ""]
     latex = client.get(LEADERBOARD, {**query, "format": "latex", "profile": "mafalda-2024"})
     assert latex.status_code == 200 and latex["Content-Type"].startswith("text/plain")
     text = latex.content.decode()

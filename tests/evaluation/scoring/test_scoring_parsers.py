@@ -102,3 +102,18 @@ def test_json_unreadable_cases():
     assert json_("[1, 2]") == UNREADABLE
     # Unknown strings are ignored when a known one is present.
     assert json_('["ad hominem", "red herring"]') == {"ad hominem"}
+
+
+def test_taxonomy_keyword_parser_reads_a_taxonomy_of_its_own():
+    from evaluation.scoring import UNREADABLE, taxonomy_parser
+
+    parser = taxonomy_parser("keyword", ["alpha", "beta gamma"], {"first letter": "alpha"})
+    assert (parser.name, parser.version) == ("taxonomy-keyword", "1")
+    assert parser.parse("Output: Alpha.") == frozenset({"alpha"})
+    assert parser.parse("It is BETA-gamma, and the first letter") == frozenset(
+        {"alpha", "beta gamma"}
+    )
+    assert parser.parse("alphabet soup") == UNREADABLE  # whole words only
+    assert parser.parse("There is no fallacy here.") == frozenset({"no fallacy"})
+    assert parser.parse("ad hominem") == UNREADABLE  # MAFALDA's labels are not its own
+    assert taxonomy_parser("strict", ["alpha"]).parse("alpha") == frozenset({"alpha"})

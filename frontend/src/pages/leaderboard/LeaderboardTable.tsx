@@ -1,6 +1,7 @@
 import { Fragment } from "preact";
 import { LevelGroupHeads, LevelScoreHeads } from "../../components/table";
 import { DASH, formatDuration, formatScore, formatShare, formatWithInterval } from "../../lib/format";
+import { describeComparison, explainComparison, formatCoverage, formatDifference, formatP, groupRows } from "../../lib/significance";
 import { linkHandler, paths } from "../../router";
 import type { Leaderboard, LeaderboardRow } from "../../types";
 
@@ -25,9 +26,68 @@ function describe(row: LeaderboardRow): string {
   return [row.model, row.backend, row.variant].filter(Boolean).join(" · ");
 }
 
+function Row({ r, levels, best }: { r: LeaderboardRow; levels: string[]; best: Record<string, number | null> }) {
+  const about = describe(r);
+  const next = r.next;
+  return (
+    <tr data-kind={r.kind} data-name={r.name} data-id={r.id} data-group={r.group} class={next?.significant ? "lb-differs" : undefined}>
+      <td class="num">{r.rank ?? DASH}</td>
+      <th scope="row" class="lb-name">
+        <span class="lb-name-line">
+          {r.kind === "run" ? (
+            <a href={paths.run(r.id)} onClick={linkHandler(paths.run(r.id))}>
+              {r.name}
+            </a>
+          ) : (
+            <span>{r.name}</span>
+          )}
+          <span class={`badge kind-${r.kind}`} data-testid="kind-badge">
+            {r.kind === "run" ? "model" : "human"}
+          </span>
+        </span>
+        {about && <span class="lb-about">{about}</span>}
+        {r.note && <span class="lb-about note-text">{r.note}</span>}
+      </th>
+      {levels.map((l) => {
+        const s = r.levels?.[l] ?? null;
+        const interval = s && s.f1_low != null && s.f1_high != null ? `95% bootstrap interval ${formatScore(s.f1_low)}–${formatScore(s.f1_high)}` : undefined;
+        return (
+          <Fragment key={l}>
+            <td class="right tabular">{formatScore(s?.precision)}</td>
+            <td class="right tabular">{formatScore(s?.recall)}</td>
+            <td class={`right tabular f1${s && best[l] != null && s.f1 === best[l] ? " best" : ""}`} title={interval} data-level={l} data-f1={s?.f1 ?? ""}>
+              {s ? formatWithInterval(s.f1, s.f1_low, s.f1_high) : DASH}
+            </td>
+          </Fragment>
+        );
+      })}
+      <td class="tabular lb-next" data-testid="next-test" data-significant={next ? String(next.significant) : ""} title={explainComparison(next)}>
+        {next ? (
+          <>
+            <span class="nowrap">
+              {next.significant ? <strong class="lb-mark">*</strong> : <span class="lb-mark muted">≈</span>} {formatDifference(next.difference)} · {formatP(next.p_value)}
+            </span>
+            <span class="lb-about">
+              [{formatDifference(next.ci_low)}, {formatDifference(next.ci_high)}]
+            </span>
+          </>
+        ) : (
+          DASH
+        )}
+      </td>
+      <td class="right tabular">{formatShare(r.unparseable_share)}</td>
+      <td class="right tabular" data-testid="coverage" title={r.coverage ? `${r.coverage.texts} of ${r.coverage.of} texts` : undefined}>
+        {r.coverage ? formatCoverage(r.coverage) : (r.documents ?? DASH)}
+      </td>
+      <td class="right tabular">{r.requests ?? DASH}</td>
+      <td class="right tabular nowrap">{formatDuration(r.seconds)}</td>
+    </tr>
+  );
+}
+
 export function LeaderboardTable({ board }: { board: Leaderboard }) {
   const levels = (board.levels?.length ? board.levels : [0, 1, 2]).map(String);
-  const best = Object.fromEntries(levels.map((l) => [l, bestF1(board.rows, l)]));
+  const width = 2 + levels.length * 3 + 5;
   return (
     <div class="table-wrap">
       <table class="table leaderboard-table" data-testid="leaderboard-table">
@@ -43,6 +103,9 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
               Name
             </th>
             <LevelGroupHeads levels={levels} />
+            <th scope="col" rowSpan={2} class="lb-next-head" title="Paired test of level-2 F1 against the row below (same texts): difference, 95% paired bootstrap interval, approximate randomisation p">
+              vs next
+            </th>
             <th scope="colgroup" colSpan={4} class="group">
               Cost
             </th>
@@ -52,7 +115,7 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
             <th scope="col" class="right" title="Share of outputs the parser could not read">
               Unparseable
             </th>
-            <th scope="col" class="right" title="Texts scored">
+            <th scope="col" class="right" title="Texts scored, of the gold version's">
               Texts
             </th>
             <th scope="col" class="right">
@@ -63,49 +126,31 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
             </th>
           </tr>
         </thead>
-        <tbody>
-          {board.rows.map((r, i) => {
-            const about = describe(r);
-            return (
-              <tr key={`${r.kind}-${r.id}`} data-kind={r.kind} data-name={r.name} data-id={r.id}>
-                <td class="num">{i + 1}</td>
-                <th scope="row" class="lb-name">
-                  <span class="lb-name-line">
-                    {r.kind === "run" ? (
-                      <a href={paths.run(r.id)} onClick={linkHandler(paths.run(r.id))}>
-                        {r.name}
-                      </a>
-                    ) : (
-                      <span>{r.name}</span>
+        {groupRows(board.rows).map((g) => {
+          // the best F1 of each level among rows ranked together
+          const best = Object.fromEntries(levels.map((l) => [l, bestF1(g.rows, l)]));
+          return (
+            <tbody key={g.group} data-testid="leaderboard-group" data-group={g.group}>
+              {(g.group > 0 || g.coverage?.texts !== g.coverage?.of) && (
+                <tr class="lb-group">
+                  <th scope="colgroup" colSpan={width} data-testid="group-title">
+                    {g.title}
+                    {g.rows[0]?.versus && (
+                      <span class="muted" title={explainComparison(g.rows[0].versus)}>
+                        {" "}
+                        · {g.rows[0].name} against {g.rows[0].versus.name} on their {g.rows[0].versus.texts} common texts: {describeComparison(g.rows[0].versus)}
+                        {g.rows[0].versus.significant ? " *" : ""}
+                      </span>
                     )}
-                    <span class={`badge kind-${r.kind}`} data-testid="kind-badge">
-                      {r.kind === "run" ? "model" : "human"}
-                    </span>
-                  </span>
-                  {about && <span class="lb-about">{about}</span>}
-                  {r.note && <span class="lb-about note-text">{r.note}</span>}
-                </th>
-                {levels.map((l) => {
-                  const s = r.levels?.[l] ?? null;
-                  const interval = s && s.f1_low != null && s.f1_high != null ? `95% bootstrap interval ${formatScore(s.f1_low)}–${formatScore(s.f1_high)}` : undefined;
-                  return (
-                    <Fragment key={l}>
-                      <td class="right tabular">{formatScore(s?.precision)}</td>
-                      <td class="right tabular">{formatScore(s?.recall)}</td>
-                      <td class={`right tabular f1${s && best[l] != null && s.f1 === best[l] ? " best" : ""}`} title={interval} data-level={l} data-f1={s?.f1 ?? ""}>
-                        {s ? formatWithInterval(s.f1, s.f1_low, s.f1_high) : DASH}
-                      </td>
-                    </Fragment>
-                  );
-                })}
-                <td class="right tabular">{formatShare(r.unparseable_share)}</td>
-                <td class="right tabular">{r.documents ?? DASH}</td>
-                <td class="right tabular">{r.requests ?? DASH}</td>
-                <td class="right tabular nowrap">{formatDuration(r.seconds)}</td>
-              </tr>
-            );
-          })}
-        </tbody>
+                  </th>
+                </tr>
+              )}
+              {g.rows.map((r) => (
+                <Row key={`${r.kind}-${r.id}`} r={r} levels={levels} best={best} />
+              ))}
+            </tbody>
+          );
+        })}
       </table>
     </div>
   );

@@ -34,11 +34,12 @@ function FigureBlock({ figure, profiles }: { figure: Figure; profiles: string[] 
   const failed = useBarChart(canvas, config);
   const id = `${figure.field}:${figure.metric}`;
   return (
-    <section class="figure-block" data-testid="figure" data-figure={id} aria-label={figureTitle(figure)}>
+    <section class={`figure-block figure-${figure.kind}`} data-testid="figure" data-figure={id} aria-label={figureTitle(figure)}>
       <h3>
         {figureTitle(figure)}
         <span class="muted metric-name"> {figure.scale === "unit" ? "0–1 scale" : "own scale"}</span>
       </h3>
+      <div class="table-wrap">
       <table class="table figure-table" data-testid="figure-table">
         <thead>
           <tr>
@@ -63,6 +64,7 @@ function FigureBlock({ figure, profiles }: { figure: Figure; profiles: string[] 
           ))}
         </tbody>
       </table>
+      </div>
       {failed && <p class="form-error">The chart could not be drawn: {failed}</p>}
       <div class="chart-box" style={{ height: "220px" }}>
         <canvas ref={canvas} role="img" aria-label={`Bar chart of ${figureTitle(figure)}`} data-testid="figure-canvas" />

@@ -25,7 +25,7 @@ const KIND_BADGE: Record<ItemRow["kind"], string> = { model: "run", imported: "r
  *  items than the rows above start a new group, ranked apart; a task figure marked * differs
  *  significantly (paired test, 0.05) from the one in the next row. */
 export function ResultsTable({ board, rows, profile }: { board: ItemLeaderboard; rows: ItemRow[]; profile: string }) {
-  const columns = buildColumns(board);
+  const columns = buildColumns({ ...board, rows });
   const best = bestPerColumn(rows, columns);
   const starts = groupStarts(rows);
   return (

@@ -1,0 +1,146 @@
+"""Comparable leaderboard rows: runs and humans ranked only against rows scored on the same
+texts, with their coverage, and paired tests between neighbours equal to scipy on the same
+per-text scores."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.contrib.auth.models import User
+from scipy import stats
+
+from annotations.models import Membership
+from annotations.services.projects import add_member
+from evaluation.models import RunScore
+from tests.support.runs import (
+    LEADERBOARD,
+    annotate_texts,
+    answered_run,
+    client_for,
+    twenty_text_world,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def _mean_diff(x, y, axis=-1):
+    return np.mean(x, axis=axis) - np.mean(y, axis=axis)
+
+
+def _scipy_paired(a: list[float], b: list[float]) -> tuple[float, float, float]:
+    """The interval and p-value scipy gives for the same per-text scores (seed 0, 2000)."""
+    interval = stats.bootstrap(
+        (np.array(a), np.array(b)),
+        _mean_diff,
+        paired=True,
+        vectorized=True,
+        n_resamples=2000,
+        method="percentile",
+        random_state=np.random.default_rng(0),
+    ).confidence_interval
+    p = stats.permutation_test(
+        (np.array(a), np.array(b)),
+        _mean_diff,
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=2000,
+        random_state=np.random.default_rng(0),
+    ).pvalue
+    return interval.low, interval.high, p
+
+
+@pytest.fixture
+def world(tmp_path: Path):
+    return twenty_text_world(tmp_path)
+
+
+def test_partial_runs_and_humans_are_not_ranked_among_full_runs(world, tmp_path: Path) -> None:
+    project, gold, admin, _ = world
+    strong = answered_run(world, "strong", set(range(2, 20)))
+    weak = answered_run(world, "weak", set(range(8)))
+    tiny = answered_run(world, "tiny", {0, 1}, limit=2)
+    human = User.objects.create_user("human")
+    add_member(project=project, user=human, role=Membership.Role.ANNOTATOR)
+    annotate_texts(
+        tmp_path, project, human, {0: "ad hominem", 1: None, 2: "ad hominem", 3: None, 4: None}
+    )
+
+    board = client_for(admin).get(LEADERBOARD, {"gold_standard": gold.pk}).json()
+    rows = {row["name"]: row for row in board["rows"]}
+    assert [(r["name"], r["group"], r["rank"]) for r in board["rows"]] == [
+        ("strong", 0, 1),
+        ("weak", 0, 2),
+        ("human", 1, 1),
+        ("tiny", 2, 1),
+    ]
+    # the 2-text run has F1 1.0 on its two texts but is listed apart, with its coverage
+    assert rows["tiny"]["levels"]["2"]["f1"] == 1.0 and rows["strong"]["levels"]["2"]["f1"] == 0.9
+    assert rows["tiny"]["coverage"] == {"texts": 2, "of": 20} and rows["tiny"]["documents"] == 2
+    assert rows["strong"]["coverage"] == {"texts": 20, "of": 20}
+    assert rows["human"]["coverage"] == {"texts": 5, "of": 20}
+    assert rows["human"]["levels"]["2"]["f1"] == pytest.approx(0.8)
+
+    # neighbours in one group: the paired test equals scipy on the same per-text F1
+    strong_f1 = [0.0, 0.0] + [1.0] * 18
+    weak_f1 = [1.0] * 8 + [0.0] * 12
+    low, high, p = _scipy_paired(strong_f1, weak_f1)
+    test = rows["strong"]["next"]
+    assert (test["name"], test["texts"]) == ("weak", 20)
+    assert test["difference"] == pytest.approx(0.5)
+    assert (test["a"], test["b"]) == (pytest.approx(0.9), pytest.approx(0.4))
+    assert (test["ci_low"], test["ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    assert test["p_value"] == pytest.approx(p) and p < 0.05 and test["significant"] is True
+    assert rows["weak"]["next"] is None and rows["tiny"]["next"] is None
+
+    # apart rows are compared with the top row on the texts both scored
+    versus = rows["tiny"]["versus"]
+    assert (versus["name"], versus["texts"], versus["difference"]) == ("strong", 2, 1.0)
+    assert versus["p_value"] == 0.5 and versus["significant"] is False  # 2 texts: 4 swaps
+    low, high, p = _scipy_paired([1.0, 1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0, 1.0])
+    versus = rows["human"]["versus"]
+    assert versus["texts"] == 5 and versus["p_value"] == pytest.approx(p)
+    assert (versus["ci_low"], versus["ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    assert rows["strong"]["versus"] is None
+    assert board["significance"]["alpha"] == 0.05 and board["significance"]["level"] == 2
+
+    # per-text scores are stored with the scores (and are not sent to the browser)
+    report = RunScore.objects.get(run=tiny, profile="paper").report
+    assert report["per_text"]["f1"]["2"] == [1.0, 1.0] and "per_text" not in rows["tiny"]
+    assert weak.pk and strong.pk
+
+    table = list(
+        csv.DictReader(
+            io.StringIO(
+                client_for(admin)
+                .get(LEADERBOARD, {"gold_standard": gold.pk, "format": "csv"})
+                .content.decode()
+            )
+        )
+    )
+    assert [(r["name"], r["group"], r["rank"], r["texts"], r["of_texts"]) for r in table] == [
+        ("strong", "0", "1", "20", "20"),
+        ("weak", "0", "2", "20", "20"),
+        ("human", "1", "1", "5", "20"),
+        ("tiny", "2", "1", "2", "20"),
+    ]
+    assert (table[0]["next_name"], table[0]["next_significant"]) == ("weak", "yes")
+    assert table[0]["next_L2_F1_diff"] == "0.5000" and table[1]["next_p"] == ""
+    latex = client_for(admin).get(LEADERBOARD, {"gold_standard": gold.pk, "format": "latex"})
+    text = latex.content.decode()
+    assert r"strong$^{*}$" in text and "tiny (2/20 texts)" in text
+
+
+def test_a_score_stored_without_per_text_scores_is_compared_on_the_fly(world) -> None:
+    _, gold, admin, _ = world
+    answered_run(world, "strong", set(range(2, 20)))
+    weak = answered_run(world, "weak", set(range(8)))
+    score = RunScore.objects.get(run=weak, profile="paper")
+    score.report = {key: value for key, value in score.report.items() if key != "per_text"}
+    score.save()
+    board = client_for(admin).get(LEADERBOARD, {"gold_standard": gold.pk}).json()
+    assert board["rows"][0]["next"]["difference"] == pytest.approx(0.5)
+    assert "per_text" not in RunScore.objects.get(pk=score.pk).report  # a read writes nothing
