@@ -48,6 +48,8 @@ from evaluation.items.leaderboard.rows import (
     HUMAN_KINDS,
     human_rows,
     model_rows,
+    ordered_profiles,
+    project_profiles,
     variant_label,
 )
 
@@ -92,7 +94,7 @@ def item_leaderboard(
     chosen = _subset(project, form, subset)
     wanted = [profile] if profile else None
     runs, unscored, found = model_rows(project, form, wanted, chosen)
-    profiles = found or [DEFAULT_PROFILE]
+    profiles = ordered_profiles({*found, *project_profiles(project)})
     if profile and profile not in profiles:
         raise QueryError(f"profile {profile!r}: the results have {', '.join(profiles)}")
     rows = runs + human_rows(project, form, wanted or profiles, chosen)

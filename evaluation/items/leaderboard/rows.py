@@ -26,7 +26,7 @@ from typing import Any
 
 from django.db.models.functions import Coalesce
 
-from annotations.items import Form
+from annotations.items import Form, FormField
 from annotations.models import Annotation, Document, Project
 from evaluation.items.leaderboard.answers import (
     DEFAULT_PROFILE,
@@ -35,9 +35,10 @@ from evaluation.items.leaderboard.answers import (
     profile_name,
     run_answers,
 )
-from evaluation.items.runs import JUDGE_PREFIX, field_labels
+from evaluation.items.runs import JUDGE_PREFIX, field_labels, label_aliases, project_benchmark
 from evaluation.models import ModelRun, RunScore
 from evaluation.scoring.core import ScoringInputError
+from evaluation.scoring.item_profiles import profiles_for
 
 #: Answer kinds with a gold answer: the kinds humans are scored on.
 HUMAN_KINDS = ("multiple-choice", "classification", "ranked", "detection", "segmentation")
@@ -66,6 +67,21 @@ def variant_label(variant: dict[str, Any] | None) -> str:
     if variant["kind"] == "few-shot":
         return f"few-shot (k={variant['shots']})"
     return variant["kind"]
+
+
+def project_profiles(project: Project) -> list[str]:
+    """The profiles a project's fields are scored under: ``definition``, then its
+    benchmark's (``authors-smartypat`` for a SmartyPat project)."""
+    return profiles_for(project_benchmark(project))
+
+
+def field_aliases(project: Project, form_field: FormField) -> tuple[tuple[str, str], ...]:
+    """The taxonomy's aliases of the field's labels (a field with labels of its own: none),
+    as the run scoring reads them."""
+    if form_field.labels or form_field.kind not in ("ranked", "classification"):
+        return ()
+    labels = [label.name for label in field_labels(project, form_field)]
+    return tuple(sorted(label_aliases(project, labels).items()))
 
 
 def ordered_profiles(names: Collection[str]) -> list[str]:
@@ -176,7 +192,7 @@ def model_rows(
         key = f"{run.backend}|{model}|{variant['name'] if variant else ''}"
         counts[(key, run.field)] += 1
         form_field = form.get(run.field)
-        answers = run_answers(run, form_field)
+        answers = run_answers(run, form_field, field_aliases(project, form_field))
         for profile in wanted:
             report = reports[run.pk].get(profile)
             if report is None:
@@ -243,12 +259,14 @@ def human_rows(
         return []
     responses, names = _responses(project)
     labels = {f.name: [label.name for label in field_labels(project, f)] for f in fields}
+    aliases = {f.name: field_aliases(project, f) for f in fields}
     rows = []
     for profile in profiles:
         for annotator, answered in responses.items():
             row = _human_row(annotator, names[annotator], profile, form)
             for form_field in fields:
-                answers = human_answers(form_field, answered, labels[form_field.name])
+                name = form_field.name
+                answers = human_answers(form_field, answered, labels[name], aliases[name])
                 if answers is not None and subset is not None:
                     answers = answers.restricted(subset)
                 if answers is None or not answers.scored_ids():
