@@ -61,7 +61,8 @@ def test_both_profiles_side_by_side_with_their_stored_figures(project: Project) 
         report = stored(project, "model-one", "types", profile)
         assert values[("model-one", profile)] == pytest.approx(report["metrics"]["sum_s"])
     authors = stored(project, "model-one", "fallacious", AUTHORS)
-    [recall] = [f for f in board["figures"] if (f["field"], f["metric"]) == ("fallacious", "recall")]
+    figures = {(f["field"], f["metric"]): f for f in board["figures"]}
+    recall = figures[("fallacious", "recall")]
     assert {(r["name"], r["profile"]): r["value"] for r in recall["rows"]}[
         ("model-one", AUTHORS)
     ] == pytest.approx(authors["metrics"]["recall"])
