@@ -164,7 +164,11 @@ class ImportCreateSerializer(serializers.Serializer):
     file = serializers.FileField()
     format = serializers.ChoiceField(choices=FORMATS)
     text_column = serializers.CharField(
-        required=False, allow_blank=True, help_text='CSV: the column of the texts ("text").'
+        required=False,
+        allow_blank=True,
+        help_text='CSV: the column of the texts ("text"). SmartyPat: the item text: rewrite, '
+        "post, a header's column name or a 1-based position (default: the rewrite in a file "
+        "without a header, else the post).",
     )
     id_column = serializers.CharField(
         required=False, allow_blank=True, help_text="CSV: the column of the ids (optional)."

@@ -329,7 +329,8 @@ class ProjectImportsView(ServiceErrorsMixin, APIView):
         "queue: poll GET /api/imports/<id>/. A failed job lists every bad record as "
         '"LINE: FIELD: message" and imported nothing. A MAFALDA file without labels imports '
         'its texts (no gold standard); CSV: text_column (default "text"), id_column. Item '
-        "projects take flub, smartypat and items files (items: columns, a JSON mapping).",
+        "projects take flub, smartypat and items files (items: columns, a JSON mapping; "
+        "smartypat: text_column, files with or without a header).",
         request={"multipart/form-data": ImportCreateSerializer},
         responses={201: ImportJobSerializer, 400: OpenApiResponse(), 403: OpenApiResponse()},
     )
