@@ -76,6 +76,8 @@ export interface Delta {
 
 export interface Comparison {
   comparison: "cot-vs-direct" | "few-shot-vs-zero-shot";
+  /** The scoring profile of both rows compared. */
+  profile?: string;
   model: string | null;
   backend: string | null;
   row: string;

@@ -43,10 +43,10 @@ export function ComparisonTable({ board }: { board: ItemLeaderboard }) {
             </thead>
             <tbody>
               {comparisons.map((c) => (
-                <tr key={`${c.row}/${c.baseline_row}`} data-comparison={c.comparison} data-model={c.model ?? ""} data-testid="comparison-row">
+                <tr key={`${c.profile ?? ""}/${c.row}/${c.baseline_row}`} data-comparison={c.comparison} data-model={c.model ?? ""} data-profile={c.profile ?? ""} data-testid="comparison-row">
                   <th scope="row">
                     {c.model}
-                    <span class="lb-about">{c.backend}</span>
+                    <span class="lb-about">{[c.backend, c.profile && `profile ${c.profile}`].filter(Boolean).join(" · ")}</span>
                   </th>
                   <td>
                     {comparisonTitle(c)}
