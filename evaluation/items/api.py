@@ -19,6 +19,7 @@ from annotations.api.dataset_views import IgnoreFormatParameter
 from annotations.api.gold_views import staff_project
 from annotations.items import FormError
 from evaluation.items.leaderboard import QueryError, item_leaderboard, to_csv, to_latex
+from evaluation.runs.serializers import COMPARE_PATTERN
 
 FORMATS = ("json", "csv", "latex")
 
@@ -56,6 +57,7 @@ class ItemLeaderboardView(APIView):
             OpenApiParameter(
                 "compare",
                 str,
+                pattern=COMPARE_PATTERN,
                 description="A,B: two rows (keys or names); the paired test of A minus B per "
                 "profile and task on their common items (compare in the answer).",
             ),

@@ -5,6 +5,7 @@ requests, and the query parameters of the runs, requests and leaderboard endpoin
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.utils import timezone
@@ -424,20 +425,29 @@ class RequestsQuerySerializer(QuerySerializer):
     )
 
 
+#: ``A,B``: something before the first comma and something after it.
+COMPARE_PATTERN = r"^[^,]*[^,\s][^,]*,.*\S.*$"
+
+
+@extend_schema_field({"type": "string", "pattern": COMPARE_PATTERN})
+class CompareField(serializers.CharField):
+    """``A,B``: two leaderboard rows."""
+
+
 class LeaderboardQuerySerializer(QuerySerializer):
     gold_standard = serializers.IntegerField()
     profile = serializers.ChoiceField(choices=PROFILES, default="paper")
     format = serializers.ChoiceField(choices=("json", "csv", "latex"), default="json")
-    compare = serializers.CharField(
+    compare = CompareField(
         required=False,
         help_text="A,B: two rows (keys run:ID / annotator:ID, or names); the answer's "
         "compare holds the paired test of A minus B on their common texts.",
     )
 
     def validate_compare(self, value: str) -> tuple[str, str]:
-        first, sep, second = value.partition(",")
-        if not sep or not first.strip() or not second.strip():
+        if not re.match(COMPARE_PATTERN, value):
             raise serializers.ValidationError("two rows are needed, as A,B (keys or names)")
+        first, _, second = value.partition(",")
         return first.strip(), second.strip()
 
 

@@ -50,3 +50,12 @@ def test_rows_on_different_texts_are_ranked_apart(web_server, page: Page, artifa
     expect(tiny_row.locator('td.f1[data-level="2"]')).to_have_attribute("data-f1", "1")
     expect(page.get_by_test_id("significance-note")).to_contain_text("paired bootstrap")
     page.screenshot(path=str(artifacts / "leaderboard-comparable.png"), full_page=True)
+
+    # any two rows, picked under the table: strong against tiny on their two common texts
+    pair = page.get_by_test_id("compare-pair")
+    pair.scroll_into_view_if_needed()
+    pair.get_by_test_id("compare-a").select_option(label="strong")
+    pair.get_by_test_id("compare-b").select_option(label="tiny")
+    line = pair.get_by_test_id("compare-line")
+    expect(line).to_contain_text("= -1.000")
+    expect(line).to_contain_text("over 2 (not significant at 0.05)")

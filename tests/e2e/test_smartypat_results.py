@@ -54,6 +54,17 @@ def test_imported_runs_under_both_profiles(web_server, smartypat: dict, page: Pa
     expect(dilemma.get_by_test_id("bias-gold")).to_have_text("1")
     page.screenshot(path=artifacts / "smartypat-results.png", full_page=True)
 
+    # Top-k accuracy is a figure of its own; any two rows get the paired test on the page.
+    expect(page.locator('[data-testid=figure][data-figure="types:top_k_accuracy"]')).to_be_visible()
+    pair = page.get_by_test_id("compare-pair")
+    pair.scroll_into_view_if_needed()
+    pair.get_by_test_id("compare-a").select_option(index=1)
+    pair.get_by_test_id("compare-b").select_option(index=2)
+    lines = pair.get_by_test_id("compare-line")
+    expect(lines.first).to_be_visible()
+    expect(pair.get_by_test_id("compare-result")).to_contain_text("definition · types (mean_s)")
+    expect(pair.get_by_test_id("compare-result")).to_contain_text("p = ")
+
     # A subset: the benign items only.
     page.get_by_test_id("subset").select_option("gold=sound")
     expect(page.get_by_test_id("subset-line")).to_contain_text("gold=sound")

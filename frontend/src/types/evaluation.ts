@@ -1,5 +1,7 @@
 // Shapes of the evaluation-jobs REST API (/api/evaluation/…: runs, variants, leaderboard).
 
+import type { SpanPair } from "./itemLeaderboard";
+
 export type RunStatus = "created" | "queued" | "running" | "scoring" | "done" | "failed" | "cancelled";
 
 export interface VariantRef {
@@ -197,6 +199,8 @@ export interface LeaderboardScore extends PRF {
 export interface LeaderboardRow {
   kind: "run" | "annotator";
   id: number;
+  /** `run:ID` or `annotator:ID`: how `?compare=A,B` names the row. */
+  key?: string;
   name: string;
   model: string | null;
   backend: string | null;
@@ -262,4 +266,6 @@ export interface Leaderboard {
   labels: Record<string, string[]>;
   note?: string;
   significance?: SignificanceSettings;
+  /** With `?compare=A,B`: the paired test between the two rows. */
+  compare?: SpanPair | null;
 }

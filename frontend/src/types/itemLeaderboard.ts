@@ -162,4 +162,51 @@ export interface ItemLeaderboard {
   comparisons: Comparison[];
   label_bias: LabelBias[];
   unscored: { id: number; name: string; field: string }[];
+  /** With `?compare=A,B`: the paired test between the two rows. */
+  compare?: ItemPair | null;
+}
+
+/** A paired test of A minus B (``significance.PairedTest.to_dict``). */
+export interface PairTest {
+  statistic: string;
+  units: number;
+  a: number;
+  b: number;
+  difference: number;
+  ci: [number, number];
+  p_value: number;
+  confidence: number;
+}
+
+/** One profile and task of an item board's `compare`. */
+export interface ItemPairEntry {
+  profile: string;
+  field: string;
+  metric: string | null;
+  a: number | null;
+  b: number | null;
+  common_items: number;
+  significant: boolean;
+  test: PairTest | null;
+  /** Why there is no test. */
+  reason: string | null;
+}
+
+/** `?compare=A,B` on the item results: A minus B per profile and task. */
+export interface ItemPair {
+  a: { key: string; name: string };
+  b: { key: string; name: string };
+  alpha: number;
+  tests: ItemPairEntry[];
+}
+
+/** `?compare=A,B` on the leaderboard of a gold version: A minus B over common texts. */
+export interface SpanPair {
+  a: { key: string; name: string };
+  b: { key: string; name: string };
+  texts: number;
+  test: PairTest | null;
+  significant: boolean;
+  alpha: number;
+  reason: string | null;
 }

@@ -7,6 +7,8 @@ import { useResource } from "../../hooks/useResource";
 import { queryString } from "../../lib/paging";
 import { paths } from "../../router";
 import type { Leaderboard, Me, Profile } from "../../types";
+import { ComparePair } from "../../components/ComparePair";
+import { pairOptions } from "../../lib/pairs";
 import { LabelChart } from "./LabelChart";
 import { LeaderboardTable } from "./LeaderboardTable";
 import { PROFILES, ProfileSwitch } from "./ProfileSwitch";
@@ -98,6 +100,12 @@ export function LeaderboardPage({ me, projectId, goldId }: { me: Me; projectId: 
                     randomisation p); <strong>*</strong> marks a significant difference at {data.significance?.alpha ?? 0.05}, ≈ one that is not.
                   </span>
                 </p>
+                <ComparePair
+                  key={profile}
+                  options={pairOptions(data.rows)}
+                  url={(a, b) => `/api/evaluation/leaderboard/${queryString({ gold_standard: goldId, profile, compare: `${a},${b}` })}`}
+                  units="texts"
+                />
                 <LabelChart board={data} />
               </div>
             )}

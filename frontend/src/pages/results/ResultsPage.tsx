@@ -10,6 +10,8 @@ import { paths } from "../../router";
 import type { ItemLeaderboard, Me } from "../../types";
 import { BiasChart } from "./BiasChart";
 import { ComparisonTable } from "./ComparisonTable";
+import { ComparePair } from "../../components/ComparePair";
+import { pairOptions } from "../../lib/pairs";
 import { boardProfiles, rowsOf } from "./figures";
 import { FiguresPanel } from "./FiguresPanel";
 import { RatingsPanel } from "./RatingsPanel";
@@ -114,6 +116,7 @@ export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
                     {data.overall_basis.text}
                   </p>
                 )}
+                <ComparePair options={pairOptions(data.rows)} url={(a, b) => `${base}${queryString({ subset: subset || null, compare: `${a},${b}` })}`} units="items" />
                 <FiguresPanel board={data} profiles={profiles} />
                 <ComparisonTable board={data} />
                 <BiasChart board={data} />
