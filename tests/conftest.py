@@ -143,9 +143,7 @@ def _keep_migrated_rows(request: pytest.FixtureRequest) -> None:
     """A test that flushes the database gets the seeded rows back afterwards
     (``pytest_runtest_teardown``). pytest-django runs transactional tests last in one process;
     an xdist worker runs them file by file, between the others."""
-    if request.node.get_closest_marker("django_db") is None and not _flushes_database(
-        request.node
-    ):
+    if request.node.get_closest_marker("django_db") is None and not _flushes_database(request.node):
         return
     rows = request.getfixturevalue("migrated_rows")
     if _flushes_database(request.node):
