@@ -454,3 +454,24 @@ def test_the_import_tab_api_writes_metadata_keys_on_every_item(
     assert response.status_code == 201 and response.json()["status"] == "succeeded"
     assert project.documents.get(external_id="n1").metadata["split"] == "extra"
     assert "split" not in project.documents.get(external_id="p1").metadata
+
+
+def test_an_imported_item_runs_requests_show_what_its_scoring_read(
+    project: Project, admin: User
+) -> None:
+    run = import_item_run(
+        project=project,
+        path=io.StringIO(jsonl(RANKED)),
+        file_name="a.jsonl",
+        name="r",
+        field="types",
+    )
+    client = APIClient()
+    client.force_authenticate(admin)
+    url = f"/api/evaluation/runs/{run.pk}/requests/"
+    response = client.get(url)
+    assert response.status_code == 200, response.content
+    read = {row["raw_output"]: row["parsed_labels"] for row in response.json()["results"]}
+    assert read["1. Ad hominem\n2. Strawman"] == ["Ad hominem", "Strawman"]
+    unreadable = client.get(url, {"unparseable": "true"}).json()["results"]
+    assert [row["raw_output"] for row in unreadable] == ["I cannot tell."]
