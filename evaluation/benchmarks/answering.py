@@ -198,6 +198,7 @@ class AnswerTask:
         labels: Sequence[str],
         policy: str = "wrong",
         seed: int = 0,
+        ranks: int = 3,
     ) -> dict[str, Any]:
         from evaluation.scoring.items import score_answers
 
@@ -210,5 +211,6 @@ class AnswerTask:
             policy=policy,
             seed=seed,
             references=[item.reference for item in items],
+            ranks=ranks,
         )
         return {"task": self.name, **report}

@@ -89,6 +89,7 @@ class ItemTask(Protocol):
         labels: Sequence[str],
         policy: str = "wrong",
         seed: int = 0,
+        ranks: int = 3,
     ) -> dict[str, Any]: ...
 
 

@@ -207,6 +207,7 @@ class JudgeTask:
         labels: Sequence[str] = (),
         policy: str = "wrong",
         seed: int = 0,
+        ranks: int = 3,
     ) -> dict[str, Any]:
         """The report (see the module docstring). ``predictions[i]`` is item ``i``'s list of
         parsed repeats in ``unit_index`` order, or a single parsed value."""

@@ -23,6 +23,16 @@ from evaluation.items.leaderboard import QueryError, item_leaderboard, to_csv, t
 FORMATS = ("json", "csv", "latex")
 
 
+def compare_pair(value: str | None) -> tuple[str, str] | None:
+    """``?compare=A,B`` -> ``(A, B)``; 400 naming ``compare`` when it is not two rows."""
+    if not value:
+        return None
+    first, sep, second = value.partition(",")
+    if not sep or not first.strip() or not second.strip():
+        raise ValidationError({"compare": ["two rows are needed, as A,B (keys or names)"]})
+    return first.strip(), second.strip()
+
+
 class ItemLeaderboardView(APIView):
     content_negotiation_class = IgnoreFormatParameter
 
@@ -43,12 +53,18 @@ class ItemLeaderboardView(APIView):
             OpenApiParameter(
                 "subset", str, description="KEY=VALUE of the items' metadata, or gold=KIND."
             ),
+            OpenApiParameter(
+                "compare",
+                str,
+                description="A,B: two rows (keys or names); the paired test of A minus B per "
+                "profile and task on their common items (compare in the answer).",
+            ),
         ],
         responses={
             (200, "application/json"): OpenApiResponse(OpenApiTypes.OBJECT),
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR),
             (200, "application/x-latex"): OpenApiResponse(OpenApiTypes.STR),
-            400: OpenApiResponse(description="An unknown format, profile or subset."),
+            400: OpenApiResponse(description="An unknown format, profile, subset or row."),
             404: OpenApiResponse(description="No visible item project with this id."),
         },
     )
@@ -61,12 +77,14 @@ class ItemLeaderboardView(APIView):
             raise ValidationError({"format": [f"must be one of {', '.join(FORMATS)}"]})
         profile = request.query_params.get("profile") or None
         subset = request.query_params.get("subset") or None
+        pair = compare_pair(request.query_params.get("compare"))
         try:
-            board = item_leaderboard(project=project, profile=profile, subset=subset)
+            board = item_leaderboard(project=project, profile=profile, subset=subset, pair=pair)
         except FormError as error:
             raise ValidationError({"form": [f"the project's form is invalid: {error}"]}) from error
         except QueryError as error:
-            place = "subset" if str(error).startswith("subset") else "profile"
+            place = str(error).split(" ", 1)[0].rstrip(":")
+            place = place if place in ("subset", "compare") else "profile"
             raise ValidationError({place: [str(error)]}) from error
         if output == "json":
             return Response(board)

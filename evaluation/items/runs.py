@@ -234,7 +234,7 @@ def item_parser(run: ModelRun) -> Callable[[str], Any | None]:
 def project_benchmark(project: Any) -> str | None:
     """The published benchmark a project reproduces: its form's ``benchmark`` (set by the
     ``smartypat`` form preset), else its taxonomy's name when that is a benchmark with
-    profiles of its own (a project made before forms recorded it)."""
+    profiles of its own (for a form without a ``benchmark`` key)."""
     named = (project.form or {}).get("benchmark") if isinstance(project.form, dict) else None
     if named:
         return str(named)
@@ -318,7 +318,10 @@ def score_item_run(run: ModelRun) -> list[RunScore]:
         else:
             predictions.append(parsed[0] if parsed else None)
             answers.append(raw[0] if raw else None)
-    report = task.score(items, predictions, labels=labels, policy=spec.unparseable, seed=spec.seed)
+    ranks = form_field.max if form_field and form_field.kind == "ranked" else 3
+    report = task.score(
+        items, predictions, labels=labels, policy=spec.unparseable, seed=spec.seed, ranks=ranks
+    )
     extra = {
         "task": run.task,
         "field": run.field,

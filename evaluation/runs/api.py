@@ -58,6 +58,7 @@ from evaluation.benchmarks.mafalda import MafaldaTask
 from evaluation.items.launch import launch_item_runs
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
 from evaluation.runs import leaderboard, selectors
+from evaluation.runs.comparable import CompareError
 from evaluation.runs.launch import LaunchError, launch_runs
 from evaluation.runs.prompts import parse_answer, run_parser
 from evaluation.runs.scores_api import ScoringErrorsMixin, visible_gold
@@ -546,7 +547,12 @@ class LeaderboardView(ScoringErrorsMixin, APIView):
         query.is_valid(raise_exception=True)
         options = query.validated_data
         gold = visible_gold(request, options["gold_standard"])
-        board = leaderboard.leaderboard(gold_standard=gold, profile=options["profile"])
+        try:
+            board = leaderboard.leaderboard(
+                gold_standard=gold, profile=options["profile"], pair=options.get("compare")
+            )
+        except CompareError as error:
+            raise DRFValidationError({"compare": [str(error)]}) from error
         if options["format"] == "json":
             return Response(board)
         stem = f"leaderboard-{gold.project_id}-v{gold.version}-{options['profile']}"

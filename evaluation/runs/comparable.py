@@ -12,11 +12,13 @@ per-text scores ``{document id: F1}`` at the ranking level (None when it has no 
   approximate randomisation p), with ``significant`` at ``ALPHA``.
 - Each later group's first row has ``versus``: the same test against the first group's top
   row on the texts both scored (the common part), when they share at least two.
+- Each row has a ``key`` (``run:ID``, ``annotator:ID``); ``compare_pair`` gives the same
+  test between any two rows (A minus B) on the texts both scored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evaluation.scoring.significance import (
@@ -30,6 +32,15 @@ from evaluation.scoring.significance import (
 )
 
 Units = Mapping[int, float]
+
+
+class CompareError(ValueError):
+    """Two rows the leaderboard cannot compare (the message says why)."""
+
+
+def row_key(row: dict[str, Any]) -> str:
+    """``run:ID`` or ``annotator:ID``."""
+    return f"{row['kind']}:{row['id']}"
 
 
 def significance_settings(level: int) -> dict[str, Any]:
@@ -114,7 +125,12 @@ def compare_rows(
             texts = len(scored) if scored is not None else texts_of(row)
             row.setdefault("rank", None)
             row.setdefault("next", None)
-            row.update(group=index, coverage={"texts": texts, "of": total_texts}, versus=None)
+            row.update(
+                key=row_key(row),
+                group=index,
+                coverage={"texts": texts, "of": total_texts},
+                versus=None,
+            )
             ordered.append(row)
     top = next((row for row in groups[0] if row["rank"] == 1), None) if groups else None
     for group in groups[1:]:
@@ -122,3 +138,51 @@ def compare_rows(
         if top is not None and first is not None:
             first["versus"] = _test(first, top, units)
     return ordered
+
+
+def _find(rows: Sequence[dict[str, Any]], ref: str) -> dict[str, Any]:
+    """The row ``ref`` names: its key, else the name of exactly one row."""
+    for row in rows:
+        if row_key(row) == ref:
+            return row
+    named = [row for row in rows if row["name"] == ref]
+    if len(named) == 1:
+        return named[0]
+    if named:
+        keys = ", ".join(row_key(row) for row in named)
+        raise CompareError(f"{ref!r} names several rows; use a key: {keys}")
+    keys = ", ".join(row_key(row) for row in rows) or "none"
+    raise CompareError(f"no row {ref!r}; rows: {keys}")
+
+
+def compare_pair(
+    rows: Sequence[dict[str, Any]],
+    refs: Sequence[str],
+    units_of: Callable[[dict[str, Any]], Units | None],
+) -> dict[str, Any]:
+    """The paired test of row A minus row B (keys or names) on the texts both scored:
+    ``{"a", "b", "texts", "test", "significant", "reason"}`` (``reason``: why no test)."""
+    if len(refs) != 2:
+        raise CompareError("two rows are needed, as A,B")
+    a, b = (_find(rows, ref) for ref in refs)
+    if a is b:
+        raise CompareError(f"two different rows are needed, not {row_key(a)!r} twice")
+    units = units_of(a), units_of(b)
+    common, test, reason = 0, None, None
+    if units[0] is None or units[1] is None:
+        reason = "a row has no per-text scores"
+    else:
+        [mark] = mark_neighbours(
+            [RankedRow(row_key(a), units[0]), RankedRow(row_key(b), units[1])], "mean"
+        )
+        common, test = mark.common_units, mark.test
+        reason = None if test else "fewer than two common texts"
+    return {
+        "a": {"key": row_key(a), "name": a["name"]},
+        "b": {"key": row_key(b), "name": b["name"]},
+        "texts": common,
+        "test": test.to_dict() if test else None,
+        "significant": bool(test and test.significant(ALPHA)),
+        "alpha": ALPHA,
+        "reason": reason,
+    }

@@ -17,7 +17,9 @@ texts); within a group sorted by level-2 F1, best first (rows without one last),
 name, and each row carries ``next``, the paired test against the row below it (difference of
 level-2 F1, its 95% paired bootstrap interval, the approximate randomisation p-value and
 whether it is significant at 0.05); a later group's first row carries ``versus``, the same
-test against the first group's top row on their common texts. The tests compare per-text
+test against the first group's top row on their common texts; ``compare`` holds the same
+test between any two rows asked for (``pair``: keys ``run:ID``, ``annotator:ID``, or names).
+The tests compare per-text
 F1 (the ``text`` average's units), stored with each score (``per_text``; computed on the
 fly for a score stored without them).
 
@@ -258,8 +260,15 @@ def _label_names(gold: GoldStandard, rows: Iterable[dict[str, Any]]) -> dict[str
     return labels
 
 
-def leaderboard(*, gold_standard: GoldStandard, profile: str = SPAN_PROFILE) -> dict[str, Any]:
-    """The leaderboard of a gold version under ``profile`` (see the module docstring)."""
+def leaderboard(
+    *,
+    gold_standard: GoldStandard,
+    profile: str = SPAN_PROFILE,
+    pair: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """The leaderboard of a gold version under ``profile`` (see the module docstring);
+    ``pair`` (two row keys or names) adds ``compare``, their paired test
+    (``comparable.compare_pair``; ``comparable.CompareError`` for rows it does not have)."""
     gold = gold_standard
     rows = run_rows(gold, profile) + annotator_rows(gold, profile)
     rows.sort(key=lambda row: (_f1(row) is None, -(_f1(row) or 0.0), row["name"], row["kind"]))
@@ -271,6 +280,7 @@ def leaderboard(*, gold_standard: GoldStandard, profile: str = SPAN_PROFILE) -> 
         total_texts=documents,
         texts_of=lambda row: row["documents"],
     )
+    found = comparable.compare_pair(rows, pair, lambda row: row["_units"]) if pair else None
     for row in rows:
         del row["_units"]
     board = {
@@ -287,6 +297,7 @@ def leaderboard(*, gold_standard: GoldStandard, profile: str = SPAN_PROFILE) -> 
         "rows": rows,
         "labels": _label_names(gold, rows),
         "significance": comparable.significance_settings(int(RANK_LEVEL)),
+        "compare": found,
     }
     return _with_note(board, ANNOTATOR_NOTE if profile != SPAN_PROFILE else None)
 

@@ -428,6 +428,17 @@ class LeaderboardQuerySerializer(QuerySerializer):
     gold_standard = serializers.IntegerField()
     profile = serializers.ChoiceField(choices=PROFILES, default="paper")
     format = serializers.ChoiceField(choices=("json", "csv", "latex"), default="json")
+    compare = serializers.CharField(
+        required=False,
+        help_text="A,B: two rows (keys run:ID / annotator:ID, or names); the answer's "
+        "compare holds the paired test of A minus B on their common texts.",
+    )
+
+    def validate_compare(self, value: str) -> tuple[str, str]:
+        first, sep, second = value.partition(",")
+        if not sep or not first.strip() or not second.strip():
+            raise serializers.ValidationError("two rows are needed, as A,B (keys or names)")
+        return first.strip(), second.strip()
 
 
 # --- views ----------------------------------------------------------------------------------

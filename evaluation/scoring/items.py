@@ -31,6 +31,9 @@ Per kind (figures over the scored items):
   sound item scores +1. An unparseable answer under ``wrong`` scores -1 (one wrong
   answer at rank 1). Also ``detection_accuracy`` (fallacious vs sound right),
   ``top1_accuracy`` (the first answer is a gold label; "no fallacy" for a sound item),
+  ``top_k_accuracy``: ``{"1": share, …, "K": share}`` for k = 1..K (``ranks``, the field's
+  maximum ranking length, 3 by default), the share of items with a gold label among the
+  first k answers ("no fallacy", an empty ranking, for a sound item at every k),
   and ``per_type_accuracy``: for each gold type, the share of its items whose ranking
   contains it (= its recall in ``per_label``, where a label is predicted when it is
   anywhere in the ranking).
@@ -114,6 +117,8 @@ PRIMARY = {
     "free-text": "bertscore_f1",
 }
 POLICIES = ("wrong", "random")
+#: Top-k accuracy of ranked answers is given for k = 1..RANKS unless ``ranks`` says otherwise.
+RANKS = 3
 DEFINITION = "definition"  # the profile of these reports (``item_profiles`` has the others)
 NO_FALLACY = "no fallacy"
 FALLACIOUS, SOUND = "fallacious", "sound"
@@ -210,18 +215,33 @@ def _choice_report(
     }
 
 
+def _first_right(gold: list[str], predicted: list[str]) -> int | None:
+    """The 1-based rank of the first right answer ("no fallacy" for a sound item: rank 1
+    when the ranking is empty); ``None`` when no answer is right."""
+    if not gold:
+        return None if predicted else 1
+    return next((n for n, label in enumerate(predicted, start=1) if label in gold), None)
+
+
 def _ranked_report(
-    golds: list[list[str]], predictions: list[list[str] | None], labels: Sequence[str]
+    golds: list[list[str]],
+    predictions: list[list[str] | None],
+    labels: Sequence[str],
+    ranks: int = RANKS,
 ) -> dict[str, Any]:
     scores = []
-    detected = top1 = 0
+    detected = 0
+    hits: Counter[int] = Counter()
     for gold, predicted in zip(golds, predictions, strict=True):
         if predicted is None:
             scores.append(-1.0)
             continue
         scores.append(ranked_score(gold or [NO_FALLACY], predicted or [NO_FALLACY]))
         detected += bool(gold) == bool(predicted)
-        top1 += predicted[0] in gold if predicted and gold else not predicted and not gold
+        first = _first_right(gold, predicted)
+        if first is not None:
+            hits[first] += 1
+    top_k = {str(k): sum(hits[n] for n in range(1, k + 1)) for k in range(1, max(ranks, 1) + 1)}
     gold_sets = [set(g) or {NO_FALLACY} for g in golds]
     pred_sets = [set(p) or {NO_FALLACY} if p is not None else set() for p in predictions]
     support: Counter[str] = Counter(label for s in gold_sets for label in s)
@@ -248,7 +268,8 @@ def _ranked_report(
             "mean_s": sum(scores) / count,
             "sum_s": sum(scores),
             "detection_accuracy": detected / count,
-            "top1_accuracy": top1 / count,
+            "top1_accuracy": hits[1] / count,
+            "top_k_accuracy": {k: right / count for k, right in top_k.items()},
             "per_type_accuracy": {
                 label: row["recall"]
                 for label, row in per_label.items()
@@ -367,12 +388,14 @@ def score_answers(
     answers: Sequence[Any] | None = None,
     aliases: Mapping[str, str] | None = None,
     gold_texts: Sequence[str | None] | None = None,
+    ranks: int = RANKS,
 ) -> dict[str, Any] | None:
     """The report of ``predictions`` against ``golds`` for one field ``kind`` (see the
     module docstring). ``labels``: the field's label set; ``options``: each item's option
     keys (multiple choice); ``references``: free text: the reference explanations when
     they are not the golds; ``bertscore``: a ``(candidates, references) -> [F1]``
-    callable replacing the shipped MiniLM.
+    callable replacing the shipped MiniLM; ``ranks``: ranked fields, the largest k of
+    ``top_k_accuracy`` (the field's maximum ranking length).
 
     ``profile``: ``definition`` (this report, with ``"profile": "definition"``) or another
     profile of ``evaluation.scoring.item_profiles``, which reads ``answers`` (the raw
@@ -424,7 +447,7 @@ def score_answers(
         return report
     gold = [golds[i] for i in scored]
     predicted = [filled[i] for i in scored]
-    report.update(_kind_report(kind, gold, predicted, labels, options, scored, bertscore))
+    report.update(_kind_report(kind, gold, predicted, labels, options, scored, bertscore, ranks))
     report["primary"]["value"] = report["metrics"].get(PRIMARY[kind])
     return report
 
@@ -454,6 +477,7 @@ def _kind_report(
     options: Sequence[Sequence[str]] | None,
     scored: list[int],
     bertscore: BertScorer | None,
+    ranks: int = RANKS,
 ) -> dict[str, Any]:
     """The figures of one kind over the scored items."""
     if kind == "multiple-choice":
@@ -466,7 +490,7 @@ def _kind_report(
     if kind == "classification":
         return _choice_report(kind, gold, predicted, labels)
     if kind == "ranked":
-        return _ranked_report([list(g) for g in gold], predicted, labels)
+        return _ranked_report([list(g) for g in gold], predicted, labels, ranks)
     if kind == "detection":
         return _detection_report([bool(g) for g in gold], predicted)
     if kind == "segmentation":

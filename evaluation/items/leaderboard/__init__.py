@@ -17,7 +17,9 @@ nothing) and returns:
 - ``figures``: every figure of every report, per task (``figures``); ``label_bias`` the
   predicted vs gold label counts; ``comparisons`` the prompting deltas;
 - ``unscored``: finished runs without a stored report; ``items``: the number of items with
-  an answer key on the board.
+  an answer key on the board;
+- ``compare``: with ``pair=(A, B)`` (row keys or names), the paired test of A minus B per
+  profile and task on the items both scored (``ranking.compare``), else ``None``.
 
 ``to_csv`` and ``to_latex`` (``export``) render it.
 """
@@ -43,7 +45,7 @@ from evaluation.items.leaderboard.figures import (
     label_bias,
     overall_basis,
 )
-from evaluation.items.leaderboard.ranking import neighbour_tests, rank
+from evaluation.items.leaderboard.ranking import compare, neighbour_tests, rank
 from evaluation.items.leaderboard.rows import (
     HUMAN_KINDS,
     human_rows,
@@ -86,10 +88,15 @@ def _subset(project: Project, form: Form, name: str | None) -> frozenset[int] | 
 
 
 def item_leaderboard(
-    *, project: Project, profile: str | None = None, subset: str | None = None
+    *,
+    project: Project,
+    profile: str | None = None,
+    subset: str | None = None,
+    pair: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """The results of an item project (see the module docstring); ``QueryError`` for a
-    profile the results do not have or a subset that names no item."""
+    profile the results do not have, a subset that names no item or a ``pair`` of rows
+    (keys or names) the board does not have."""
     form = parse_form(project.form)
     chosen = _subset(project, form, subset)
     wanted = [profile] if profile else None
@@ -128,6 +135,7 @@ def item_leaderboard(
         "label_bias": label_bias(rows, columns, form),
         "figures": figures(rows, columns),
         "unscored": unscored,
+        "compare": compare(rows, columns, pair) if pair else None,
     }
     for row in rows:
         del row["_reports"], row["_answers"]

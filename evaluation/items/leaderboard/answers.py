@@ -31,7 +31,7 @@ from evaluation.scoring.significance import counts_from_tp_fp_fn
 
 #: The profile every item field is scored with: the metric as its paper defines it.
 DEFAULT_PROFILE = "definition"
-#: Stored profile names read under another name (reports stored before profiles were named).
+#: Stored profile names read under another name (the ``items`` column holds ``definition``).
 STORED_AS = {"items": DEFAULT_PROFILE}
 GOLD_KINDS = ("fallacious", "sound")
 #: Metrics that are a mean over items: the unit of the paired test is the one-item figure.
@@ -58,6 +58,8 @@ def score_report(answers: Answers, profile: str) -> dict[str, Any]:
         "policy": answers.policy,
         "seed": answers.seed,
     }
+    if answers.kind == "ranked":
+        arguments["ranks"] = answers.ranks
     if answers.kind == "free-text":
         arguments["references"] = list(answers.references)
     if profile == DEFAULT_PROFILE:
@@ -87,6 +89,8 @@ class Answers:
     raw: list[Any] = field(default_factory=list)
     gold_texts: list[str | None] = field(default_factory=list)
     aliases: tuple[tuple[str, str], ...] = ()
+    #: a ranked field's maximum ranking length: the largest k of its top-k accuracy
+    ranks: int = 3
 
     def scored_ids(self) -> frozenset[int]:
         return frozenset(
@@ -164,6 +168,7 @@ def run_answers(
         raw=[raw.get(item.id) for item in items],
         gold_texts=[(item.extra or {}).get("gold_text") for item in items],
         aliases=aliases,
+        ranks=form_field.max,
     )
 
 
@@ -199,6 +204,7 @@ def human_answers(
         raw=list(predictions),
         gold_texts=texts,
         aliases=aliases,
+        ranks=form_field.max,
     )
 
 

@@ -17,6 +17,8 @@
   for detection F1 (pooled F1, an empty class counting 0 as the item report does). Macro-F1,
   span F1 and BERTScore have no per-item units: no test. ``vs_next`` on the cell holds the
   test, ``significant`` marks p < 0.05.
+- **any two rows** (``compare``): the same test between two rows named by key or name (A
+  minus B), per profile and task, on the items both scored, or the reason there is none.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evaluation.items.leaderboard.answers import DEFAULT_PROFILE, MEAN_METRICS
+from evaluation.items.leaderboard.answers import DEFAULT_PROFILE, MEAN_METRICS, QueryError
 from evaluation.scoring.significance import ALPHA, RankedRow, mark_neighbours
 
 #: The figure of the item reports' F1 counts when a class is empty (as ``score_answers``).
@@ -88,27 +90,96 @@ def neighbour_tests(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> N
             _test_column(members, name)
 
 
+def _pair(
+    first: dict[str, Any], second: dict[str, Any], name: str
+) -> tuple[dict[str, Any] | None, str | None]:
+    """The paired test of two rows on task ``name`` over the items both scored, as a cell's
+    ``vs_next`` entry; else ``None`` and why there is no test."""
+    cells = first["tasks"].get(name), second["tasks"].get(name)
+    answers = first["_answers"].get(name), second["_answers"].get(name)
+    if None in cells or None in answers:
+        return None, "a row has no figure for this task"
+    metric = cells[0]["metric"]
+    statistic = _statistic(metric, answers[0].kind)
+    if metric != cells[1]["metric"]:
+        return None, "the rows' primary figures differ"
+    if statistic is None:
+        return None, f"{metric} has no per-item units"
+    units = [a.units(metric, first["profile"]) for a in answers]
+    if units[0] is None or units[1] is None:
+        return None, f"{metric} has no per-item units under {first['profile']}"
+    [mark] = mark_neighbours(
+        [RankedRow(first["key"], units[0]), RankedRow(second["key"], units[1])],
+        statistic,  # type: ignore[arg-type]
+        empty=EMPTY_F1,
+    )
+    entry = {
+        "row": second["key"],
+        "common_items": mark.common_units,
+        "significant": mark.significant,
+        "alpha": ALPHA,
+        "test": mark.test.to_dict() if mark.test else None,
+    }
+    return entry, None if mark.test else "fewer than two common items"
+
+
 def _test_column(members: Sequence[dict[str, Any]], name: str) -> None:
     for upper, lower in zip(members, members[1:], strict=False):
-        cells = upper["tasks"].get(name), lower["tasks"].get(name)
-        answers = upper["_answers"].get(name), lower["_answers"].get(name)
-        if None in cells or None in answers:
+        entry, _why = _pair(upper, lower, name)
+        if entry is not None:
+            upper["tasks"][name]["vs_next"] = entry
+
+
+def resolve_row(rows: Sequence[dict[str, Any]], ref: str) -> str:
+    """The key of the row ``ref`` names: a row key, else the name of exactly one party."""
+    keys = list(dict.fromkeys(row["key"] for row in rows))
+    if ref in keys:
+        return ref
+    named = list(dict.fromkeys(row["key"] for row in rows if row["name"] == ref))
+    if len(named) == 1:
+        return named[0]
+    if named:
+        raise QueryError(f"compare: {ref!r} names several rows; use a key: {', '.join(named)}")
+    raise QueryError(f"compare: no row {ref!r}; rows: {', '.join(keys) or 'none'}")
+
+
+def compare(
+    rows: Sequence[dict[str, Any]], columns: Sequence[str], refs: Sequence[str]
+) -> dict[str, Any]:
+    """The paired test between two rows (A minus B) per profile and task, on the items both
+    scored; each entry without a test says why (``reason``)."""
+    if len(refs) != 2:
+        raise QueryError("compare: two rows are needed, as A,B")
+    a, b = (resolve_row(rows, ref) for ref in refs)
+    if a == b:
+        raise QueryError(f"compare: two different rows are needed, not {a!r} twice")
+    by_profile: dict[str, dict[str, dict[str, Any]]] = {}
+    for row in rows:
+        by_profile.setdefault(row["profile"], {})[row["key"]] = row
+    tests = []
+    for profile, found in by_profile.items():
+        if a not in found or b not in found:
             continue
-        statistic = _statistic(cells[0]["metric"], answers[0].kind)
-        if statistic is None or cells[0]["metric"] != cells[1]["metric"]:
-            continue
-        units = [a.units(cells[0]["metric"], upper["profile"]) for a in answers]
-        if units[0] is None or units[1] is None:
-            continue
-        [mark] = mark_neighbours(
-            [RankedRow(upper["key"], units[0]), RankedRow(lower["key"], units[1])],
-            statistic,  # type: ignore[arg-type]
-            empty=EMPTY_F1,
-        )
-        cells[0]["vs_next"] = {
-            "row": lower["key"],
-            "common_items": mark.common_units,
-            "significant": mark.significant,
-            "alpha": ALPHA,
-            "test": mark.test.to_dict() if mark.test else None,
-        }
+        for name in columns:
+            entry, reason = _pair(found[a], found[b], name)
+            cells = found[a]["tasks"].get(name), found[b]["tasks"].get(name)
+            tests.append(
+                {
+                    "profile": profile,
+                    "field": name,
+                    "metric": (cells[0] or cells[1] or {}).get("metric"),
+                    "a": (cells[0] or {}).get("value"),
+                    "b": (cells[1] or {}).get("value"),
+                    "common_items": entry["common_items"] if entry else 0,
+                    "significant": bool(entry and entry["significant"]),
+                    "test": entry["test"] if entry else None,
+                    "reason": reason,
+                }
+            )
+    names = {row["key"]: row["name"] for row in rows}
+    return {
+        "a": {"key": a, "name": names[a]},
+        "b": {"key": b, "name": names[b]},
+        "alpha": ALPHA,
+        "tests": tests,
+    }

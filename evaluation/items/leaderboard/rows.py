@@ -131,7 +131,7 @@ def _judge_means(project: Project) -> dict[int, dict[str, Any]]:
 
 def stored_reports(runs: Collection[ModelRun]) -> dict[int, dict[str, dict[str, Any]]]:
     """Per run, its stored item reports by profile name (a report stored under the profile's
-    own name wins over one stored under an older name)."""
+    own name wins over one whose column ``STORED_AS`` reads as that profile)."""
     found: dict[int, dict[str, dict[str, Any]]] = defaultdict(dict)
     scores = RunScore.objects.filter(run__in=[run.pk for run in runs], gold_standard__isnull=True)
     for score in scores.order_by("run_id", "profile"):

@@ -1,5 +1,5 @@
-"""``manage.py results --project P [--profile NAME] [--subset NAME] [--format json|table]``:
-every figure of every run and annotator on a project's Results tab.
+"""``manage.py results --project P [--profile NAME] [--subset NAME] [--compare A B]
+[--format json|table]``: every figure of every run and annotator on a project's Results tab.
 
 Item projects: the item results (``evaluation.items.leaderboard``); ``--subset KEY=VALUE``
 scores the stored outputs on those items only (``split=bench``, ``gold=fallacious``).
@@ -12,6 +12,11 @@ primary figures, ``figures`` with every report figure by ``FIELD:METRIC``, ``lab
 with the predicted and gold counts by field, ``skills``, ``overall`` and ``overall_basis``,
 ``coverage``, ``group`` and ``rank``; span projects: the leaderboard row as the API gives it).
 The table prints one line per row.
+
+``--compare A B`` (row keys or names: an item row's ``key``, a span row's ``run:ID`` /
+``annotator:ID``) prints instead the paired test of A minus B on their common items or
+texts: the difference, its interval and p (item projects: per profile and task), as the
+API's ``compare`` gives it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from annotations.items import FormError
 from annotations.models import GoldStandard, Project
 from evaluation.items.leaderboard import QueryError, item_leaderboard
 from evaluation.items.leaderboard.export import figure_values
+from evaluation.runs.comparable import CompareError
 from evaluation.runs.leaderboard import leaderboard
 from evaluation.scoring.profiles import PROFILES
 
@@ -112,6 +118,31 @@ def item_table(objects: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+def _test_text(test: dict[str, Any] | None, significant: bool, alpha: float, why: str) -> str:
+    if test is None:
+        return f"no paired test ({why})"
+    verdict = "significant" if significant else "not significant"
+    low, high = test["ci"]
+    return (
+        f"{test['a']:.3f} - {test['b']:.3f} = {test['difference']:+.3f} "
+        f"[{low:+.3f}, {high:+.3f}] p={test['p_value']:.4f} over {test['units']} "
+        f"({verdict} at {alpha})"
+    )
+
+
+def compare_table(found: dict[str, Any]) -> list[str]:
+    """The lines of a ``compare`` entry (item or span board)."""
+    lines = [f"A = {found['a']['name']} ({found['a']['key']})"]
+    lines.append(f"B = {found['b']['name']} ({found['b']['key']})")
+    for entry in found.get("tests", [found]):
+        where = ""
+        if "field" in entry:
+            where = f"{entry['profile']} {entry['field']} {entry['metric']}: "
+        text = _test_text(entry["test"], entry["significant"], found["alpha"], entry["reason"])
+        lines.append(f"  {where}{text}")
+    return lines
+
+
 def span_table(objects: list[dict[str, Any]]) -> list[str]:
     lines = []
     for entry in objects:
@@ -132,35 +163,46 @@ class Command(BaseCommand):
         parser.add_argument("--profile", help="a scoring profile (default: all; spans: paper)")
         parser.add_argument("--subset", help="item projects: KEY=VALUE or gold=fallacious|sound")
         parser.add_argument("--format", choices=["json", "table"], default="table")
+        parser.add_argument(
+            "--compare", nargs=2, metavar=("A", "B"), help="two rows (keys or names): A - B"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         project = Project.objects.filter(name=options["project"]).first()
         if project is None:
             raise CommandError(f"--project: no project named {options['project']!r}")
-        if project.kind == "items":
-            objects = self._items(project, options)
+        board = self._items(project, options) if project.kind == "items" else None
+        board = board or self._spans(project, options)
+        if options["compare"]:
+            objects: Any = board["compare"]
+            lines = compare_table(objects)
+        elif project.kind == "items":
+            objects = item_objects(board)
             lines = item_table(objects)
         else:
-            objects = self._spans(project, options)
+            objects = span_objects(board)
             lines = span_table(objects)
         if options["format"] == "json":
             self.stdout.write(json.dumps(objects, indent=2, ensure_ascii=False))
         else:
             self.stdout.write("\n".join(lines) if lines else "no results yet")
 
-    def _items(self, project: Project, options: dict[str, Any]) -> list[dict[str, Any]]:
+    def _items(self, project: Project, options: dict[str, Any]) -> dict[str, Any]:
         try:
-            board = item_leaderboard(
-                project=project, profile=options["profile"], subset=options["subset"]
+            return item_leaderboard(
+                project=project,
+                profile=options["profile"],
+                subset=options["subset"],
+                pair=tuple(options["compare"]) if options["compare"] else None,
             )
         except QueryError as error:
-            place = "--subset" if str(error).startswith("subset") else "--profile"
-            raise CommandError(f"{place}: {error}") from error
+            place = str(error).split(" ", 1)[0].rstrip(":")
+            place = place if place in ("subset", "compare") else "profile"
+            raise CommandError(f"--{place}: {error}") from error
         except FormError as error:
             raise CommandError(f"the project's form is invalid: {error}") from error
-        return item_objects(board)
 
-    def _spans(self, project: Project, options: dict[str, Any]) -> list[dict[str, Any]]:
+    def _spans(self, project: Project, options: dict[str, Any]) -> dict[str, Any]:
         if options["subset"]:
             raise CommandError("--subset: only item projects have subsets")
         profile = options["profile"] or PROFILES[0]
@@ -173,4 +215,7 @@ class Command(BaseCommand):
         )
         if gold is None:
             raise CommandError(f"--project: {project.name!r} has no published gold version")
-        return span_objects(leaderboard(gold_standard=gold, profile=profile))
+        try:
+            return leaderboard(gold_standard=gold, profile=profile, pair=options["compare"])
+        except CompareError as error:
+            raise CommandError(f"--compare: {error}") from error

@@ -144,3 +144,60 @@ def test_a_score_stored_without_per_text_scores_is_compared_on_the_fly(world) ->
     board = client_for(admin).get(LEADERBOARD, {"gold_standard": gold.pk}).json()
     assert board["rows"][0]["next"]["difference"] == pytest.approx(0.5)
     assert "per_text" not in RunScore.objects.get(pk=score.pk).report  # a read writes nothing
+
+
+def test_any_two_rows_get_the_paired_test_scipy_gives(world, tmp_path: Path) -> None:
+    project, gold, admin, _ = world
+    answered_run(world, "strong", set(range(2, 20)))
+    weak = answered_run(world, "weak", set(range(8)))
+    human = User.objects.create_user("human")
+    add_member(project=project, user=human, role=Membership.Role.ANNOTATOR)
+    annotate_texts(
+        tmp_path, project, human, {0: "ad hominem", 1: None, 2: "ad hominem", 3: None, 4: None}
+    )
+    client = client_for(admin)
+    # the human and "weak" are in different groups: compared on the five texts both scored
+    board = client.get(
+        LEADERBOARD, {"gold_standard": gold.pk, "compare": f"human,run:{weak.pk}"}
+    ).json()
+    found = board["compare"]
+    assert found["a"] == {"key": f"annotator:{human.pk}", "name": "human"}
+    assert found["b"] == {"key": f"run:{weak.pk}", "name": "weak"}
+    low, high, p = _scipy_paired([1.0, 1.0, 1.0, 1.0, 0.0], [1.0] * 5)
+    test = found["test"]
+    assert found["texts"] == 5 and test["units"] == 5
+    assert test["difference"] == pytest.approx(-0.2)
+    assert test["ci"] == [pytest.approx(low), pytest.approx(high)]
+    assert test["p_value"] == pytest.approx(p) and found["significant"] is bool(p < 0.05)
+    assert {row["key"] for row in board["rows"]} >= {f"run:{weak.pk}", f"annotator:{human.pk}"}
+    # two full runs, by name: the same figures as their neighbour test
+    pair = client.get(LEADERBOARD, {"gold_standard": gold.pk, "compare": "strong,weak"}).json()
+    low, high, p = _scipy_paired([0.0, 0.0] + [1.0] * 18, [1.0] * 8 + [0.0] * 12)
+    assert pair["compare"]["test"]["p_value"] == pytest.approx(p)
+    assert pair["compare"]["test"]["difference"] == pytest.approx(0.5)
+    assert client.get(LEADERBOARD, {"gold_standard": gold.pk}).json()["compare"] is None
+    for bad in ("weak", "nobody,weak", "weak,weak", ",weak"):
+        answer = client.get(LEADERBOARD, {"gold_standard": gold.pk, "compare": bad})
+        assert answer.status_code == 400 and "compare" in answer.json(), bad
+
+
+def test_the_results_command_compares_two_span_rows(world) -> None:
+    from django.core.management import CommandError, call_command
+
+    project, _, _, _ = world
+    answered_run(world, "strong", set(range(2, 20)))
+    answered_run(world, "weak", set(range(8)))
+    out = io.StringIO()
+    call_command("results", "--project", project.name, "--compare", "strong", "weak", stdout=out)
+    text = out.getvalue()
+    assert "A = strong" in text and "B = weak" in text and "+0.500" in text
+    out = io.StringIO()
+    args = ("--project", project.name, "--compare", "strong", "weak", "--format", "json")
+    call_command("results", *args, stdout=out)
+    import json
+
+    found = json.loads(out.getvalue())
+    low, high, p = _scipy_paired([0.0, 0.0] + [1.0] * 18, [1.0] * 8 + [0.0] * 12)
+    assert found["test"]["p_value"] == pytest.approx(p) and found["texts"] == 20
+    with pytest.raises(CommandError, match="--compare: no row 'nobody'"):
+        call_command("results", "--project", project.name, "--compare", "nobody", "weak")
