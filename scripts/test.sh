@@ -30,9 +30,12 @@ echo "== frontend unit tests (vitest)"
 (cd frontend && npm test --silent)
 echo "== python tests (pytest)"
 # Two xdist workers (PYTEST_WORKERS), each with its own data directory and Redis databases
-# (tests/conftest.py); a test file stays on one worker.
+# (tests/conftest.py); a test file stays on one worker, the slow files handed out first.
 if "$PY" -c "import xdist" 2>/dev/null; then
-  .venv/bin/pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile "$@"
+  # the models the tests run (torch) get the cores divided among the workers, not each all of them
+  workers="${PYTEST_WORKERS:-2}"
+  export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$(( $(nproc) / workers > 0 ? $(nproc) / workers : 1 ))}"
+  .venv/bin/pytest -n "$workers" --dist loadfile --no-loadscope-reorder "$@"
 else
   echo "pytest-xdist is not installed: the tests run in one process"
   .venv/bin/pytest "$@"

@@ -48,6 +48,16 @@ def pytest_xdist_setupnodes(config: pytest.Config, specs: list) -> None:
         spec.env.update(worker_environment(index, spec.id or f"gw{index}"))
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files with a test marked ``slow`` first, then the others, each group as collected.
+    An xdist worker is handed the next file as it finishes one (``scripts/test.sh`` keeps this
+    order: ``--no-loadscope-reorder``), so the long files are spread over both workers instead
+    of one long file starting last while the other worker idles."""
+    slow = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow)
+
+
 @pytest.fixture(scope="session")
 def mafalda_dir() -> Path:
     if not MAFALDA_GOLD.exists():
@@ -143,9 +153,7 @@ def _keep_migrated_rows(request: pytest.FixtureRequest) -> None:
     """A test that flushes the database gets the seeded rows back afterwards
     (``pytest_runtest_teardown``). pytest-django runs transactional tests last in one process;
     an xdist worker runs them file by file, between the others."""
-    if request.node.get_closest_marker("django_db") is None and not _flushes_database(
-        request.node
-    ):
+    if request.node.get_closest_marker("django_db") is None and not _flushes_database(request.node):
         return
     rows = request.getfixturevalue("migrated_rows")
     if _flushes_database(request.node):

@@ -185,6 +185,12 @@ class ImportCreateSerializer(serializers.Serializer):
         help_text='items: the column mapping as JSON, e.g. {"text": "post", "id": "pid", '
         '"options": ["A", "B", "C", "D"], "answer": "gold"}.',
     )
+    set_metadata = serializers.ListField(
+        child=serializers.CharField(max_length=300),
+        required=False,
+        help_text="Item formats: key=value written on every item of the file (split=bench); "
+        "repeat the part for several keys. The Results tab offers the values as subsets.",
+    )
 
 
 class ImportErrorSerializer(serializers.Serializer):

@@ -330,7 +330,8 @@ class ProjectImportsView(ServiceErrorsMixin, APIView):
         '"LINE: FIELD: message" and imported nothing. A MAFALDA file without labels imports '
         'its texts (no gold standard); CSV: text_column (default "text"), id_column. Item '
         "projects take flub, smartypat and items files (items: columns, a JSON mapping; "
-        "smartypat: text_column, files with or without a header).",
+        "smartypat: text_column, files with or without a header; set_metadata: key=value on "
+        "every item, e.g. split=bench).",
         request={"multipart/form-data": ImportCreateSerializer},
         responses={201: ImportJobSerializer, 400: OpenApiResponse(), 403: OpenApiResponse()},
     )
@@ -351,6 +352,7 @@ class ProjectImportsView(ServiceErrorsMixin, APIView):
             id_column=fields.get("id_column", ""),
             annotator=projects.find_user(annotator) if annotator else None,
             columns=fields.get("columns") or None,
+            set_metadata=fields.get("set_metadata") or None,
         )
         job = import_jobs.start_import_job(job=job)
         return Response(ImportJobSerializer(job).data, status=status.HTTP_201_CREATED)

@@ -21,6 +21,10 @@ whose ``metadata`` is laid out as ``annotations.items`` says::
   a column
   mapping's ``answer``/``label``/``labels``/``reference`` -> the field it names, else the
   form's field of that kind. A form without such a field gets no gold for it.
+- ``set_metadata`` (``{"split": "bench"}``, from ``key=value`` settings) is written as
+  top-level keys of every item of the file: a headerless published file records no split,
+  and the Results tab offers each such key's values as subsets (``split=bench``). A key the
+  layout uses (``gold``, ``record``, ...) is refused.
 - Labels are matched to the field's label set (its own, else the taxonomy's type names,
   then also their aliases) ignoring case and spacing; an unknown label is an error naming
   the line and the file's field.
@@ -36,6 +40,7 @@ on the project row.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -71,6 +76,50 @@ ITEM_FORMATS = ("flub", "smartypat", "items")
 
 class ItemImportError(ValueError):
     """The import cannot start: not an item project, a bad column mapping or form."""
+
+
+#: top-level metadata keys the item layout uses (``set_metadata`` may not write them)
+LAYOUT_KEYS = frozenset(
+    {"format", "record", "record_keys", "nan_fields", "options", "candidate", "gold"}
+    | {"gold_text", "text_column", "doccano_ids"}
+)
+_METADATA_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+MAX_METADATA_VALUE = 200
+
+
+def parse_set_metadata(settings: Sequence[str] | Mapping[str, str] | None) -> dict[str, str]:
+    """``["split=bench", ...]`` (or a mapping) as ``{key: value}``; ``ItemImportError``
+    naming the bad setting (no ``=``, a key that is no name or that the layout uses, a
+    blank or long value, a key given twice)."""
+    if not settings:
+        return {}
+    pairs = (
+        list(settings.items())
+        if isinstance(settings, Mapping)
+        else [tuple(str(s).partition("=")[::2]) for s in settings if "=" in str(s)]
+    )
+    if not isinstance(settings, Mapping) and len(pairs) != len(settings):
+        bad = next(s for s in settings if "=" not in str(s))
+        raise ItemImportError(f"set_metadata: {bad!r} is not key=value (e.g. split=bench)")
+    found: dict[str, str] = {}
+    for raw_key, raw_value in pairs:
+        key, value = str(raw_key).strip(), str(raw_value).strip()
+        if not _METADATA_KEY.match(key):
+            raise ItemImportError(
+                f"set_metadata: {key!r} is not a key (a letter, then letters, digits, _ . -)"
+            )
+        if key in LAYOUT_KEYS:
+            raise ItemImportError(
+                f"set_metadata: {key!r} is a key the item layout uses; choose another name"
+            )
+        if not value or len(value) > MAX_METADATA_VALUE:
+            raise ItemImportError(
+                f"set_metadata: the value of {key!r} must be 1 to {MAX_METADATA_VALUE} characters"
+            )
+        if key in found:
+            raise ItemImportError(f"set_metadata: {key!r} is given twice")
+        found[key] = value
+    return found
 
 
 @dataclass
@@ -190,6 +239,7 @@ class ItemConverter:
         name: str,
         columns: ItemColumns | None = None,
         text_column: str | None = None,
+        set_metadata: Mapping[str, str] | None = None,
     ) -> None:
         if project.kind != "items":
             raise ItemImportError(
@@ -213,6 +263,7 @@ class ItemConverter:
         self.name = name
         self.columns = columns
         self.text_column = text_column or None
+        self.set_metadata = parse_set_metadata(set_metadata)
         self.taxonomy = label_resolver(project.taxonomy)
         self.targets = self._targets()
         self._labels = {
@@ -299,6 +350,7 @@ class ItemConverter:
         if candidate:
             metadata["candidate"] = candidate
         metadata["gold"] = gold
+        metadata.update(self.set_metadata)
         return metadata
 
     def _gold(self, role: str, gold: dict[str, Any], value: Any) -> None:
@@ -425,16 +477,23 @@ def import_items(
     columns: ItemColumns | Mapping[str, Any] | str | None = None,
     name: str | None = None,
     text_column: str | None = None,
+    set_metadata: Mapping[str, str] | Sequence[str] | None = None,
 ) -> ItemImportReport:
     """Import a FLUB, SmartyPat or column-mapped file into the item project (see the
     module docstring); ``name`` is the file name used in errors for an open file;
-    ``text_column``: SmartyPat's text column (``formats.smartypat``)."""
+    ``text_column``: SmartyPat's text column (``formats.smartypat``); ``set_metadata``:
+    keys written on every item (``{"split": "bench"}`` or ``["split=bench"]``)."""
     name = source_name(path, name)
     if columns is not None and not isinstance(columns, ItemColumns):
         columns = columns_from(columns)
     Project.objects.select_for_update().filter(pk=project.pk).first()
     converter = ItemConverter(
-        project=project, format=format, name=name, columns=columns, text_column=text_column
+        project=project,
+        format=format,
+        name=name,
+        columns=columns,
+        text_column=text_column,
+        set_metadata=parse_set_metadata(set_metadata),
     )
     ids = IdCheck(converter)
     report = ItemImportReport(format=format, file=name)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -52,6 +52,7 @@ from annotations.importing.items import (
     ItemImportError,
     columns_from,
     import_items,
+    parse_set_metadata,
 )
 from annotations.importing.liveness import beat_import_job
 from annotations.importing.validation import FileCheck, error_entry
@@ -86,11 +87,13 @@ def create_import_job(
     id_column: str = "",
     annotator: AbstractBaseUser | None = None,
     columns: dict[str, Any] | str | None = None,
+    set_metadata: Sequence[str] | None = None,
 ) -> ImportJob:
     """A queued job holding the file. CSV needs ``text_column`` ("text" by default);
     SmartyPat takes one too (``rewrite``, ``post``, a column name or position);
     doccano files are one annotator's work (``annotator``, by default ``created_by``);
-    item formats need an item project, and ``items`` a column mapping (``columns``)."""
+    item formats need an item project, and ``items`` a column mapping (``columns``);
+    ``set_metadata`` (``["split=bench"]``) writes keys on every item of an item file."""
     if format not in FORMATS:
         raise ValidationError(
             {"format": [f"unknown format '{format}'; one of {', '.join(FORMATS)}"]}
@@ -115,6 +118,8 @@ def create_import_job(
         )
     if format == "smartypat" and text_column:
         options = {"text_column": text_column}
+    if set_metadata:
+        options = {**options, "set_metadata": _metadata_option(format, set_metadata)}
     if format == "csv":
         options = {"text_column": text_column or "text", "id_column": id_column}
     elif format == "doccano":
@@ -156,6 +161,17 @@ def _item_options(
     except ItemImportError as error:
         raise ValidationError({"columns": [str(error)]}) from error
     return {"columns": mapping.as_dict()}
+
+
+def _metadata_option(format: str, settings: Sequence[str]) -> dict[str, str]:
+    if format not in ITEM_FORMATS:
+        raise ValidationError(
+            {"set_metadata": [f"metadata keys go with the formats {', '.join(ITEM_FORMATS)}"]}
+        )
+    try:
+        return parse_set_metadata(settings)
+    except ItemImportError as error:
+        raise ValidationError({"set_metadata": [str(error)]}) from error
 
 
 def start_import_job(*, job: ImportJob) -> ImportJob:
@@ -258,6 +274,7 @@ def _import(job: ImportJob, content: bytes, *, texts_only: bool) -> dict[str, An
             format=job.format,
             columns=job.options.get("columns"),
             text_column=job.options.get("text_column") if job.format == "smartypat" else None,
+            set_metadata=job.options.get("set_metadata"),
         ).as_dict()
     if job.format == "csv":
         records = read_csv_texts(

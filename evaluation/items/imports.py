@@ -7,17 +7,26 @@ items were imported with (``Document.external_id``).
 
 The run is an item run answering that field: ``task`` the field's kind (the item task of
 that name), ``field`` recorded, no prompt variant (``ModelRun.imported``), status done.
-Each record becomes the item's one output (``unit_index`` 0, its raw answer); the run is
+Several files may make one run (``extra_files``: SmartyPat publishes a model's answers on
+the bench and on the benign sentences apart), each with its own ``id_prefix`` (benign items
+are imported as ``good-<line>``, their outputs carry ``1..N``: prefix ``good-``); ids are
+unique across the files. Each record becomes the item's one output (``unit_index`` 0, its
+raw answer; ``output_column`` ``*``: the whole record as JSON); the run is
 then parsed and scored by ``items.runs.score_item_run``, as a model's item run is, so
 it shows on the project's Results tab. Items without a record count as missing.
 
 All or nothing, in one transaction: an unknown field, a field no model answers (a rating),
 a file without records, a record that cannot be read, an id that is no item of the
-project, or an id given twice raises (``RunImportError`` before reading, else
-``DatasetFormatError`` naming the file, line and key/column) and leaves nothing written.
+project, or an id given twice (in one file or across them) raises (``RunImportError``
+before reading, else ``DatasetFormatError`` naming the file, line and key/column) and
+leaves nothing written.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -34,6 +43,16 @@ from evaluation.models import ModelRun, RunOutput
 from evaluation.runs.imports import RunImportError, create_imported_run
 
 FORMAT_PREFIX = "item-outputs"
+
+
+@dataclass(frozen=True)
+class OutputsFile:
+    """One more file of a run's outputs: its source, name (for errors; an open file's
+    upload name) and the prefix put before its ids."""
+
+    path: Source
+    name: str | None = None
+    id_prefix: str = ""
 
 
 def imported_field(project: Project, field: str) -> FormField:
@@ -63,13 +82,13 @@ def imported_field(project: Project, field: str) -> FormField:
 def _outputs(
     run: ModelRun,
     batch: list[OutputRecord],
-    seen: dict[str, int],
+    seen: dict[str, tuple[str, int]],
     *,
     file_name: str,
     columns: OutputColumns,
 ) -> list[RunOutput]:
     """The outputs of a batch of records; ``seen`` maps ids of earlier records to their
-    lines (updated)."""
+    file and line (updated)."""
     found = {
         external_id: (pk, text)
         for external_id, pk, text in Document.objects.filter(
@@ -79,13 +98,12 @@ def _outputs(
     rows = []
     for record in batch:
         if record.id in seen:
+            earlier, line = seen[record.id]
+            where = f"line {line}" if earlier == file_name else f"{Path(earlier).name} line {line}"
             raise DatasetFormatError(
-                file_name,
-                record.line,
-                columns.id,
-                f"same id {record.id!r} as line {seen[record.id]}",
+                file_name, record.line, columns.id, f"same id {record.id!r} as {where}"
             )
-        seen[record.id] = record.line
+        seen[record.id] = (file_name, record.line)
         if record.id not in found:
             raise DatasetFormatError(
                 file_name,
@@ -106,6 +124,34 @@ def _outputs(
     return rows
 
 
+def _store(
+    run: ModelRun, files: Sequence[OutputsFile], columns: OutputColumns
+) -> list[dict[str, object]]:
+    """Store every file's outputs; each file's name, prefix and record count."""
+    seen: dict[str, tuple[str, int]] = {}  # item id -> (file, line)
+    stored = []
+    for outputs_file in files:
+        name = source_name(outputs_file.path, outputs_file.name)
+        file_columns = OutputColumns(
+            id=columns.id, output=columns.output, id_prefix=outputs_file.id_prefix
+        )
+        before = len(seen)
+        records = read_outputs(outputs_file.path, name=name, columns=file_columns)
+        for batch in batched(records):
+            rows = _outputs(run, batch, seen, file_name=name, columns=file_columns)
+            RunOutput.objects.bulk_create(rows, batch_size=BATCH_SIZE)
+        if len(seen) == before:
+            raise DatasetFormatError(name, 1, None, "the file holds no outputs")
+        stored.append(
+            {
+                "file": Path(name).name,
+                "id_prefix": outputs_file.id_prefix,
+                "outputs": len(seen) - before,
+            }
+        )
+    return stored
+
+
 @transaction.atomic
 def import_item_run(
     *,
@@ -115,20 +161,23 @@ def import_item_run(
     field: str,
     id_column: str = "",
     output_column: str = "",
+    id_prefix: str = "",
+    extra_files: Sequence[OutputsFile] = (),
     backend: str = "",
     model_name: str = "",
     created_by: AbstractBaseUser | None = None,
     file_name: str | None = None,
 ) -> ModelRun:
     """Store the outputs as a finished item run answering ``field`` and score it (see the
-    module docstring); ``id_column`` / ``output_column`` default to ``id`` / ``output``."""
+    module docstring); ``id_column`` / ``output_column`` default to ``id`` / ``output``;
+    ``id_prefix`` goes before the ids of ``path``, ``extra_files`` carry their own."""
     form_field = imported_field(project, field)
-    file_name = source_name(path, file_name)
+    files = [OutputsFile(path, source_name(path, file_name), id_prefix), *extra_files]
     columns = OutputColumns(
         id=id_column.strip() or OutputColumns.id,
         output=output_column.strip() or OutputColumns.output,
     )
-    shape = file_shape(path, file_name)
+    shape = file_shape(path, files[0].name or "")
     run = create_imported_run(
         project=project,
         name=name,
@@ -136,24 +185,21 @@ def import_item_run(
         backend=backend,
         model_name=model_name,
         created_by=created_by,
-        file_name=file_name,
+        file_name=files[0].name or "",
         file_format=f"{FORMAT_PREFIX}-{shape}",
         task=form_field.kind,
         field=form_field.name,
     )
-    seen: dict[str, int] = {}  # item id -> line
-    for batch in batched(read_outputs(path, name=file_name, columns=columns)):
-        rows = _outputs(run, batch, seen, file_name=file_name, columns=columns)
-        RunOutput.objects.bulk_create(rows, batch_size=BATCH_SIZE)
-    if not seen:
-        raise DatasetFormatError(file_name, 1, None, "the file holds no outputs")
+    stored = _store(run, files, columns)
     scores = score_item_run(run)
     run.config = {
         **run.config,
         "id_column": columns.id,
         "output_column": columns.output,
-        "outputs": len(seen),
+        "outputs": sum(int(part["outputs"]) for part in stored),
         "missing": scores[0].report.get("missing", 0),
     }
+    if len(stored) > 1 or id_prefix:
+        run.config["files"] = stored
     run.save(update_fields=["config"])
     return run

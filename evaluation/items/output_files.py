@@ -11,7 +11,13 @@ Three shapes, chosen by the file name as for item imports (``.jsonl``/``.json``/
 
 ``id_column`` / ``output_column`` rename the id and the output (JSON keys or CSV
 columns). An id is a non-blank string or an integer (read as its decimal digits); an
-output is a string (an empty one is an answer nobody can read: it counts as unparseable).
+output is a string (an empty one is an answer nobody can read: it counts as unparseable)
+or a JSON list of strings (stored as its JSON text, which the label parsers read as a
+list). ``output_column`` ``*`` (``WHOLE_RECORD``) takes the whole record as the answer,
+stored as its JSON text: SmartyPat's published outputs ``{id, sentence, logic_error,
+logic_fallacies, details}`` are read through their ``logic_error`` / ``logic_fallacies``
+keys (a CSV row becomes the object of its header's columns). ``id_prefix`` is put before
+every id (``good-`` turns a benign file's ``1`` into the item id ``good-1``).
 The first bad record raises ``DatasetFormatError`` naming the file, line and key/column.
 """
 
@@ -37,6 +43,7 @@ from annotations.importing.formats.storable import TOO_DEEP, json_problem, shown
 
 ID_COLUMN = "id"
 OUTPUT_COLUMN = "output"
+WHOLE_RECORD = "*"
 SPAN_RUN_KEYS = ("text", "prediction")
 PEEK_CHARS = 4096
 
@@ -52,6 +59,11 @@ class OutputRecord:
 class OutputColumns:
     id: str = ID_COLUMN
     output: str = OUTPUT_COLUMN
+    id_prefix: str = ""
+
+    @property
+    def whole_record(self) -> bool:
+        return self.output == WHOLE_RECORD
 
 
 def file_shape(source: Source, name: str) -> str:
@@ -100,20 +112,36 @@ def _json_record(name: str, line: int, record: Any, columns: OutputColumns) -> O
             "this is a span run's record ({text, prediction}); an item run's outputs are "
             f'one record per item: {{"{columns.id}": <item id>, "{columns.output}": <raw answer>}}',
         )
-    for key in (columns.id, columns.output):
+    for key in (columns.id,) if columns.whole_record else (columns.id, columns.output):
         if key not in record:
-            raise DatasetFormatError(name, line, key, "required field is missing")
+            raise DatasetFormatError(name, line, key, _missing(key, columns))
     item_id = record[columns.id]
     if isinstance(item_id, bool) or not isinstance(item_id, str | int):
         raise DatasetFormatError(
             name, line, columns.id, f"expected a string or an integer, got {json_kind(item_id)}"
         )
+    if columns.whole_record:
+        return _record(name, line, str(item_id), json.dumps(record, ensure_ascii=False), columns)
     output = record[columns.output]
+    if isinstance(output, list) and all(isinstance(piece, str) for piece in output):
+        output = json.dumps(output, ensure_ascii=False)
     if not isinstance(output, str):
         raise DatasetFormatError(
-            name, line, columns.output, f"expected a string, got {json_kind(output)}"
+            name,
+            line,
+            columns.output,
+            f"expected a string or a list of strings, got {json_kind(output)}",
         )
     return _record(name, line, str(item_id), output, columns)
+
+
+def _missing(key: str, columns: OutputColumns) -> str:
+    if key != columns.output:
+        return "required field is missing"
+    return (
+        f"required field is missing (the output column {WHOLE_RECORD!r} takes the whole record"
+        " as the answer, as for SmartyPat's {id, logic_error, logic_fallacies} records)"
+    )
 
 
 def _record(
@@ -121,7 +149,7 @@ def _record(
 ) -> OutputRecord:
     if not item_id.strip():
         raise DatasetFormatError(name, line, columns.id, "the item id is blank")
-    return OutputRecord(line=line, id=item_id.strip(), output=output)
+    return OutputRecord(line=line, id=columns.id_prefix + item_id.strip(), output=output)
 
 
 def _csv_records(source: Source, name: str, columns: OutputColumns) -> Iterator[OutputRecord]:
@@ -131,7 +159,8 @@ def _csv_records(source: Source, name: str, columns: OutputColumns) -> Iterator[
     except StopIteration:
         raise DatasetFormatError(name, 1, None, "the file has no header row") from None
     names = header_names(name, header)
-    for column in (columns.id, columns.output):
+    wanted = (columns.id,) if columns.whole_record else (columns.id, columns.output)
+    for column in wanted:
         if column not in names:
             raise DatasetFormatError(
                 name,
@@ -139,7 +168,8 @@ def _csv_records(source: Source, name: str, columns: OutputColumns) -> Iterator[
                 column,
                 f"no column named {column!r} in the file (columns: {', '.join(names)})",
             )
-    id_at, output_at = names.index(columns.id), names.index(columns.output)
+    id_at = names.index(columns.id)
+    output_at = None if columns.whole_record else names.index(columns.output)
     for line, fields in rows:
         if len(fields) != len(names):
             raise DatasetFormatError(
@@ -148,7 +178,11 @@ def _csv_records(source: Source, name: str, columns: OutputColumns) -> Iterator[
                 None,
                 f"expected {len(names)} fields (as in the header), got {len(fields)}",
             )
-        yield _record(name, line, fields[id_at], fields[output_at], columns)
+        if output_at is None:
+            output = json.dumps(dict(zip(names, fields, strict=True)), ensure_ascii=False)
+        else:
+            output = fields[output_at]
+        yield _record(name, line, fields[id_at], output, columns)
 
 
 def _array_objects(source: Source, name: str) -> Iterator[tuple[int, Any]]:

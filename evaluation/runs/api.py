@@ -475,7 +475,8 @@ class RunRescoreView(RunActionView):
 
 
 def parse_imported(run: ModelRun, outputs: list[RunOutput]) -> list[RunOutput]:
-    """Imported outputs were never parsed: read them (in memory) as scoring does."""
+    """A span run's imported outputs were never parsed: read them (in memory) as scoring
+    does. (An item run's scoring stores what it read, imported or not.)"""
     parser, mapping = run_parser(run), taxonomy_mapping(run.project.taxonomy)
     for output in outputs:
         answer = output.answer if output.answer is not None else output.raw_output
@@ -506,7 +507,8 @@ class RunRequestsView(generics.ListAPIView):
             outputs = outputs.filter(Q(unit_text__icontains=text) | Q(raw_output__icontains=text))
         unparseable = options.get("unparseable")
         rows: Any = outputs
-        if run.imported:
+        unparsed = run.imported and not run.field
+        if unparsed:
             if unparseable is not None:
                 rows = [
                     output
@@ -516,7 +518,7 @@ class RunRequestsView(generics.ListAPIView):
         elif unparseable is not None:
             rows = outputs.filter(parsed_labels__isnull=unparseable)
         page = self.paginate_queryset(rows)
-        if run.imported and unparseable is None:
+        if unparsed and unparseable is None:
             parse_imported(run, page)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 

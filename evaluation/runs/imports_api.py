@@ -3,7 +3,9 @@
 ``POST /api/evaluation/projects/<pk>/run-imports/`` (multipart), the Import tab's "model
 outputs": an item project takes one record per item for a form ``field``
 (``items.imports``; JSON Lines, a JSON array, or CSV with ``id_column`` /
-``output_column``), scored at once; a span project takes a raw-results JSONL
+``output_column``, ``*`` for the whole record), scored at once; several ``file`` parts
+make one run, ``id_prefix`` given once per file in order puts a prefix before their ids
+(SmartyPat's bench and benign outputs); a span project takes one raw-results JSONL
 (``runs.imports``, optionally for ``gold_version``). All or nothing: a bad file is a 400
 naming the file, line and field (``{"file": ["outputs.jsonl:3: id: ..."]}``), a bad
 setting a 400 on that setting, and nothing is written.
@@ -22,7 +24,7 @@ from rest_framework.views import APIView
 from annotations.importing.formats import DatasetFormatError
 from annotations.models import GoldStandard, Project
 from evaluation.access import require_admin, staff_project
-from evaluation.items.imports import import_item_run
+from evaluation.items.imports import OutputsFile, import_item_run
 from evaluation.models import ModelRun
 from evaluation.runs.api import serialize_runs
 from evaluation.runs.imports import RunImportError, import_run
@@ -30,7 +32,11 @@ from evaluation.runs.serializers import flatten_errors
 
 
 class RunImportSerializer(serializers.Serializer):
-    file = serializers.FileField()
+    file = serializers.ListField(
+        child=serializers.FileField(),
+        min_length=1,
+        help_text="The outputs file; item runs: several parts make one run.",
+    )
     name = serializers.CharField(max_length=200, help_text="The run's name (unique).")
     field = serializers.CharField(
         required=False, allow_blank=True, default="", help_text="Item projects: the form field."
@@ -42,7 +48,13 @@ class RunImportSerializer(serializers.Serializer):
         required=False,
         allow_blank=True,
         default="",
-        help_text='Item runs: raw answer key/column ("output").',
+        help_text='Item runs: raw answer key/column ("output"); "*": the whole record.',
+    )
+    id_prefix = serializers.ListField(
+        child=serializers.CharField(allow_blank=True, max_length=100, trim_whitespace=False),
+        required=False,
+        default=list,
+        help_text="Item runs: put before each id of a file, once per file in order.",
     )
     gold_version = serializers.IntegerField(
         required=False,
@@ -57,11 +69,11 @@ class RunImportSerializer(serializers.Serializer):
 
 
 def _import(request: Request, project: Project, data: dict) -> ModelRun:
-    upload = data["file"]
+    uploads = data["file"]
     common = {
         "project": project,
-        "path": upload.file,
-        "file_name": upload.name,
+        "path": uploads[0].file,
+        "file_name": uploads[0].name,
         "name": data["name"],
         "backend": data["backend"],
         "model_name": data["model_name"],
@@ -77,11 +89,30 @@ def _import(request: Request, project: Project, data: dict) -> ModelRun:
                     ]
                 }
             )
+        prefixes = data["id_prefix"] or [""] * len(uploads)
+        if len(prefixes) != len(uploads):
+            raise ValidationError(
+                {
+                    "id_prefix": [
+                        f"given {len(prefixes)} times for {len(uploads)} files: once per file, "
+                        "in order (empty for none), or not at all"
+                    ]
+                }
+            )
         return import_item_run(
             field=data["field"],
             id_column=data["id_column"],
             output_column=data["output_column"],
+            id_prefix=prefixes[0],
+            extra_files=[
+                OutputsFile(upload.file, upload.name, prefix)
+                for upload, prefix in zip(uploads[1:], prefixes[1:], strict=True)
+            ],
             **common,
+        )
+    if len(uploads) > 1 or data["id_prefix"]:
+        raise ValidationError(
+            {"file": ["a span run is one raw-results JSONL file (no id prefixes)"]}
         )
     gold = None
     if data["gold_version"] is not None:
@@ -99,7 +130,9 @@ class RunImportView(APIView):
         summary="Import a model's published outputs as a run (project admins)",
         description="Item projects: one record per item, JSON Lines "
         '{"id": <item id>, "output": <raw answer>} (or a JSON array of them, or CSV with '
-        "id_column/output_column), for the form field `field`; the run is marked imported, "
+        "id_column/output_column; output_column `*`: the whole record), for the form field "
+        "`field`; several `file` parts make one run, `id_prefix` once per file puts a prefix "
+        "before its ids; the run is marked imported, "
         "parsed by the field's parser and scored. Span projects: raw-results JSONL. All or "
         "nothing: a bad record is a 400 naming the file's line and field.",
         request={"multipart/form-data": RunImportSerializer},

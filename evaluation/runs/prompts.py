@@ -124,12 +124,13 @@ def run_prompts(run: ModelRun) -> list[UnitPrompt]:
 def run_parser(run: ModelRun) -> OutputParser:
     """The parser of the run's variant, reading the labels of the run's level."""
     name = run.prompt_variant.parser if run.prompt_variant_id else "keyword"
-    gold = run.gold_standard
-    if not is_mafalda_taxonomy(gold.project.taxonomy):
-        parser = span_parser(gold.project.taxonomy, name, run.level)
+    taxonomy = run.project.taxonomy  # an imported run may have no gold version
+    if not is_mafalda_taxonomy(taxonomy):
+        parser = span_parser(taxonomy, name, run.level)
         return get_parser(parser) if isinstance(parser, str) else parser
     if name == "keyword":
         return get_parser("keyword")
+    gold = run.gold_standard
     level_labels = [label.name for label in task_labels(gold, run.level)]
     aliases = taxonomy_mapping(gold.project.taxonomy).aliases if run.level == 2 else {}
     return make_parser(name, labels=level_labels, aliases=dict(aliases))

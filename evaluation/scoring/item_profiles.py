@@ -37,6 +37,11 @@ An answer the reading cannot use at all (no label, no "no fallacy") scores -1 un
 ``normalise_labels`` (one wrong answer) and 0 under the authors' reading (their script adds
 nothing when ``logic_error`` is neither yes nor no).
 
+- ``flagged_empty_usable`` (authors' reading): an answer whose ``logic_error`` is yes is
+  scored even when it names no label (``True``, the authors': ``logic_fallacies`` ``""`` or
+  ``[""]`` is one empty piece, a substring of every gold cell, so +1; ``[]`` scores 0), or
+  counts as unusable (``False``: 0).
+
 Detection (detection fields):
 
 - ``recall``: ``"textbook"`` TP/(TP+FN), or ``"authors"``: TP'/(TP'+FN') with
@@ -92,6 +97,7 @@ class ItemProfile:
     pad_benign: bool = False
     round_f1: int | None = None
     strip_gold_pieces: bool = True
+    flagged_empty_usable: bool = False
 
     def switches(self) -> dict[str, Any]:
         return {k: v for k, v in asdict(self).items() if k not in ("name", "description")}
@@ -123,6 +129,7 @@ PROFILES: dict[str, ItemProfile] = {
         pad_benign=True,
         round_f1=3,
         strip_gold_pieces=False,
+        flagged_empty_usable=True,
     ),
 }
 #: the profiles that apply to a benchmark's projects, besides ``definition``
@@ -204,7 +211,8 @@ def read_answer(
     no = error is False or (error is None and len(said) == 1 and said[0] in NO_FALLACY_WORDS)
     if no:
         return Reading([], True, True, [])
-    return Reading(pieces, False, bool(said), [])
+    flagged = error is True and profile.flagged_empty_usable
+    return Reading(pieces, False, bool(said) or flagged, [])
 
 
 # --- categorisation S ---------------------------------------------------------------------

@@ -68,6 +68,27 @@ def test_admin_imports_model_outputs_and_sees_them_in_the_results(
     form.get_by_role("button", name="Import outputs").click()
     expect(page.get_by_test_id("outputs-imported")).to_contain_text("gpt detection")
 
+    # SmartyPat-shaped published outputs: whole records, the ids of two files prefixed
+    bench, benign = tmp_path / "bench.json", tmp_path / "benign.json"
+    record = {"sentence": "...", "logic_error": "yes", "logic_fallacies": ["Ad hominem"]}
+    bench.write_text(json.dumps([{"id": 1, **record}, {"id": 2, **record}]), encoding="utf-8")
+    benign.write_text(
+        json.dumps([{"id": 3, "logic_error": "no", "logic_fallacies": []}]), encoding="utf-8"
+    )
+    form.get_by_label("Form field").select_option("types")
+    form.get_by_label("Run name").fill("smarty records")
+    form.get_by_label("Outputs file").set_input_files(bench)
+    form.get_by_test_id("outputs-whole-record").check()
+    form.get_by_label("Id prefix (optional)").fill("s")
+    form.get_by_test_id("outputs-more-file").set_input_files(benign)
+    form.get_by_label("Its id prefix").fill("s")
+    form.get_by_role("button", name="Import outputs").click()
+    expect(page.get_by_test_id("outputs-imported")).to_contain_text("smarty records")
+    runs = api(page, base, "GET", f"/api/evaluation/runs/?project={project}")["results"]
+    [smarty] = [run for run in runs if run["name"] == "smarty records"]
+    outputs = api(page, base, "GET", f"/api/evaluation/runs/{smarty['id']}/requests/")
+    assert outputs["count"] == 3, outputs
+
     page.goto(f"{base}/projects/{project}/results/")
     row = page.locator('[data-testid=results-row][data-row="|gpt-x|"]')
     expect(row).to_be_visible()

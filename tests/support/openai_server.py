@@ -231,10 +231,12 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if state.delay:
                 time.sleep(state.delay)
-            self._answer(body, prompt, chat)
         finally:
+            # counted out before the answer is written: a client that has its answer may send
+            # its next request before this thread runs again
             with state._lock:
                 state.in_flight -= 1
+        self._answer(body, prompt, chat)
 
     def _answer(self, body: dict[str, Any], prompt: str, chat: bool) -> None:
         if not self._authorized():

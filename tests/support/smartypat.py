@@ -93,6 +93,51 @@ AUTHORS_PER_TYPE = {
     "contextomy": 1.0,
 }
 
+# Label counts of the ranked answers: the definition reads every item by the normalisation
+# rules (each label once per item); the authors read the fallacious items' pieces as
+# written (untrimmed list items, numbers and joiners kept).
+DEFINITION_PREDICTED = {
+    "false analogy": 1,
+    "equivocation": 2,
+    "false premise": 2,
+    "accident fallacy": 2,
+    "false cause": 1,
+    "wrong direction": 1,
+    "contextomy": 1,
+    "no fallacy": 2,
+}
+DEFINITION_GOLD_COUNTS = {
+    "false analogy": 1,
+    "equivocation": 2,
+    "false premise": 1,
+    "accident fallacy": 1,
+    "nominal fallacy": 1,
+    "false cause": 1,
+    "contextomy": 1,
+    "no fallacy": 2,
+}
+AUTHORS_PREDICTED = {
+    "false analogy": 1,
+    " equivocation": 1,
+    "1. false premise": 1,
+    "2. accident fallacy": 1,
+    "false_cause > accident_fallacy": 1,
+    "no fallacy": 1,
+    "cause": 1,
+    "wrong direction": 1,
+    "contextomy": 1,
+    "equivocation": 1,
+}
+AUTHORS_GOLD_COUNTS = {
+    "false analogy": 1,
+    "equivocation": 2,
+    "false premise": 1,
+    "accident fallacy": 1,
+    "nominal fallacy": 1,
+    "false cause": 1,
+    "contextomy": 1,
+}
+
 
 def write_files(folder: Path) -> tuple[Path, Path]:
     """The bench file (headerless, four columns) and the benign file (one column)."""
@@ -109,3 +154,18 @@ def write_files(folder: Path) -> tuple[Path, Path]:
 def item_texts() -> list[str]:
     """The items' texts in import order (the rewrites, then the benign sentences)."""
     return [*REWRITES, *BENIGN]
+
+
+def write_outputs(folder: Path) -> tuple[Path, Path]:
+    """The model's outputs as published: a JSON array per file (bench, benign), each
+    record ``{id, sentence, logic_error, logic_fallacies, details}`` with the ids 1..N of
+    its own file."""
+    paths = folder / "model_bench.json", folder / "model_benign.json"
+    parts = (RECORDS[:6], item_texts()[:6]), (RECORDS[6:], BENIGN)
+    for path, (records, sentences) in zip(paths, parts, strict=True):
+        array = [
+            {"id": i + 1, "sentence": sentence, **record, "details": "Explained at length."}
+            for i, (record, sentence) in enumerate(zip(records, sentences, strict=True))
+        ]
+        path.write_text(json.dumps(array, indent=2), encoding="utf-8")
+    return paths

@@ -7,7 +7,9 @@ smartypat), kind ``items`` and the preset's taxonomy (unless ``--taxonomy`` is g
 ``items`` reads any CSV or JSON Lines file through ``--columns`` (a JSON mapping, see
 ``annotations.importing.formats.item_columns``). ``smartypat`` files come with or without
 a header; ``--text-column rewrite|post|NAME|N`` picks the item text
-(``annotations.importing.formats.smartypat``).
+(``annotations.importing.formats.smartypat``). ``--set-metadata KEY=VALUE`` (repeatable)
+writes a key on every item of the file (``split=bench``: a headerless published file says
+nothing of its split; the Results tab offers the values as subsets).
 
 All or nothing: a bad record stops the import, names file, line and field, and leaves the
 database as it was (the project too, when this command would have created it).
@@ -38,6 +40,7 @@ from annotations.importing.items import (
     ItemImportError,
     ItemImportReport,
     import_items,
+    parse_set_metadata,
 )
 from annotations.models import Project, Taxonomy
 from annotations.services.projects import create_project
@@ -89,6 +92,14 @@ class Command(BaseCommand):
             "the rewrite in a file without a header, else the post)",
         )
         parser.add_argument(
+            "--set-metadata",
+            dest="set_metadata",
+            action="append",
+            metavar="KEY=VALUE",
+            help="item formats: a metadata key written on every item of the file, e.g. "
+            "split=bench (repeatable); offered as a subset on the Results tab",
+        )
+        parser.add_argument(
             "--columns",
             help='items format: JSON column mapping, e.g. \'{"text": "post", "id": "pid"}\'',
         )
@@ -103,11 +114,20 @@ class Command(BaseCommand):
         form_preset: str | None,
         columns: str | None,
         text_column: str | None = None,
+        set_metadata: list[str] | None = None,
         **options,
     ) -> None:
         file_format: str = options["format"]
         if text_column and file_format != "smartypat":
             raise CommandError("--text-column goes with --format smartypat")
+        if set_metadata and file_format not in ITEM_FORMATS:
+            raise CommandError(
+                f"--set-metadata goes with the item formats ({', '.join(ITEM_FORMATS)})"
+            )
+        try:
+            metadata = parse_set_metadata(set_metadata)
+        except ItemImportError as error:
+            raise CommandError(str(error).replace("set_metadata:", "--set-metadata:")) from error
         mapping: Any = None
         if file_format == "items":
             if not columns:
@@ -129,7 +149,14 @@ class Command(BaseCommand):
             with transaction.atomic():
                 if file_format in ITEM_FORMATS:
                     report = self._import_items(
-                        path, file_format, project, taxonomy, form_preset, mapping, text_column
+                        path,
+                        file_format,
+                        project,
+                        taxonomy,
+                        form_preset,
+                        mapping,
+                        text_column,
+                        metadata,
                     )
                 else:
                     report = self._import(
@@ -181,6 +208,7 @@ class Command(BaseCommand):
         form_preset: str | None,
         mapping: Any,
         text_column: str | None = None,
+        metadata: dict[str, str] | None = None,
     ) -> ItemImportReport:
         project = Project.objects.filter(name=project_name).first()
         if project is None:
@@ -205,6 +233,7 @@ class Command(BaseCommand):
             format=file_format,
             columns=mapping,
             text_column=text_column,
+            set_metadata=metadata,
         )
 
 

@@ -1,11 +1,15 @@
 """``manage.py import_run PATH --project NAME --name RUNNAME [--gold-version N]``, and for
-item projects ``--field FIELD [--id-column C] [--output-column C]``.
+item projects ``PATH [PATH ...] --field FIELD [--id-column C] [--output-column C|*]
+[--id-prefix P ...]``.
 
 A span project: a raw-results JSONL (``{text, prediction: {sentence: raw output}}``)
 becomes a finished model run. An item project: one record per item with its id and the
 model's raw answer (JSON Lines ``{"id", "output"}``, a JSON array of them, or CSV) becomes
-a finished item run answering ``--field``, parsed and scored at once. All or nothing: a
-bad record names file, line and field and writes nothing.
+a finished item run answering ``--field``, parsed and scored at once; several files make
+one run (a model's bench and benign outputs), ``--id-prefix`` given once per file in order
+(``''`` for none) puts a prefix before their ids, and ``--output-column '*'`` takes each
+whole record as the answer (SmartyPat's published ``{id, logic_error, logic_fallacies}``).
+All or nothing: a bad record names file, line and field and writes nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.importing.formats import DatasetFormatError
 from annotations.models import GoldStandard, Project
-from evaluation.items.imports import import_item_run
+from evaluation.items.imports import OutputsFile, import_item_run
 from evaluation.models import ModelRun
 from evaluation.runs.imports import RunImportError, import_run
 
@@ -29,7 +33,13 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("path", type=Path, help="the outputs file")
+        parser.add_argument(
+            "paths",
+            nargs="+",
+            type=Path,
+            metavar="path",
+            help="the outputs file (item projects: one or more, all for one run)",
+        )
         parser.add_argument("--project", required=True, help="project name")
         parser.add_argument("--name", required=True, help="run name (unique in the project)")
         parser.add_argument(
@@ -44,28 +54,42 @@ class Command(BaseCommand):
         parser.add_argument(
             "--output-column",
             default="",
-            help='item projects: key or column of the raw answer ("output")',
+            help='item projects: key or column of the raw answer ("output"); "*": the whole '
+            "record as JSON (SmartyPat's published outputs)",
+        )
+        parser.add_argument(
+            "--id-prefix",
+            action="append",
+            default=None,
+            help="item projects: put before each id of a file, given once per file in order "
+            "(e.g. --id-prefix '' --id-prefix good- for bench and benign outputs)",
         )
         parser.add_argument("--backend", default="", help="e.g. vllm, transformers, openai")
         parser.add_argument("--model-name", default="", help="the model's name or path")
 
     def handle(self, *args, **options) -> None:
-        path: Path = options["path"]
-        if not path.is_file():
-            raise CommandError(f"{path}: no such file")
+        paths: list[Path] = options["paths"]
+        for path in paths:
+            if not path.is_file():
+                raise CommandError(f"{path}: no such file")
         project = Project.objects.filter(name=options["project"]).first()
         if project is None:
             raise CommandError(f"no project named {options['project']!r}")
         try:
             if project.kind == "items" or options["field"]:
-                run = self.item_run(project, path, options)
+                run = self.item_run(project, paths, options)
             else:
-                run = self.span_run(project, path, options)
+                if len(paths) > 1 or options["id_prefix"]:
+                    raise CommandError(
+                        "several files and --id-prefix are for item projects; a span run is "
+                        "one raw-results JSONL"
+                    )
+                run = self.span_run(project, paths[0], options)
         except (DatasetFormatError, RunImportError) as error:
             raise CommandError(str(error)) from error
         self.stdout.write(self.style.SUCCESS(summary(run)))
 
-    def item_run(self, project: Project, path: Path, options: dict[str, Any]) -> ModelRun:
+    def item_run(self, project: Project, paths: list[Path], options: dict[str, Any]) -> ModelRun:
         if not options["field"] and project.kind == "items":
             raise CommandError(
                 f"project {project.name!r} is an item project: name the form field the outputs "
@@ -74,9 +98,20 @@ class Command(BaseCommand):
             )
         if options["gold_version"] is not None:
             raise CommandError("--gold-version is for span projects; item runs have none")
+        prefixes = options["id_prefix"] or [""] * len(paths)
+        if len(prefixes) != len(paths):
+            raise CommandError(
+                f"--id-prefix: given {len(prefixes)} times for {len(paths)} files; give it once "
+                "per file, in order ('' for none), or not at all"
+            )
         return import_item_run(
             project=project,
-            path=path,
+            path=paths[0],
+            id_prefix=prefixes[0],
+            extra_files=[
+                OutputsFile(path, id_prefix=prefix)
+                for path, prefix in zip(paths[1:], prefixes[1:], strict=True)
+            ],
             name=options["name"],
             field=options["field"],
             id_column=options["id_column"],

@@ -363,3 +363,115 @@ def test_api_imports_item_outputs_and_reports_bad_lines(
     client.force_authenticate(annotator)
     code, _ = upload(client, project, "types.jsonl", jsonl(RANKED), name="z", field="types")
     assert code == 404
+
+
+def named_file(file_name: str, text: str) -> io.BytesIO:
+    file = io.BytesIO(text.encode("utf-8"))
+    file.name = file_name
+    return file
+
+
+def test_api_makes_one_run_of_several_files_with_id_prefixes_and_list_answers(
+    project: Project, admin: User
+) -> None:
+    client = APIClient()
+    client.force_authenticate(admin)
+    array = json.dumps(
+        [{"id": 1, "labels": ["Ad hominem", "Strawman"]}, {"id": 2, "labels": "False dilemma"}]
+    )
+    files = [named_file("a.json", array), named_file("b.csv", "id,labels\n6,strawman\n")]
+    fields = {"name": "two files", "field": "types", "output_column": "labels"}
+    response = client.post(
+        API.format(project.pk),
+        {"file": files, "id_prefix": ["p", ""], **fields},
+        format="multipart",
+    )
+    assert response.status_code == 201, response.json()
+    run = ModelRun.objects.get(pk=response.json()["run"]["id"])
+    assert stored_answers(run) == {
+        "p1": ["Ad hominem", "Strawman"],
+        "p2": ["False dilemma"],
+        "6": ["Strawman"],
+    }
+    assert run.config["outputs"] == 3 and run.config["missing"] == 3
+    assert [part["id_prefix"] for part in run.config["files"]] == ["p", ""]
+
+    before = ModelRun.objects.count(), RunOutput.objects.count()
+    again = [named_file("a.json", array), named_file("b.csv", "id,labels\np1,strawman\n")]
+    response = client.post(
+        API.format(project.pk),
+        {"file": again, "id_prefix": ["p", ""], **fields, "name": "dup"},
+        format="multipart",
+    )
+    assert response.json() == {"file": ["b.csv:2: id: same id 'p1' as a.json line 1"]}
+    response = client.post(
+        API.format(project.pk),
+        {"file": [named_file("a.json", array)], "id_prefix": ["p", "q"], **fields},
+        format="multipart",
+    )
+    assert response.status_code == 400 and "given 2 times for 1 files" in str(response.json())
+    assert (ModelRun.objects.count(), RunOutput.objects.count()) == before
+
+
+def test_whole_records_are_the_answers_with_output_column_star(project: Project) -> None:
+    csv_text = "id,logic_error,logic_fallacies\np1,yes,Ad hominem\np3,no,\n"
+    run = import_item_run(
+        project=project,
+        path=io.StringIO(csv_text),
+        file_name="whole.csv",
+        name="whole",
+        field="types",
+        output_column="*",
+    )
+    assert stored_answers(run) == {"p1": ["Ad hominem"], "p3": []}
+    raw = RunOutput.objects.get(run=run, document__external_id="p1").raw_output
+    assert json.loads(raw) == {"id": "p1", "logic_error": "yes", "logic_fallacies": "Ad hominem"}
+
+
+def test_the_import_tab_api_writes_metadata_keys_on_every_item(
+    project: Project, admin: User
+) -> None:
+    client = APIClient()
+    client.force_authenticate(admin)
+    lines = jsonl([{"id": "n1", "text": "New one.", "types": [], "bad": False}])
+    body = {
+        "format": "items",
+        "columns": json.dumps({"text": "text", "id": "id", "labels": "types", "detection": "bad"}),
+    }
+    url = f"/api/projects/{project.pk}/imports/"
+    response = client.post(
+        url,
+        {"file": named_file("new.jsonl", lines), "set_metadata": ["split", "x=y"], **body},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert "'split' is not key=value" in response.json()["set_metadata"][0]
+    response = client.post(
+        url,
+        {"file": named_file("new.jsonl", lines), "set_metadata": ["split=extra"], **body},
+        format="multipart",
+    )
+    assert response.status_code == 201 and response.json()["status"] == "succeeded"
+    assert project.documents.get(external_id="n1").metadata["split"] == "extra"
+    assert "split" not in project.documents.get(external_id="p1").metadata
+
+
+def test_an_imported_item_runs_requests_show_what_its_scoring_read(
+    project: Project, admin: User
+) -> None:
+    run = import_item_run(
+        project=project,
+        path=io.StringIO(jsonl(RANKED)),
+        file_name="a.jsonl",
+        name="r",
+        field="types",
+    )
+    client = APIClient()
+    client.force_authenticate(admin)
+    url = f"/api/evaluation/runs/{run.pk}/requests/"
+    response = client.get(url)
+    assert response.status_code == 200, response.content
+    read = {row["raw_output"]: row["parsed_labels"] for row in response.json()["results"]}
+    assert read["1. Ad hominem\n2. Strawman"] == ["Ad hominem", "Strawman"]
+    unreadable = client.get(url, {"unparseable": "true"}).json()["results"]
+    assert [row["raw_output"] for row in unreadable] == ["I cannot tell."]

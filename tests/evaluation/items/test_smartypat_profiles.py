@@ -9,24 +9,31 @@ from __future__ import annotations
 import io
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from annotations.form_presets import form_preset
+from annotations.items import parse_form
 from annotations.models import Project
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.backends import Backend, GenerationResult, ModelSpec
 from evaluation.items.launch import launch_item_runs
+from evaluation.items.leaderboard.answers import subset_options
 from evaluation.items.runs import profile_of_column, project_benchmark
-from evaluation.models import PromptVariant, RunScore
+from evaluation.models import ModelRun, PromptVariant, RunScore
 from tests.support.smartypat import (
     ANSWERS,
+    AUTHORS_GOLD_COUNTS,
     AUTHORS_PER_TYPE,
+    AUTHORS_PREDICTED,
     AUTHORS_S,
+    DEFINITION_GOLD_COUNTS,
     DEFINITION_PER_TYPE,
+    DEFINITION_PREDICTED,
     DETECTION_ANSWERS,
     item_texts,
     write_files,
+    write_outputs,
 )
 
 
@@ -145,3 +152,104 @@ def test_which_projects_get_the_authors_profile() -> None:
         name="Older", taxonomy=install_preset(name="smartypat"), kind="items", form=plain_form
     )
     assert project_benchmark(older) == "smartypat"  # made before forms named it
+
+
+@pytest.mark.django_db
+def test_published_output_arrays_import_into_a_headerless_smartypat_project(tmp_path):
+    bench, benign = write_files(tmp_path)
+    for path, split in ((bench, "bench"), (benign, "benign")):
+        call_command(
+            "import_dataset",
+            str(path),
+            format="smartypat",
+            project="SPB",
+            set_metadata=[f"split={split}"],
+            stdout=io.StringIO(),
+        )
+    project = Project.objects.get(name="SPB")
+    form = parse_form(project.form)
+    assert {"name": "split=bench", "items": 6} in subset_options(project, form)
+    assert {"name": "split=benign", "items": 2} in subset_options(project, form)
+    outputs = [str(path) for path in write_outputs(tmp_path)]
+    reports = {}
+    for field in ("types", "fallacious"):
+        out = io.StringIO()
+        call_command(
+            "import_run",
+            *outputs,
+            project="SPB",
+            name=f"claude {field}",
+            field=field,
+            output_column="*",
+            id_prefix=["", "good-"],
+            stdout=out,
+        )
+        assert "8 outputs, 0 items missing" in out.getvalue()
+        run = ModelRun.objects.get(name=f"claude {field}")
+        assert run.imported and run.config["files"] == [
+            {"file": "model_bench.json", "id_prefix": "", "outputs": 6},
+            {"file": "model_benign.json", "id_prefix": "good-", "outputs": 2},
+        ]
+        reports[field] = {
+            profile_of_column(row.profile): row.report
+            for row in RunScore.objects.filter(run=run, gold_standard=None)
+        }
+
+    ranked = reports["types"]["definition"]
+    assert ranked["predicted_counts"] == DEFINITION_PREDICTED
+    assert ranked["gold_counts"] == DEFINITION_GOLD_COUNTS
+    assert ranked["primary"] == {"name": "mean_s", "value": pytest.approx(1.0 / 8)}
+    assert ranked["metrics"]["sum_s"] == pytest.approx(1.0)
+    assert ranked["metrics"]["per_type_accuracy"] == DEFINITION_PER_TYPE
+    assert ranked["unreadable_labels"]["examples"] == ["Cause", "Equivokation"]
+    authors = reports["types"]["authors-smartypat"]
+    assert authors["per_item_s"] == pytest.approx(AUTHORS_S)
+    assert authors["primary"] == {"name": "sum_s", "value": pytest.approx(-3.18)}
+    assert authors["metrics"]["per_type_accuracy"] == AUTHORS_PER_TYPE
+    assert authors["predicted_counts"] == AUTHORS_PREDICTED
+    assert authors["gold_counts"] == AUTHORS_GOLD_COUNTS
+
+    # detection: yes on items 1-3, 5, 6 and benign 2; no on item 4 and benign 1
+    detection = reports["fallacious"]["definition"]
+    assert detection["metrics"]["precision"] == pytest.approx(5 / 6)
+    assert detection["metrics"]["recall"] == pytest.approx(5 / 6)
+    assert detection["unparseable"]["count"] == 0
+    theirs = reports["fallacious"]["authors-smartypat"]
+    # benign padded to 6: yes 1, no 6 - 1 = 5; TP' = 5/6, FN' = 1/(1 + 5)
+    assert theirs["counts"] == {
+        "yes_fallacious": 5,
+        "no_fallacious": 1,
+        "yes_benign": 1,
+        "no_benign": 5,
+    }
+    assert theirs["metrics"]["recall"] == pytest.approx((5 / 6) / (5 / 6 + 1 / 6))
+    assert theirs["primary"] == {"name": "f1", "value": 0.833}
+
+
+@pytest.mark.django_db
+def test_bench_and_benign_outputs_refuse_a_shared_id_or_uneven_prefixes(tmp_path):
+    bench, benign = write_files(tmp_path)
+    for path in (bench, benign):
+        call_command(
+            "import_dataset", str(path), format="smartypat", project="SPB", stdout=io.StringIO()
+        )
+    outputs = [str(path) for path in write_outputs(tmp_path)]
+    common = {"project": "SPB", "name": "x", "field": "types", "output_column": "*"}
+    with pytest.raises(CommandError) as refused:  # benign ids 1, 2 without their prefix
+        call_command("import_run", *outputs, **common)
+    assert str(refused.value) == "model_benign.json:2: id: same id '1' as model_bench.json line 2"
+    with pytest.raises(CommandError, match="--id-prefix: given 1 times for 2 files"):
+        call_command("import_run", *outputs, id_prefix=["good-"], **common)
+    with pytest.raises(CommandError) as refused:
+        call_command("import_run", outputs[0], project="SPB", name="x", field="types")
+    assert "output: required field is missing (the output column '*' takes" in str(refused.value)
+    with pytest.raises(CommandError, match="--set-metadata: 'gold' is a key the item layout"):
+        call_command(
+            "import_dataset",
+            str(bench),
+            format="smartypat",
+            project="SPB",
+            set_metadata=["gold=x"],
+            stdout=io.StringIO(),
+        )
+    assert not ModelRun.objects.exists()

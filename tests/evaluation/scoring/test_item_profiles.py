@@ -266,3 +266,35 @@ def test_a_persons_answers_score_under_both_profiles() -> None:
     )
     assert theirs["per_item_s"] == [1.0] * 6 and theirs["primary"]["value"] == 6.0
     assert theirs["metrics"]["per_type_accuracy"]["false analogy"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("fallacies", "authors_s", "switched_off_s"),
+    [
+        ("", 1.0, 0.0),  # one empty piece, a substring of every gold cell
+        ([""], 1.0, 0.0),
+        ([], 0.0, 0.0),  # no piece: nothing added
+        ("False Premise, ", 1.5, 1.5),  # 1 for the label, +1/2 for the empty piece
+    ],
+)
+def test_logic_error_yes_without_labels_is_scored_as_the_authors_script_does(
+    fallacies, authors_s, switched_off_s
+) -> None:
+    answer = json.dumps({"logic_error": "yes", "logic_fallacies": fallacies})
+
+    def item_s(profile) -> dict:
+        return categorisation(
+            [["false premise"]],
+            [answer],
+            profile=profile,
+            labels=LABELS,
+            gold_texts=["False Premise"],
+        )
+
+    theirs = item_s(authors())
+    assert theirs["per_item_s"] == [authors_s] and theirs["unusable"] == 0
+    off = item_s(authors(flagged_empty_usable=False))
+    assert off["per_item_s"] == [switched_off_s]
+    assert off["unusable"] == (0 if switched_off_s else 1)
+    assert authors().switches()["flagged_empty_usable"] is True
+    assert PROFILES[DEFINITION].switches()["flagged_empty_usable"] is False

@@ -6,19 +6,23 @@ import { type HttpResult, parseBody } from "../../lib/http";
 
 export type FormValue = string | number | boolean | Blob | null | undefined;
 
-/** FormData of the given values, leaving out empty ones (undefined, null, ""). */
-export function toFormData(fields: Record<string, FormValue>): FormData {
+/** FormData of the given values, leaving out empty ones (undefined, null, ""); a list is
+ * sent as repeated parts, every item kept (an empty string too, so lists stay aligned). */
+export function toFormData(fields: Record<string, FormValue | FormValue[]>): FormData {
   const data = new FormData();
-  for (const [k, v] of Object.entries(fields)) {
-    if (v === undefined || v === null || v === "") continue;
+  const add = (k: string, v: FormValue) => {
     if (v instanceof Blob) data.append(k, v, (v as File).name ?? k);
-    else data.append(k, String(v));
+    else data.append(k, String(v ?? ""));
+  };
+  for (const [k, v] of Object.entries(fields)) {
+    if (Array.isArray(v)) v.forEach((item) => add(k, item));
+    else if (v !== undefined && v !== null && v !== "") add(k, v);
   }
   return data;
 }
 
 /** POST a multipart form (a file upload); no timeout, uploads may be large. */
-export async function sendMultipart(url: string, fields: Record<string, FormValue>, method = "POST"): Promise<HttpResult> {
+export async function sendMultipart(url: string, fields: Record<string, FormValue | FormValue[]>, method = "POST"): Promise<HttpResult> {
   await ensureCsrf();
   const headers: Record<string, string> = { Accept: "application/json" };
   const token = cookie("csrftoken");

@@ -3,7 +3,7 @@
 
 import { useRef, useState } from "preact/hooks";
 import { ErrorSummary } from "../../../components/FieldErrors";
-import { FileDrop, Select, sendMultipart, submitForm } from "../../../components/form";
+import { FileDrop, Select, TextField, sendMultipart, submitForm } from "../../../components/form";
 import { type FormErrors, NO_ERRORS, messagesFor } from "../../../lib/formErrors";
 import type { CsvInspection, ImportFormat, ImportJob, ProjectKind } from "../../../types";
 import { FORMATS, guessFormat } from "../shared/importJob";
@@ -12,7 +12,7 @@ import { type ItemMapping, buildItemColumns, formatsFor, guessItemMapping } from
 import { CsvColumns } from "./CsvColumns";
 import { ItemColumns } from "./ItemColumns";
 
-const FIELD_NAMES: Record<string, string> = { file: "File", format: "Format", text_column: "Text column", id_column: "Id column", columns: "Column mapping" };
+const FIELD_NAMES: Record<string, string> = { file: "File", format: "Format", text_column: "Text column", id_column: "Id column", columns: "Column mapping", set_metadata: "Metadata" };
 const NO_MAPPING: ItemMapping = { columns: {}, optionsMode: "none", optionColumns: [] };
 
 /** Formats that need the file's columns before uploading. */
@@ -32,6 +32,7 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
   const [columns, setColumns] = useState({ text: "", id: "" });
   const [mapping, setMapping] = useState<ItemMapping>(NO_MAPPING);
   const [smartypatText, setSmartypatText] = useState("");
+  const [metadata, setMetadata] = useState("");
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [busy, setBusy] = useState<string | null>(null);
   // Only the latest inspection counts: changing the format, then the file, sends two, and
@@ -85,6 +86,7 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
         text_column: format === "csv" ? columns.text : format === "smartypat" && smartypatText ? smartypatText : undefined,
         id_column: format === "csv" ? columns.id : undefined,
         columns: itemColumns,
+        set_metadata: kind === "items" && metadata.trim() ? metadata.trim() : undefined,
       });
     await submitForm(request, {
       setBusy: (on) => setBusy(on ? "Uploading…" : null),
@@ -141,6 +143,22 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
             messages={messagesFor(errors, "text_column")}
             hint="Files with or without a header; a one-column file holds benign (sound) sentences."
             testId="import-smartypat-text"
+          />
+        </div>
+      )}
+      {kind === "items" && (
+        <div class="field-row">
+          <TextField
+            id="import-metadata"
+            label="Metadata on every item (optional)"
+            path="set_metadata"
+            class="grow"
+            value={metadata}
+            onValue={setMetadata}
+            placeholder="split=bench"
+            messages={messagesFor(errors, "set_metadata")}
+            hint="key=value, written on each item of this file; the Results tab offers its values as subsets (split=bench, split=benign)."
+            testId="import-metadata"
           />
         </div>
       )}

@@ -12,7 +12,7 @@ import { EMPTY_OUTPUTS, type OutputsChoice, answeredFields, buildOutputsImport, 
 /** The run the import created (the API's Run, with the form field it answers). */
 type ImportedRun = Run & { field?: string };
 
-const FIELD_NAMES: Record<string, string> = { file: "File", name: "Run name", field: "Form field", id_column: "Id column", output_column: "Output column", model_name: "Model" };
+const FIELD_NAMES: Record<string, string> = { file: "File", name: "Run name", field: "Form field", id_column: "Id column", output_column: "Output column", id_prefix: "Id prefix", model_name: "Model" };
 
 export function OutputsImport({ projectId, form }: { projectId: number; form?: ItemForm | Record<string, never> }) {
   const fields = answeredFields(form);
@@ -70,7 +70,7 @@ export function OutputsImport({ projectId, form }: { projectId: number; form?: I
         Import model outputs
       </h2>
       <p class="muted small">
-        A model's published answers, one record per item: JSON Lines <code>{'{"id": …, "output": …}'}</code>, a JSON array of them, or CSV with an id and an output column. The ids are those the items were imported with. The run is marked imported, read by the field's parser, scored, and listed on the Results tab.
+        A model's published answers, one record per item: JSON Lines <code>{'{"id": …, "output": …}'}</code>, a JSON array of them, or CSV with an id and an output column. The ids are those the items were imported with. The run is marked imported, read by the field's parser, scored, and listed on the Results tab. SmartyPat's published outputs: take whole records, add the benign file as a second file with the id prefix <code>good-</code>.
       </p>
       <ErrorSummary errors={errors} describe={(p) => FIELD_NAMES[p] ?? p} title="Nothing was imported:" testId="outputs-import-errors" />
       {fields.length === 0 ? (
@@ -83,6 +83,17 @@ export function OutputsImport({ projectId, form }: { projectId: number; form?: I
             <TextField id="outputs-model" label="Model (optional)" path="model_name" class="grow" value={choice.modelName} onValue={(modelName) => set({ modelName })} messages={messagesFor(errors, "model_name")} testId="outputs-model" />
           </div>
           <FileDrop id="outputs-file" label="Outputs file" accept=".jsonl,.json,.ndjson,.csv,.tsv,.txt" file={choice.file} onFile={(f) => void pick(f)} messages={messagesFor(errors, "file")} testId="outputs-file" hint="Every record is checked first: an unknown or repeated id, or a line that cannot be read, imports nothing and names the line." />
+          <div class="field-row">
+            <label class="check-option grow">
+              <input type="checkbox" checked={!!choice.wholeRecord} onChange={(e) => set({ wholeRecord: (e.target as HTMLInputElement).checked })} data-testid="outputs-whole-record" /> The whole record is the answer (records such as{" "}
+              <code>{'{"id", "logic_error", "logic_fallacies"}'}</code>)
+            </label>
+            <TextField id="outputs-id-prefix" label="Id prefix (optional)" path="id_prefix" class="grow" value={choice.idPrefix ?? ""} onValue={(idPrefix) => set({ idPrefix })} messages={messagesFor(errors, "id_prefix")} testId="outputs-id-prefix" />
+          </div>
+          <div class="field-row">
+            <FileDrop id="outputs-more-file" label="Second file of the same run (optional)" accept=".jsonl,.json,.ndjson,.csv,.tsv,.txt" file={choice.moreFile ?? null} onFile={(moreFile) => set({ moreFile })} testId="outputs-more-file" hint="E.g. the benign outputs beside the bench ones; ids must not repeat across the files." />
+            {choice.moreFile && <TextField id="outputs-more-prefix" label="Its id prefix" path="id_prefix" class="grow" value={choice.moreIdPrefix ?? ""} onValue={(moreIdPrefix) => set({ moreIdPrefix })} placeholder="good-" testId="outputs-more-prefix" />}
+          </div>
           {csv && (
             <div class="field-row" data-testid="outputs-columns">
               <Select id="outputs-id-column" label="Id column" path="id_column" value={choice.idColumn} onValue={(idColumn) => set({ idColumn })} options={columns} placeholder="Choose…" messages={messagesFor(errors, "id_column")} testId="outputs-id-column" />

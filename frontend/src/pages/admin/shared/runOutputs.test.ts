@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { toFormData } from "../../../components/form/multipart";
 import { EMPTY_OUTPUTS, answeredFields, buildOutputsImport, guessOutputColumns, isJsonName } from "./runOutputs";
 
 const FORM = {
@@ -44,5 +45,19 @@ describe("model outputs import", () => {
     const csv = buildOutputsImport({ file: table, name: "gpt", modelName: "gpt-4o", field: "fallacious", idColumn: "post", outputColumn: "answer" });
     expect(csv.body).toEqual({ file: table, name: "gpt", field: "fallacious", model_name: "gpt-4o", id_column: "post", output_column: "answer" });
     expect(csv.errors).toEqual({ fields: {}, general: [] });
+  });
+
+  it("sends whole records, an id prefix, and a second file with its own prefix", () => {
+    const bench = new File(["[]"], "claude_bench.json");
+    const benign = new File(["[]"], "claude_benign.json");
+    const base = { ...EMPTY_OUTPUTS, file: bench, name: "claude", field: "types", wholeRecord: true };
+    expect(buildOutputsImport({ ...base, idPrefix: " p" }).body).toEqual({ file: bench, name: "claude", field: "types", output_column: "*", id_prefix: "p" });
+    const two = buildOutputsImport({ ...base, moreFile: benign, moreIdPrefix: "good-" }).body!;
+    expect(two).toEqual({ file: [bench, benign], name: "claude", field: "types", output_column: "*", id_prefix: ["", "good-"] });
+    const data = toFormData(two);
+    expect(data.getAll("file").map((f) => (f as File).name)).toEqual(["claude_bench.json", "claude_benign.json"]);
+    expect(data.getAll("id_prefix")).toEqual(["", "good-"]); // one prefix per file, the empty one kept
+    const table = new File(["id,logic_error\n"], "out.csv");
+    expect(buildOutputsImport({ ...base, file: table, idColumn: "id" }).body).toMatchObject({ id_column: "id", output_column: "*" });
   });
 });

@@ -1,6 +1,7 @@
 // Importing a model's published outputs into an item project: which form fields take
 // them, the id/output columns of a CSV file, and the request body (or what is missing).
 
+import type { FormValue } from "../../../components/form/multipart";
 import type { CsvInspection, ItemForm } from "../../../types";
 import type { FormErrors } from "../../../lib/formErrors";
 
@@ -14,9 +15,19 @@ export interface OutputsChoice {
   field: string;
   idColumn: string;
   outputColumn: string;
+  /** The whole record is the answer (output column "*"): SmartyPat's published outputs. */
+  wholeRecord?: boolean;
+  /** Put before every id of the file (benign outputs 1..N -> items good-1..N). */
+  idPrefix?: string;
+  /** A second file of the same run (the benign outputs) and its id prefix. */
+  moreFile?: File | null;
+  moreIdPrefix?: string;
 }
 
-export const EMPTY_OUTPUTS: OutputsChoice = { file: null, name: "", modelName: "", field: "", idColumn: "", outputColumn: "" };
+export const EMPTY_OUTPUTS: OutputsChoice = { file: null, name: "", modelName: "", field: "", idColumn: "", outputColumn: "", wholeRecord: false, idPrefix: "", moreFile: null, moreIdPrefix: "" };
+
+/** The output column of whole records. */
+export const WHOLE_RECORD = "*";
 
 /** The form fields whose answers can be imported, as select options. */
 export function answeredFields(form: ItemForm | Record<string, never> | undefined): { value: string; label: string }[] {
@@ -37,21 +48,28 @@ export function guessOutputColumns(inspection: CsvInspection): { idColumn: strin
 }
 
 /** The multipart body of POST /api/evaluation/projects/<id>/run-imports/, or the
- * messages of what the form still lacks. */
-export function buildOutputsImport(choice: OutputsChoice): { body: Record<string, string | File> | null; errors: FormErrors } {
+ * messages of what the form still lacks. Two files go as repeated `file` and `id_prefix`
+ * parts (one prefix per file, in order). */
+export function buildOutputsImport(choice: OutputsChoice): { body: Record<string, FormValue | FormValue[]> | null; errors: FormErrors } {
   const fields: Record<string, string[]> = {};
   if (!choice.file) fields.file = ["Choose the file of model outputs."];
   if (!choice.name.trim()) fields.name = ["Name the run."];
   if (!choice.field) fields.field = ["Choose the form field the outputs answer."];
   const csv = !!choice.file && !isJsonName(choice.file.name);
   if (csv && !choice.idColumn) fields.id_column = ["Choose the column of the item ids."];
-  if (csv && !choice.outputColumn) fields.output_column = ["Choose the column of the model's answers."];
+  if (csv && !choice.outputColumn && !choice.wholeRecord) fields.output_column = ["Choose the column of the model's answers."];
   if (Object.keys(fields).length || !choice.file) return { body: null, errors: { fields, general: [] } };
-  const body: Record<string, string | File> = { file: choice.file, name: choice.name.trim(), field: choice.field };
+  const body: Record<string, FormValue | FormValue[]> = { file: choice.file, name: choice.name.trim(), field: choice.field };
   if (choice.modelName.trim()) body.model_name = choice.modelName.trim();
   if (csv) {
     body.id_column = choice.idColumn;
     body.output_column = choice.outputColumn;
   }
+  if (choice.wholeRecord) body.output_column = WHOLE_RECORD;
+  const prefix = choice.idPrefix?.trim() ?? "";
+  if (choice.moreFile) {
+    body.file = [choice.file, choice.moreFile];
+    body.id_prefix = [prefix, choice.moreIdPrefix?.trim() ?? ""];
+  } else if (prefix) body.id_prefix = prefix;
   return { body, errors: { fields: {}, general: [] } };
 }
