@@ -68,6 +68,19 @@ class RunImportSerializer(serializers.Serializer):
     model_name = serializers.CharField(required=False, allow_blank=True, default="", max_length=255)
 
 
+def _file_errors_together(errors: dict[str, list[str]]) -> dict[str, list[str]]:
+    """``file[N]`` errors under ``file`` (as every upload answers), each naming its file:
+    ``{"file[1]": ["..."]}`` -> ``{"file": ["file 2: ..."]}``."""
+    out: dict[str, list[str]] = {}
+    for key, messages in errors.items():
+        if key.startswith("file[") and key.endswith("]") and key[5:-1].isdigit():
+            number = int(key[5:-1]) + 1
+            out.setdefault("file", []).extend(f"file {number}: {m}" for m in messages)
+        else:
+            out.setdefault(key, []).extend(messages)
+    return out
+
+
 def _import(request: Request, project: Project, data: dict) -> ModelRun:
     uploads = data["file"]
     common = {
@@ -148,7 +161,7 @@ class RunImportView(APIView):
         require_admin(request, project)
         body = RunImportSerializer(data=request.data)
         if not body.is_valid():
-            raise ValidationError(flatten_errors(body.errors))
+            raise ValidationError(_file_errors_together(flatten_errors(body.errors)))
         try:
             run = _import(request, project, body.validated_data)
         except RunImportError as error:

@@ -475,3 +475,18 @@ def test_an_imported_item_runs_requests_show_what_its_scoring_read(
     assert read["1. Ad hominem\n2. Strawman"] == ["Ad hominem", "Strawman"]
     unreadable = client.get(url, {"unparseable": "true"}).json()["results"]
     assert [row["raw_output"] for row in unreadable] == ["I cannot tell."]
+
+
+def test_api_names_an_empty_file_among_several_under_file(project: Project, admin: User) -> None:
+    client = APIClient()
+    client.force_authenticate(admin)
+    files = [named_file("a.jsonl", '{"id": "1", "output": "x"}\n'), named_file("b.jsonl", "")]
+    before = ModelRun.objects.count()
+    response = client.post(
+        API.format(project.pk),
+        {"file": files, "name": "empty second", "field": "types"},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert response.json() == {"file": ["file 2: The submitted file is empty."]}
+    assert ModelRun.objects.count() == before
