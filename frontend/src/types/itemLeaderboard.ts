@@ -28,16 +28,7 @@ export interface NeighbourTest {
   common_items: number;
   significant: boolean;
   alpha: number;
-  test: {
-    statistic: string;
-    units: number;
-    a: number;
-    b: number;
-    difference: number;
-    ci: [number, number];
-    p_value: number;
-    confidence: number;
-  } | null;
+  test: PairTest | null;
 }
 
 export interface Coverage {

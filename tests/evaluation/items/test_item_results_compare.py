@@ -13,12 +13,12 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
-from scipy import stats
 
 from evaluation.items.leaderboard import QueryError, item_leaderboard
 from evaluation.scoring.items import score_answers
 from evaluation.scoring.task_metrics import ranked_score
 from tests.support import item_results as world
+from tests.support.significance import scipy_paired
 
 pytestmark = pytest.mark.django_db
 
@@ -43,32 +43,6 @@ def _url(built: dict) -> str:
 
 def _s(gold: list[str], predicted: list[str]) -> float:
     return ranked_score(gold or [NO_FALLACY], predicted or [NO_FALLACY])
-
-
-def _scipy(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
-    """The paired bootstrap interval and randomisation p scipy gives (seed 0, 2000)."""
-
-    def diff(x, y, axis=-1):
-        return np.mean(x, axis=axis) - np.mean(y, axis=axis)
-
-    interval = stats.bootstrap(
-        (a, b),
-        diff,
-        paired=True,
-        vectorized=True,
-        n_resamples=2000,
-        method="percentile",
-        random_state=np.random.default_rng(0),
-    ).confidence_interval
-    p = stats.permutation_test(
-        (a, b),
-        diff,
-        permutation_type="samples",
-        vectorized=True,
-        n_resamples=2000,
-        random_state=np.random.default_rng(0),
-    ).pvalue
-    return interval.low, interval.high, p
 
 
 def test_top_k_accuracy_by_hand_up_to_the_ranking_length() -> None:
@@ -120,7 +94,7 @@ def test_any_two_rows_get_the_paired_test_scipy_gives(built: dict) -> None:
     types = tests[("definition", "types")]
     a = np.array([_s(g, p) for g, p in zip(world.GOLD_TYPES, world.TYPES["A"], strict=True)])
     h = np.array([_s(g, p) for g, p in zip(world.GOLD_TYPES, world.HUMAN_TYPES, strict=True)])
-    low, high, p = _scipy(a, h)
+    low, high, p = scipy_paired(a, h)
     assert types["metric"] == "mean_s" and types["common_items"] == 6
     assert types["test"]["difference"] == pytest.approx(float(np.mean(a - h)))
     assert types["test"]["ci"] == [pytest.approx(low), pytest.approx(high)]
@@ -131,7 +105,7 @@ def test_any_two_rows_get_the_paired_test_scipy_gives(built: dict) -> None:
     # A and the partial run C: compared on the two items both scored, C has no detection
     partial = item_leaderboard(project=built["project"], pair=("A", "C"))["compare"]
     tests = {(t["profile"], t["field"]): t for t in partial["tests"]}
-    low, high, p = _scipy(a[:2], np.array([1.0, 1.0]))
+    low, high, p = scipy_paired(a[:2], np.array([1.0, 1.0]))
     assert tests[("definition", "types")]["common_items"] == 2
     assert tests[("definition", "types")]["test"]["p_value"] == pytest.approx(p)
     assert tests[("definition", "fallacious")]["test"] is None
@@ -162,6 +136,6 @@ def test_the_results_command_compares_two_rows(built: dict) -> None:
     b = np.array([_s(g, p) for g, p in zip(world.GOLD_TYPES, world.TYPES["B"], strict=True)])
     a = np.array([_s(g, p) for g, p in zip(world.GOLD_TYPES, world.TYPES["A"], strict=True)])
     [types] = [t for t in found["tests"] if t["field"] == "types"]
-    assert types["test"]["p_value"] == pytest.approx(_scipy(a, b)[2])
+    assert types["test"]["p_value"] == pytest.approx(scipy_paired(a, b)[2])
     with pytest.raises(CommandError, match="--compare: compare: no row 'Z'"):
         call_command("results", "--project", name, "--compare", "A", "Z")

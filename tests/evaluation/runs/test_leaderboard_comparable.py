@@ -8,10 +8,8 @@ import csv
 import io
 from pathlib import Path
 
-import numpy as np
 import pytest
 from django.contrib.auth.models import User
-from scipy import stats
 
 from annotations.models import Membership
 from annotations.services.projects import add_member
@@ -23,34 +21,9 @@ from tests.support.runs import (
     client_for,
     twenty_text_world,
 )
+from tests.support.significance import scipy_paired
 
 pytestmark = pytest.mark.django_db
-
-
-def _mean_diff(x, y, axis=-1):
-    return np.mean(x, axis=axis) - np.mean(y, axis=axis)
-
-
-def _scipy_paired(a: list[float], b: list[float]) -> tuple[float, float, float]:
-    """The interval and p-value scipy gives for the same per-text scores (seed 0, 2000)."""
-    interval = stats.bootstrap(
-        (np.array(a), np.array(b)),
-        _mean_diff,
-        paired=True,
-        vectorized=True,
-        n_resamples=2000,
-        method="percentile",
-        random_state=np.random.default_rng(0),
-    ).confidence_interval
-    p = stats.permutation_test(
-        (np.array(a), np.array(b)),
-        _mean_diff,
-        permutation_type="samples",
-        vectorized=True,
-        n_resamples=2000,
-        random_state=np.random.default_rng(0),
-    ).pvalue
-    return interval.low, interval.high, p
 
 
 @pytest.fixture
@@ -87,7 +60,7 @@ def test_partial_runs_and_humans_are_not_ranked_among_full_runs(world, tmp_path:
     # neighbours in one group: the paired test equals scipy on the same per-text F1
     strong_f1 = [0.0, 0.0] + [1.0] * 18
     weak_f1 = [1.0] * 8 + [0.0] * 12
-    low, high, p = _scipy_paired(strong_f1, weak_f1)
+    low, high, p = scipy_paired(strong_f1, weak_f1)
     test = rows["strong"]["next"]
     assert (test["name"], test["texts"]) == ("weak", 20)
     assert test["difference"] == pytest.approx(0.5)
@@ -100,7 +73,7 @@ def test_partial_runs_and_humans_are_not_ranked_among_full_runs(world, tmp_path:
     versus = rows["tiny"]["versus"]
     assert (versus["name"], versus["texts"], versus["difference"]) == ("strong", 2, 1.0)
     assert versus["p_value"] == 0.5 and versus["significant"] is False  # 2 texts: 4 swaps
-    low, high, p = _scipy_paired([1.0, 1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0, 1.0])
+    low, high, p = scipy_paired([1.0, 1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0, 1.0])
     versus = rows["human"]["versus"]
     assert versus["texts"] == 5 and versus["p_value"] == pytest.approx(p)
     assert (versus["ci_low"], versus["ci_high"]) == (pytest.approx(low), pytest.approx(high))
@@ -163,7 +136,7 @@ def test_any_two_rows_get_the_paired_test_scipy_gives(world, tmp_path: Path) -> 
     found = board["compare"]
     assert found["a"] == {"key": f"annotator:{human.pk}", "name": "human"}
     assert found["b"] == {"key": f"run:{weak.pk}", "name": "weak"}
-    low, high, p = _scipy_paired([1.0, 1.0, 1.0, 1.0, 0.0], [1.0] * 5)
+    low, high, p = scipy_paired([1.0, 1.0, 1.0, 1.0, 0.0], [1.0] * 5)
     test = found["test"]
     assert found["texts"] == 5 and test["units"] == 5
     assert test["difference"] == pytest.approx(-0.2)
@@ -172,7 +145,7 @@ def test_any_two_rows_get_the_paired_test_scipy_gives(world, tmp_path: Path) -> 
     assert {row["key"] for row in board["rows"]} >= {f"run:{weak.pk}", f"annotator:{human.pk}"}
     # two full runs, by name: the same figures as their neighbour test
     pair = client.get(LEADERBOARD, {"gold_standard": gold.pk, "compare": "strong,weak"}).json()
-    low, high, p = _scipy_paired([0.0, 0.0] + [1.0] * 18, [1.0] * 8 + [0.0] * 12)
+    low, high, p = scipy_paired([0.0, 0.0] + [1.0] * 18, [1.0] * 8 + [0.0] * 12)
     assert pair["compare"]["test"]["p_value"] == pytest.approx(p)
     assert pair["compare"]["test"]["difference"] == pytest.approx(0.5)
     assert client.get(LEADERBOARD, {"gold_standard": gold.pk}).json()["compare"] is None
@@ -197,7 +170,7 @@ def test_the_results_command_compares_two_span_rows(world) -> None:
     import json
 
     found = json.loads(out.getvalue())
-    low, high, p = _scipy_paired([0.0, 0.0] + [1.0] * 18, [1.0] * 8 + [0.0] * 12)
+    low, high, p = scipy_paired([0.0, 0.0] + [1.0] * 18, [1.0] * 8 + [0.0] * 12)
     assert found["test"]["p_value"] == pytest.approx(p) and found["texts"] == 20
     with pytest.raises(CommandError, match="--compare: no row 'nobody'"):
         call_command("results", "--project", project.name, "--compare", "nobody", "weak")

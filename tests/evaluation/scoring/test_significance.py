@@ -16,10 +16,7 @@ from evaluation.scoring.significance import (
     paired_mean_test,
     paired_test,
 )
-
-
-def _mean_diff(x, y, axis=-1):
-    return np.mean(x, axis=axis) - np.mean(y, axis=axis)
+from tests.support.significance import scipy_paired
 
 
 def _scores(seed: int, n: int, shift: float) -> tuple[list[float], list[float]]:
@@ -33,28 +30,12 @@ def test_mean_test_equals_scipy_bootstrap_and_permutation_test():
     a, b = _scores(3, 40, 0.1)
     test = paired_mean_test(a, b, resamples=1500, permutations=1500, seed=7)
 
-    interval = stats.bootstrap(
-        (np.array(a), np.array(b)),
-        _mean_diff,
-        paired=True,
-        vectorized=True,
-        n_resamples=1500,
-        method="percentile",
-        random_state=np.random.default_rng(7),
-    ).confidence_interval
-    randomisation = stats.permutation_test(
-        (np.array(a), np.array(b)),
-        _mean_diff,
-        permutation_type="samples",
-        vectorized=True,
-        n_resamples=1500,
-        random_state=np.random.default_rng(7),
-    )
+    low, high, p = scipy_paired(a, b, resamples=1500, seed=7)
     assert test.units == 40
     assert test.difference == pytest.approx(np.mean(a) - np.mean(b))
     assert (test.a, test.b) == (pytest.approx(np.mean(a)), pytest.approx(np.mean(b)))
-    assert (test.ci_low, test.ci_high) == (interval.low, interval.high)
-    assert test.p_value == randomisation.pvalue
+    assert (test.ci_low, test.ci_high) == (low, high)
+    assert test.p_value == p
     assert test.significant()
     assert test.ci_low > 0
 
