@@ -262,10 +262,6 @@ class ImportJobAdmin(admin.ModelAdmin):
     list_filter = ["status", "format", "project"]
     search_fields = ["file_name", "project__name"]
     list_select_related = ["project"]
-    exclude = ["content"]
-
-    def get_queryset(self, request: HttpRequest) -> QuerySet[ImportJob]:
-        return super().get_queryset(request).defer("content")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
