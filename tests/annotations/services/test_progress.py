@@ -168,9 +168,9 @@ def test_staff_rows_count_members_from_their_counters_and_former_members_row_by_
     Membership.objects.create(project=study.project, user=newcomer, role="annotator")
     leaver = Membership.objects.get(project=study.project, user__username="mafalda-user5")
     remove_member(membership=leaver)  # their annotated assignments and annotations stay
-    Annotation.objects.filter(
-        annotator__username="mafalda-user4", document__position__lt=3
-    ).update(status="in_progress", submitted_at=None)
+    Annotation.objects.filter(annotator__username="mafalda-user4", document__position__lt=3).update(
+        status="in_progress", submitted_at=None
+    )
 
     progress = study.progress(study.admin)
 
