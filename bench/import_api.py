@@ -20,7 +20,9 @@ import page does and is timed from the first byte sent until the documents are l
 
 Printed per run: the total, and its parts (upload answered, job done as first seen by a poll,
 lists answered), the job's own start/finish times (queue wait and import time as the server
-recorded them), sentences stored. ``--compare-with DIR`` (another checkout, e.g.
+recorded them), sentences stored, and the CPU seconds the server's processes used (web,
+worker and the children they reaped; not PostgreSQL's): on a shared machine the wall time
+moves with the other loads, the CPU time far less. ``--compare-with DIR`` (another checkout, e.g.
 ``git worktree add /tmp/base main``) runs the same on that version, alternating run by run,
 and prints the ratio of the medians. docs/s = texts / seconds.
 """
@@ -132,6 +134,29 @@ class Server:
         body = {"name": name, "taxonomy": self.taxonomy}
         return self.post("/api/projects/", json=body)["id"]
 
+    def cpu_seconds(self) -> float:
+        """CPU seconds of the server's processes (the supervisor, web, worker and their
+        children, with the children they reaped): a figure the other loads of a shared
+        machine hardly move."""
+        parents: dict[int, int] = {}
+        times: dict[int, int] = {}
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            pid = int(stat.parent.name)
+            parents[pid] = int(fields[1])
+            times[pid] = sum(int(value) for value in fields[11:15])
+        total = 0
+        for pid, ticks in times.items():
+            ancestor = pid
+            while ancestor > 1 and ancestor != self.proc.pid:
+                ancestor = parents.get(ancestor, 0)
+            if ancestor == self.proc.pid:
+                total += ticks
+        return total / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, 15)
@@ -149,6 +174,7 @@ def _parse_time(value: str | None) -> datetime | None:
 def browser_import(server: Server, corpus: bytes, texts: int, poll_s: float) -> dict[str, Any]:
     """One import as the import page does it, into a new project; seconds of each part."""
     project = server.new_project(f"bench {time.time_ns()}")
+    cpu = server.cpu_seconds()
     started = time.perf_counter()
     files = {"file": ("corpus.txt", corpus, "text/plain")}
     job = server.post(f"/api/projects/{project}/imports/", files=files, data={"format": "text"})
@@ -165,12 +191,14 @@ def browser_import(server: Server, corpus: bytes, texts: int, poll_s: float) -> 
     server.get(f"/api/projects/{project}/imports/")
     listed = server.get(f"/api/projects/{project}/documents/")
     finished = time.perf_counter()
+    cpu = server.cpu_seconds() - cpu
     if listed["count"] != texts:
         raise RuntimeError(f"the list counts {listed['count']} documents, not {texts}")
     created = _parse_time(job.get("created_at"))
     began, ended = _parse_time(job.get("started_at")), _parse_time(job.get("finished_at"))
     return {
         "seconds": finished - started,
+        "server_cpu": cpu,
         "upload": uploaded - started,
         "job_seen_done": done - started,
         "lists": finished - done,
@@ -198,7 +226,7 @@ def describe(result: dict[str, Any], texts: int) -> str:
         parts += f"; server: queued {result['queue_wait']:.2f} s, ran {result['job_run']:.2f} s"
     return (
         f"{result['seconds']:.2f} s = {texts / result['seconds']:,.0f} docs/s"
-        f" ({result['sentences']} sentences; {parts})"
+        f" ({result['sentences']} sentences; {parts}; server CPU {result['server_cpu']:.2f} s)"
     )
 
 
@@ -260,9 +288,11 @@ def main() -> None:
                 for root, runs in results.items()
             }
             for root, median in medians.items():
+                cpu = statistics.median(r["server_cpu"] for r in results[root])
                 print(
                     f"{backend} / {root}: median {median:.2f} s ="
-                    f" {len(texts) / median:,.0f} docs/s over {args.runs} runs"
+                    f" {len(texts) / median:,.0f} docs/s over {args.runs} runs;"
+                    f" server CPU median {cpu:.2f} s"
                 )
             if len(roots) > 1:
                 ratio = medians[roots[0]] / medians[roots[1]]
