@@ -277,8 +277,8 @@ def adjudication_state(document: Document) -> dict[str, Any]:
 
 
 def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[str, Any]:
-    """Documents with a submitted annotation, lowest agreement first (``orderings``), then
-    by position."""
+    """Documents with a submitted annotation, highest disagreement first (``orderings``),
+    then by position: full agreement comes last, documents not compared yet after that."""
     status, keys = adjudication_order(project)
     rows = (
         Annotation.objects.filter(document__project=project, status=Annotation.Status.SUBMITTED)
@@ -297,7 +297,7 @@ def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[s
         rows,
         key=lambda r: (
             keys.get(r["document_id"]) is None,
-            keys.get(r["document_id"]) or 0.0,
+            -(keys.get(r["document_id"]) or 0.0),
             r["document__position"],
             r["document_id"],
         ),
