@@ -21,3 +21,10 @@ export async function fetchNext(projectId: number, current: number): Promise<num
   }
   return nextInQueue(rows, current);
 }
+
+/** A document's disagreement (0 to 1, the share of sentences that differ) as a percentage. */
+export function disagreementText(share: number | null): string {
+  if (share == null) return "—";
+  if (share === 0) return "none (0%)";
+  return `${Math.round(share * 100)}%`;
+}
