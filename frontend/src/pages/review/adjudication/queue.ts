@@ -28,3 +28,9 @@ export function disagreementText(share: number | null): string {
   if (share === 0) return "none (0%)";
   return `${Math.round(share * 100)}%`;
 }
+
+/** The adjudication page's save button: "Saved" only when the draft holds exactly what is shown. */
+export function saveLabel(p: { saving: boolean; dirty: boolean; stored: boolean }): string {
+  if (p.saving) return "Saving…";
+  return p.dirty || !p.stored ? "Save" : "Saved";
+}
