@@ -105,12 +105,14 @@ export function App() {
   if (!me && route.name === "notfound")
     return (
       <main class="page narrow">
-        <NotFoundMessage>
-          <p>
+        <NotFoundMessage
+          back={
             <a href="/login/" onClick={linkHandler("/login/")}>
               Sign in
             </a>
-          </p>
+          }
+        >
+          <p>There is nothing at this address.</p>
         </NotFoundMessage>
       </main>
     );
