@@ -32,7 +32,9 @@ class SpanSlots:
     details: Mapping[str, Any]
 
 
-def empty_slots(spans: Iterable[SpanSlots], slots_of: Mapping[str, Sequence[str]]) -> list[EmptySlots]:
+def empty_slots(
+    spans: Iterable[SpanSlots], slots_of: Mapping[str, Sequence[str]]
+) -> list[EmptySlots]:
     """Every (span, label) with a template slot left blank, in span order; ``slots_of``
     maps a canonical label to its type's slot names ("no fallacy" has none)."""
     out: list[EmptySlots] = []

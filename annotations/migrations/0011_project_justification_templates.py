@@ -57,7 +57,9 @@ class Migration(migrations.Migration):
         migrations.AddConstraint(
             model_name="project",
             constraint=models.CheckConstraint(
-                condition=models.Q(("justification_templates__in", ("required", "optional", "off"))),
+                condition=models.Q(
+                    ("justification_templates__in", ("required", "optional", "off"))
+                ),
                 name="project_justification_templates_valid",
             ),
         ),

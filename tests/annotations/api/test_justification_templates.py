@@ -32,10 +32,14 @@ def client_for(user: Any) -> APIClient:
 
 def test_empty_slots_lists_each_label_with_a_blank_slot_in_span_order() -> None:
     spans = [
-        SpanSlots(7, 40, 60, ["slippery slope"], {"slippery slope": {"slots": {"A": "x", "B": " "}}}),
+        SpanSlots(
+            7, 40, 60, ["slippery slope"], {"slippery slope": {"slots": {"A": "x", "B": " "}}}
+        ),
         SpanSlots(3, 0, 20, ["ad hominem", "no fallacy"], {}),
         SpanSlots(9, 0, 10, ["hasty generalization"], {}),  # a type without slots
-        SpanSlots(5, 25, 30, ["ad hominem"], {"ad hominem": {"slots": {"E": "a", "P": "b", "A": "c"}}}),
+        SpanSlots(
+            5, 25, 30, ["ad hominem"], {"ad hominem": {"slots": {"E": "a", "P": "b", "A": "c"}}}
+        ),
     ]
     found = empty_slots(spans, SLOTS)
     assert [(e.span, e.label, e.slots) for e in found] == [
@@ -57,7 +61,9 @@ def test_admin_sets_the_mode_and_a_bad_value_is_a_400_naming_the_field(world: Wo
     assert Project.objects.get(pk=world.p1.pk).justification_templates == "optional"
     ok = admin.patch(url, {"justification_templates": "required"}, format="json")
     assert ok.status_code == 200 and ok.json()["justification_templates"] == "required"
-    refused = client_for(world.reviewer).patch(url, {"justification_templates": "off"}, format="json")
+    refused = client_for(world.reviewer).patch(
+        url, {"justification_templates": "off"}, format="json"
+    )
     assert refused.status_code == 403
     assert Project.objects.get(pk=world.p1.pk).justification_templates == "required"
 
@@ -67,8 +73,21 @@ def test_required_templates_refuse_empty_slots_naming_the_spans(world: World) ->
     client = client_for(world.ann1)
     spans = f"/api/annotations/{world.a1.pk}/spans/"
     filled = {"ad hominem": {"slots": {"E": "Smith", "P": "taxes", "A": "liar"}}}
-    first = client.post(spans, {"start": S0[0], "end": S1[1], "labels": ["ad hominem"], "details": filled}, format="json")
-    second = client.post(spans, {"start": S2[0], "end": S2[1], "labels": ["slippery slope"], "details": {"slippery slope": {"slots": {"A": "this"}}}}, format="json")
+    first = client.post(
+        spans,
+        {"start": S0[0], "end": S1[1], "labels": ["ad hominem"], "details": filled},
+        format="json",
+    )
+    second = client.post(
+        spans,
+        {
+            "start": S2[0],
+            "end": S2[1],
+            "labels": ["slippery slope"],
+            "details": {"slippery slope": {"slots": {"A": "this"}}},
+        },
+        format="json",
+    )
     assert first.status_code == second.status_code == 201
     submit = f"/api/annotations/{world.a1.pk}/submit/"
     refused = client.post(submit, {}, format="json")
@@ -94,6 +113,9 @@ def test_optional_and_off_submit_with_empty_slots(world: World, mode: str) -> No
     Project.objects.filter(pk=world.p1.pk).update(justification_templates=mode)
     client = client_for(world.ann1)
     span = {"start": S1[0], "end": S1[1], "labels": ["ad hominem"]}
-    assert client.post(f"/api/annotations/{world.a1.pk}/spans/", span, format="json").status_code == 201
+    assert (
+        client.post(f"/api/annotations/{world.a1.pk}/spans/", span, format="json").status_code
+        == 201
+    )
     submitted = client.post(f"/api/annotations/{world.a1.pk}/submit/", {}, format="json")
     assert submitted.status_code == 200 and submitted.json()["status"] == "submitted"
