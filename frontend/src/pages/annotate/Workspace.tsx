@@ -182,7 +182,7 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
       />
 
       <div class="workspace">
-        {showGuide && <GuidelinesPanel guidelines={project.guidelines} focus={ws.focusLabel} onClose={toggleGuide} />}
+        {showGuide && <GuidelinesPanel guidelines={project.guidelines} focus={ws.focusLabel} showTemplates={templates !== "off"} onClose={toggleGuide} />}
 
         <main class="doc-pane" aria-label="Document">
           <div class="doc-head">

@@ -54,7 +54,9 @@ describe("the server's refusals at their fields, in words", () => {
       other,
       400,
     );
-    expect(errors.fields.settings).toEqual(["The server address (base_url): no server address: set the server address (base_url) or MODEL_SERVER_URL"]);
+    expect(errors.fields.settings).toEqual(["No server address: set the server address (base_url) or MODEL_SERVER_URL"]);
+    const gguf = placeErrors({ "model.settings.gguf_file": ["must be a file name"] }, other);
+    expect(gguf.fields.settings).toEqual(["The GGUF file (gguf_file): must be a file name"]);
     expect(errors.fields.modelName).toEqual(["A model name or path is required"]);
     expect(errors.general).toEqual(["The judge prompt: no stored judge-fidelity variant fidelity"]);
     expect(JSON.stringify(errors)).not.toMatch(/settings\.base_url|model\.model/);

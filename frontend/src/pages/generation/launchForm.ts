@@ -150,7 +150,7 @@ export function placeErrors(body: unknown, form: Pick<GenerationForm, "project" 
       const words = inWords(raw);
       const setting = /^model\.settings\.(\w+)$/.exec(path);
       let text = capital(words);
-      if (setting && setting[1] !== "credential") text = `${capital(settingName(setting[1]))}: ${words}`;
+      if (setting && setting[1] !== "credential" && !words.includes(`(${setting[1]})`)) text = `${capital(settingName(setting[1]))}: ${words}`;
       else if (path.startsWith("rule ")) text = `The stored ${path}: ${words}`;
       else if (path === "judge") text = `The judge prompt: ${words}`;
       else if (!field && path !== "detail" && path !== "non_field_errors") text = `${capital(path)}: ${words}`;
