@@ -13,7 +13,7 @@ def move_contents(apps, schema_editor) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotations", "0010_job_heartbeat"),
+        ("annotations", "0011_project_justification_templates"),
     ]
 
     operations = [
