@@ -10,6 +10,7 @@ from annotations.form_presets import FORM_PRESETS
 from annotations.importing.jobs import FORMATS
 from annotations.items import PROJECT_KINDS
 from annotations.models import ImportJob, Membership, Project
+from annotations.selectors.projects import SUGGEST_LIMIT, SUGGEST_MIN_LENGTH
 
 # --- projects ---------------------------------------------------------------------------
 
@@ -251,6 +252,23 @@ class MemberSerializer(serializers.ModelSerializer):
 class MemberCreateSerializer(serializers.Serializer):
     user = serializers.CharField(help_text="Username or e-mail (case-insensitive).")
     role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+class MemberSuggestionQuerySerializer(serializers.Serializer):
+    q = serializers.CharField(
+        min_length=SUGGEST_MIN_LENGTH,
+        max_length=150,
+        help_text=f"The start of a username (at least {SUGGEST_MIN_LENGTH} characters).",
+    )
+
+
+class MemberSuggestionsSerializer(serializers.Serializer):
+    usernames = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Matching usernames of accounts I already see (members of the projects I "
+        "review or administer; superusers: every account), not yet members; at most "
+        f"{SUGGEST_LIMIT}.",
+    )
 
 
 class MemberPatchSerializer(serializers.Serializer):

@@ -8,11 +8,11 @@ reads a ``config.json`` and at most the head of a GGUF file, never a model.
   without ``.gguf``, the quantization in brackets (``SmolLM2-135M-Instruct (Q4_1)``); a
   generic file name (``model.gguf``, ``ggml-model-q4_0.gguf``) gives the file's metadata
   ``general.name``;
-- a folder: its config's ``_name_or_path`` when that is a hub id (``org/name`` -> ``name``),
+- a folder: its config's ``_name_or_path`` when that is a hub id (``org/name``),
   the GGUF file a safetensors copy was made from (``model_files``' ``.complete`` marker), the
   folder's name unless it is a Python package or generic, the config's ``model_type``;
-- anything else (a hub id, an API model name, a path this machine does not hold): its last
-  ``/`` part; no model (baselines): the backend's name, given by the caller.
+- a hub id (``org/name``) or an API model name: itself; a path this machine does not hold:
+  its last part; no model (baselines): "" (the caller says the backend).
 """
 
 from __future__ import annotations
@@ -48,6 +48,8 @@ def model_display_name(model: str, settings: Mapping[str, Any] | None = None) ->
         pass
     if gguf_file:
         return _file_label(Path(gguf_file).name)
+    if _is_hub_id(model):
+        return model
     return model.rstrip("/").rsplit("/", 1)[-1] or model
 
 
@@ -86,7 +88,7 @@ def folder_label(folder: Path) -> str:
     config = _read_json(folder / "config.json")
     hub_id = str(config.get("_name_or_path") or "")
     if _is_hub_id(hub_id):
-        return hub_id.rsplit("/", 1)[-1]
+        return hub_id
     source = str(_read_json(folder / ".complete").get("source") or "")
     if source.lower().endswith(".gguf"):
         return _file_label(Path(source).name)

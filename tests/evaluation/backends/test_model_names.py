@@ -33,7 +33,7 @@ def test_folders_by_config_copy_source_and_name(tmp_path: Path) -> None:
     (hub / "config.json").write_text(
         json.dumps({"_name_or_path": "Org/Tiny-LM", "model_type": "llama"})
     )
-    assert model_display_name(str(hub)) == "Tiny-LM"
+    assert model_display_name(str(hub)) == "Org/Tiny-LM"
 
     copy = tmp_path / "SmolLM2-abc123"
     copy.mkdir()
@@ -59,7 +59,9 @@ def test_folders_by_config_copy_source_and_name(tmp_path: Path) -> None:
 
 
 def test_names_that_are_not_local_paths() -> None:
-    assert model_display_name("HuggingFaceTB/SmolLM2-135M-Instruct") == "SmolLM2-135M-Instruct"
+    assert model_display_name("HuggingFaceTB/SmolLM2-135M-Instruct") == (
+        "HuggingFaceTB/SmolLM2-135M-Instruct"
+    )
     assert model_display_name("gpt-4o-mini") == "gpt-4o-mini"
     assert model_display_name("") == ""
     # a path this machine does not hold: still never the whole path
