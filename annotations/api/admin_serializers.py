@@ -258,6 +258,7 @@ class MemberSuggestionQuerySerializer(serializers.Serializer):
     q = serializers.CharField(
         min_length=SUGGEST_MIN_LENGTH,
         max_length=150,
+        trim_whitespace=False,  # as the schema says: any 2 characters are a valid query
         help_text=f"The start of a username (at least {SUGGEST_MIN_LENGTH} characters).",
     )
 

@@ -20,9 +20,9 @@ export function DocumentNav({ docId }: { docId: number }) {
       if (e.defaultPrevented) return;
       const dialog = document.querySelector("dialog[open]") !== null;
       const delta = docNavKey(e, { typing: isTyping(e.target), dialog });
-      const to = delta === -1 ? data.previous : delta === 1 ? data.next : null;
       if (!delta) return;
       e.preventDefault();
+      const to = delta === -1 ? data.previous : data.next;
       if (to) navigate(paths.document(to.id));
     };
     window.addEventListener("keydown", onKey);
