@@ -157,6 +157,7 @@ class ProjectDetailSerializer(_ProjectBase):
             "annotators_per_document",
             "taxonomy_id",
             "kind",
+            "justification_templates",
         ]
 
     @extend_schema_field(TaxonomyTreeSerializer)

@@ -42,8 +42,8 @@ from itertools import combinations
 
 import numpy as np
 
-from evaluation.scoring.core import NO_FALLACY
-from evaluation.scoring.levels import LevelMapping
+from .core import NO_FALLACY
+from .levels import LevelMapping
 
 Value = frozenset[str]
 Units = Mapping[Hashable, Mapping[str, Value]]

@@ -73,7 +73,7 @@ def test_the_data_migration_renames_documents_named_by_a_hash() -> None:
     renamed = Document.objects.create(
         project=project, text="B text.", external_id=HASH[:30] + "abcdefabcd", name="Mine"
     )
-    migration = import_module("annotations.migrations.0011_document_names_not_hashes")
+    migration = import_module("annotations.migrations.0012_document_names_not_hashes")
     migration.rename_hashed(apps, None)
     names = dict(Document.objects.filter(project=project).values_list("pk", "name"))
     assert names == {hashed.pk: CHINESE[:20] + " …", kept.pk: "a-1", renamed.pk: "Mine"}

@@ -22,7 +22,7 @@ def rename_hashed(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotations", "0010_job_heartbeat"),
+        ("annotations", "0011_project_justification_templates"),
     ]
 
     operations = [migrations.RunPython(rename_hashed, migrations.RunPython.noop)]
