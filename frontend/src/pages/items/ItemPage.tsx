@@ -18,6 +18,7 @@ import { navigate, paths } from "../../router";
 import type { ItemAnswer, ItemState, Me } from "../../types";
 import { fieldErrors, missingAnswers, RATING_KINDS, withChanges } from "./logic";
 import { type Changes, ResponseSaver, responseUrl } from "./save";
+import { DocumentNav } from "../annotate/DocumentNav";
 import { FieldWidget } from "./FieldWidget";
 import { ConflictBanner, ItemBanner } from "./ItemBanners";
 import "./items.css";
@@ -194,6 +195,7 @@ export function ItemPage({ me, docId, viewed, own, switcher }: ItemPageProps) {
         }
       >
         <Crumbs items={[{ label: project.name, href: paths.project(project.id) }, { label: title }]} />
+        <DocumentNav docId={docId} />
       </TopBar>
 
       <ConfirmDialog

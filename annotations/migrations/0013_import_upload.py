@@ -13,7 +13,7 @@ def move_contents(apps, schema_editor) -> None:
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("annotations", "0011_project_justification_templates"),
+        ("annotations", "0012_document_names_not_hashes"),
     ]
 
     operations = [
