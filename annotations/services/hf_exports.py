@@ -9,6 +9,7 @@ them, and the scoring profile the platform scores it under.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from evaluation.scoring.item_profiles import BENCHMARK_PROFILES, profiles_for
 from evaluation.scoring.item_profiles import PROFILES as ITEM_PROFILES
 
 CHUNK_SIZE = 500
+SPLIT_NAME = re.compile(r"\w+(\.\w+)*")
 SPAN_PROFILE = (
     "paper",
     "the disjunctive precision, recall and F1 of the MAFALDA paper (levels 0 to 2); a gold "
@@ -259,6 +261,11 @@ def export_hf(
         tasks = ["token-classification", "text-classification"]
     splits: dict[str, list[dict[str, Any]]] = {}
     for split, row in rows:
+        if not SPLIT_NAME.fullmatch(split):
+            raise ExportError(
+                f"item {row['id']!r}: split {split!r} is not a split name the Hub accepts "
+                "(letters, digits and _, parts joined by .)"
+            )
         splits.setdefault(split, []).append(row)
     if not splits:
         raise ExportError(f"project {project.name!r}: nothing to export (no texts)")

@@ -30,7 +30,8 @@ from annotations.services.item_exports import export_items
 class Command(BaseCommand):
     help = (
         "Export a published gold standard (the latest, or --version N) as MAFALDA or doccano "
-        "JSON Lines, or with --annotator one annotator's annotations as doccano JSON Lines."
+        "JSON Lines or a Hugging Face dataset folder (hf), or with --annotator one annotator's "
+        "annotations as doccano JSON Lines."
     )
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs) -> CommandParser:
@@ -44,8 +45,9 @@ class Command(BaseCommand):
         )
         parser.add_argument("--out", required=True, type=Path, help="file to write ('-': stdout)")
         parser.add_argument("--annotator", help="username (doccano only): their annotations")
+        parser.add_argument("--version", type=int, dest="gold_version", help="gold version")
         parser.add_argument(
-            "--version", "--gold-version", type=int, dest="gold_version", help="gold version"
+            "--gold-version", type=int, dest="gold_version", help="gold version (as --version)"
         )
         parser.add_argument("--license", default="unknown", help="hf: the card's licence id")
         parser.add_argument(
