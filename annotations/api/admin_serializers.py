@@ -11,6 +11,7 @@ from annotations.importing.jobs import FORMATS
 from annotations.items import PROJECT_KINDS
 from annotations.models import ImportJob, Membership, Project
 from annotations.models.projects import TEMPLATE_MODES
+from annotations.selectors.projects import SUGGEST_LIMIT, SUGGEST_MIN_LENGTH
 
 # --- projects ---------------------------------------------------------------------------
 
@@ -266,6 +267,24 @@ class MemberSerializer(serializers.ModelSerializer):
 class MemberCreateSerializer(serializers.Serializer):
     user = serializers.CharField(help_text="Username or e-mail (case-insensitive).")
     role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+class MemberSuggestionQuerySerializer(serializers.Serializer):
+    q = serializers.CharField(
+        min_length=SUGGEST_MIN_LENGTH,
+        max_length=150,
+        trim_whitespace=False,  # as the schema says: any 2 characters are a valid query
+        help_text=f"The start of a username (at least {SUGGEST_MIN_LENGTH} characters).",
+    )
+
+
+class MemberSuggestionsSerializer(serializers.Serializer):
+    usernames = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Matching usernames of accounts I already see (members of the projects I "
+        "review or administer; superusers: every account), not yet members; at most "
+        f"{SUGGEST_LIMIT}.",
+    )
 
 
 class MemberPatchSerializer(serializers.Serializer):

@@ -161,6 +161,7 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
       <AnnotateTopBar
         me={me}
         project={project}
+        docId={doc.id}
         title={title}
         status={ed.status}
         showSave={own}
