@@ -32,6 +32,11 @@ urlpatterns = [
         name="document-adjudication",
     ),
     path(
+        "documents/<int:pk>/adjudication/neighbours/",
+        gold_views.AdjudicationNeighboursView.as_view(),
+        name="document-adjudication-neighbours",
+    ),
+    path(
         "documents/<int:pk>/history/",
         gold_views.DocumentHistoryView.as_view(),
         name="document-history",

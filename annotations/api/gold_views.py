@@ -206,6 +206,20 @@ class DocumentAdjudicationView(APIView):
         return Response(gold_selectors.gold_state(document))
 
 
+class AdjudicationNeighboursView(APIView):
+    @extend_schema(
+        tags=["review"],
+        summary="The previous and next document of the adjudication queue (its order)",
+        description=(
+            "position counts from 1 of total; null when the document has no submitted "
+            "annotation (then next is the queue's first). previous / next: {id, name} or null."
+        ),
+        responses={200: OBJECT, 404: NOT_FOUND},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(gold_selectors.adjudication_neighbours(staff_document(request, pk)))
+
+
 class DocumentHistoryView(APIView):
     @extend_schema(
         tags=["review"],

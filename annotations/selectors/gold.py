@@ -276,23 +276,17 @@ def adjudication_state(document: Document) -> dict[str, Any]:
 # --- the queue ---------------------------------------------------------------------------------
 
 
-def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[str, Any]:
-    """Documents with a submitted annotation, highest disagreement first (``orderings``),
-    then by position: full agreement comes last, documents not compared yet after that."""
+def _queue_rows(project: Project) -> tuple[str, dict[int, float | None], list[dict[str, Any]]]:
+    """The agreement figures' state, the documents' disagreement, and the queue's rows
+    (documents with a submitted annotation) in the queue's order: highest disagreement first
+    (``orderings``), then by position; full agreement comes last, documents not compared yet
+    after that."""
     status, keys = adjudication_order(project)
     rows = (
         Annotation.objects.filter(document__project=project, status=Annotation.Status.SUBMITTED)
         .values("document_id", "document__name", "document__position")
         .annotate(n=Count("id"))
     )
-    draft = adjudication_draft(project)
-    base = draft or latest_published(project)
-    adjudicated = set()
-    if base is not None:
-        entries = GoldDocument.objects.filter(gold_standard=base)
-        if draft is not None and draft.based_on_id is None:
-            entries = entries.exclude(updated_by=None)
-        adjudicated = set(entries.values_list("document_id", flat=True))
     ordered = sorted(
         rows,
         key=lambda r: (
@@ -302,6 +296,20 @@ def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[s
             r["document_id"],
         ),
     )
+    return status, keys, ordered
+
+
+def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[str, Any]:
+    """A page of the documents to adjudicate, in the queue's order (``_queue_rows``)."""
+    status, keys, ordered = _queue_rows(project)
+    draft = adjudication_draft(project)
+    base = draft or latest_published(project)
+    adjudicated = set()
+    if base is not None:
+        entries = GoldDocument.objects.filter(gold_standard=base)
+        if draft is not None and draft.based_on_id is None:
+            entries = entries.exclude(updated_by=None)
+        adjudicated = set(entries.values_list("document_id", flat=True))
     start = (page - 1) * page_size
     lengths = dict(
         Document.objects.filter(
@@ -325,6 +333,29 @@ def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[s
             }
             for r in ordered[start : start + page_size]
         ],
+    }
+
+
+def adjudication_neighbours(document: Document) -> dict[str, Any]:
+    """Where the document sits in its project's adjudication queue (the order of
+    ``adjudication_queue``): ``position`` from 1 of ``total`` (None when the document is not
+    in the queue: no submitted annotation), ``previous`` / ``next`` as {id, name}, or None at
+    an end; from a document outside the queue, ``next`` is the queue's first."""
+    _, _, ordered = _queue_rows(document.project)
+    ids = [r["document_id"] for r in ordered]
+
+    def brief(i: int) -> dict[str, Any] | None:
+        if not 0 <= i < len(ordered):
+            return None
+        return {"id": ordered[i]["document_id"], "name": ordered[i]["document__name"]}
+
+    at = ids.index(document.pk) if document.pk in ids else None
+    return {
+        "queue": "adjudication",
+        "position": None if at is None else at + 1,
+        "total": len(ordered),
+        "previous": None if at is None else brief(at - 1),
+        "next": brief(0 if at is None else at + 1),
     }
 
 
