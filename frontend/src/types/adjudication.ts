@@ -57,3 +57,13 @@ export interface Queue {
   agreement: { status: string };
   results: QueueRow[];
 }
+
+/** A document's place in the adjudication queue (GET /api/documents/ID/adjudication/neighbours/). */
+export interface AdjudicationNeighbours {
+  queue: "adjudication";
+  /** From 1; null when the document is not in the queue (then `next` is the queue's first). */
+  position: number | null;
+  total: number;
+  previous: { id: number; name: string } | null;
+  next: { id: number; name: string } | null;
+}

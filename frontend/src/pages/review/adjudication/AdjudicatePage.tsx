@@ -9,6 +9,7 @@ import { useProject } from "../../../hooks/useProject";
 import { flattenTaxonomy } from "../../../lib/labels";
 import { linkHandler, navigate, paths } from "../../../router";
 import type { Adjudication, GoldState, Me } from "../../../types";
+import { AdjudicationNav, LeaveDialog } from "./AdjudicationNav";
 import { ConflictBanner, SaveMessage, ShortcutList } from "./Banners";
 import { GoldPanel, namesOf, ProposalList } from "./GoldPanel";
 import { fetchNext, saveLabel } from "./queue";
@@ -37,6 +38,8 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
   const [saving, setSaving] = useState(false);
   const [help, setHelp] = useState(false);
   const [next, setNext] = useState<number | null | undefined>(undefined);
+  // where the reviewer asked to go while the gold spans were not saved (the leave dialog)
+  const [leaving, setLeaving] = useState<string | null>(null);
 
   const reset = (gold: GoldState) => {
     const fresh = gold.spans.map(fromServer);
@@ -89,7 +92,8 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
     setActive(span.key);
   };
 
-  const save = async (base = revision, body = spans) => {
+  /** Saves the gold spans; true when saved. */
+  const save = async (base = revision, body = spans): Promise<boolean> => {
     setSaving(true);
     setMessage(null);
     try {
@@ -100,6 +104,7 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
         setMessage("Saved.");
         if (!doc?.draft) void data.reload(); // the first save created the draft
         fetchNext(projectId, documentId).then(setNext, () => setNext(undefined));
+        return true;
       } else if (res.status === 409) {
         setConflict({ current: (res.data as { current: GoldState }).current });
       } else {
@@ -111,6 +116,15 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
     } finally {
       setSaving(false);
     }
+    return false;
+  };
+  /** Goes to another page, asking first (save / discard / stay) when the spans are not saved. */
+  const leave = (to: string) => (dirty ? setLeaving(to) : navigate(to));
+  const saveAndLeave = async () => {
+    const to = leaving;
+    const ok = await save();
+    setLeaving(null);
+    if (ok && to) navigate(to);
   };
   /** Their save becomes the base; the reviewer's edits since loading go on top, then save. */
   const reapply = () => {
@@ -131,6 +145,7 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
   // a click sees that click's state; effects run only after the next paint).
   const onKeyRef = useRef<(e: KeyboardEvent) => void>(() => undefined);
   onKeyRef.current = (e: KeyboardEvent) => {
+      if (document.querySelector("dialog[open]")) return; // the dialog's own buttons and Escape
       const target = e.target as HTMLElement;
       if ((e.ctrlKey || e.metaKey) && e.key === "s") {
         e.preventDefault();
@@ -187,6 +202,7 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
                 </p>
               </div>
               <div class="adj-actions">
+                <AdjudicationNav projectId={projectId} documentId={documentId} onLeave={leave} />
                 <button type="button" class="btn" onClick={() => setHelp((h) => !h)}>
                   Shortcuts <kbd>?</kbd>
                 </button>
@@ -195,6 +211,7 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
                 </button>
               </div>
             </div>
+            <LeaveDialog open={leaving !== null} saving={saving} onSave={() => void saveAndLeave()} onDiscard={() => leaving && navigate(leaving)} onStay={() => setLeaving(null)} />
             {help && <ShortcutList />}
             {conflict && plan && <ConflictBanner current={conflict.current} plan={plan} onReapply={reapply} onDiscard={discardMine} />}
             {message && <SaveMessage message={message} projectId={projectId} next={next} />}
@@ -220,7 +237,7 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
                   onDelete={(key) => setSpans((all) => all.filter((s) => s.key !== key))}
                 />
                 <p>
-                  <button type="button" class="btn ghost" onClick={() => navigate(paths.adjudicationQueue(projectId))}>
+                  <button type="button" class="btn ghost" onClick={() => leave(paths.adjudicationQueue(projectId))}>
                     ← Queue
                   </button>
                 </p>

@@ -13,6 +13,7 @@ export const SHORTCUTS: [string, string][] = [
   ["[ / ]", "selected gold span: start one sentence earlier / end one later"],
   ["{ / }", "selected gold span: start one sentence later / end one earlier"],
   ["Delete", "delete the selected gold span"],
+  ["< / >", "previous / next document of the queue (asks first if not saved)"],
   ["Ctrl+S", "save"],
   ["?", "this help"],
 ];
