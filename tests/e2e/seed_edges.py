@@ -40,7 +40,8 @@ def text_of(name: str) -> str:
     return " ".join(f"{sentence[:-1]} ({name} {i})." for i, sentence in enumerate(SENTENCES))
 
 
-def order_project() -> dict:
+def order_project(name: str = ORDER_PROJECT) -> dict:
+    """Two submitted annotators on the documents of ``PLAN`` in project ``name``."""
     from annotations.models import Document, Project
     from annotations.services.annotations import (
         create_or_get_span,
@@ -51,9 +52,9 @@ def order_project() -> dict:
     from annotations.services.projects import add_member, create_project
 
     ann1, ann2 = (user(name) for name in ANNOTATORS)
-    project = Project.objects.filter(name=ORDER_PROJECT).first()
+    project = Project.objects.filter(name=name).first()
     if project is None:
-        project = create_project(name=ORDER_PROJECT, taxonomy=mafalda(), annotators_per_document=2)
+        project = create_project(name=name, taxonomy=mafalda(), annotators_per_document=2)
         for name, role in (("demo-admin", "admin"), ("demo-reviewer", "reviewer")):
             add_member(project=project, user=user(name), role=role)
         for annotator in (ann1, ann2):

@@ -1,5 +1,7 @@
 """Adjudication in Chromium: merging two annotators' labels into alternatives, publishing a
-version and exporting it, and two reviewers saving the same document (see conftest.py)."""
+version and exporting it, two reviewers saving the same document, and walking the queue's
+documents with previous / next, asked first when the gold spans are not saved (see
+conftest.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.e2e.browser import api, login
-from tests.e2e.conftest import ROOT
+from tests.e2e.conftest import ROOT, run_seed
 
 pytestmark = pytest.mark.e2e
 
@@ -189,3 +191,93 @@ def test_the_review_dashboard_computes_then_shows_and_downloads(web_server, page
     assert open(png.value.path(), "rb").read(8) == b"\x89PNG\r\n\x1a\n"
     expect(page.get_by_test_id("cooccurrence-table")).to_contain_text("appeal to fear")
     page.screenshot(path=str(artifacts / "review-dashboard.png"), full_page=False)
+
+
+def on_adjudication(page: Page, base: str, project: int, document: int, position: str) -> None:
+    expect(page).to_have_url(f"{base}/projects/{project}/adjudication/{document}/")
+    expect(page.get_by_test_id("side-by-side")).to_be_visible()
+    expect(page.get_by_test_id("adj-position")).to_have_text(position)
+
+
+def test_walk_the_queue_by_disagreement_asking_before_leaving_unsaved_spans(
+    web_server, page: Page, artifacts
+):
+    from tests.support.processes import celery_worker
+
+    base = web_server.url
+    seed = run_seed(web_server, "seed_adjnav.py")
+    project, docs = seed["project"], seed["documents"]
+    order = ["all-differ", "one-of-three-differs", "same-everywhere", "nothing-said"]
+    ids = [docs[name] for name in order]
+    login(page, base, "demo-reviewer")
+    with celery_worker(dict(web_server.env), queues="default"):
+        page.goto(f"{base}/projects/{project}/adjudication/")
+        expect(page.get_by_test_id("queue-row")).to_have_count(4)
+        expect(page.get_by_test_id("queue-computing")).to_have_count(0, timeout=90_000)
+    page.get_by_role("link", name="all-differ").click()
+    on_adjudication(page, base, project, ids[0], "1 / 4")
+    expect(page.get_by_test_id("adj-prev")).to_have_attribute("aria-disabled", "true")
+    page.screenshot(path=str(artifacts / "adj-nav-first.png"))
+
+    # by button, then by key, in the queue page's order (highest disagreement first)
+    page.get_by_test_id("adj-next").click()
+    on_adjudication(page, base, project, ids[1], "2 / 4")
+    page.keyboard.press(">")
+    on_adjudication(page, base, project, ids[2], "3 / 4")
+    page.keyboard.press(">")
+    on_adjudication(page, base, project, ids[3], "4 / 4")
+    expect(page.get_by_test_id("adj-next")).to_have_attribute("aria-disabled", "true")
+    page.keyboard.press(">")  # the end of the queue: stays
+    on_adjudication(page, base, project, ids[3], "4 / 4")
+    page.keyboard.press("<")
+    on_adjudication(page, base, project, ids[2], "3 / 4")
+
+    # unsaved gold spans: "[" still moves a boundary, "<" asks first; Escape and Stay stay
+    page.get_by_test_id("accept-proposal-0").click()
+    expect(page.get_by_test_id("gold-span")).to_have_count(1)
+    page.get_by_test_id("gold-span").click()
+    before = page.get_by_test_id("gold-span").inner_text()
+    page.keyboard.press("]")
+    expect(page.get_by_test_id("gold-span")).not_to_have_text(before)
+    on_adjudication(page, base, project, ids[2], "3 / 4")
+    page.keyboard.press("<")
+    dialog = page.get_by_test_id("leave-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("not saved")
+    page.screenshot(path=str(artifacts / "adj-nav-leave-dialog.png"))
+    page.keyboard.press(">")  # no key moves while the dialog is open
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    on_adjudication(page, base, project, ids[2], "3 / 4")
+    page.get_by_test_id("adj-next").click()
+    page.get_by_test_id("leave-stay").click()
+    on_adjudication(page, base, project, ids[2], "3 / 4")
+    expect(page.get_by_test_id("gold-span")).to_have_count(1)  # the spans are still there
+    # typing < or > in a field types it
+    page.locator(".adj-gold textarea").first.fill("")
+    page.locator(".adj-gold textarea").first.type("a <b> c")
+    expect(page.locator(".adj-gold textarea").first).to_have_value("a <b> c")
+    on_adjudication(page, base, project, ids[2], "3 / 4")
+
+    # save and leave: the spans are saved, then the previous document opens
+    page.locator(".adj-gold textarea").first.evaluate("e => e.blur()")
+    page.keyboard.press("<")
+    page.get_by_test_id("leave-save").click()
+    on_adjudication(page, base, project, ids[1], "2 / 4")
+    saved = api(page, base, "GET", f"/api/documents/{ids[2]}/adjudication/")["gold"]
+    assert len(saved["spans"]) == 1 and saved["adjudicated"]
+
+    # discard and leave: nothing saved, the next document opens
+    page.get_by_test_id("accept-proposal-0").click()
+    page.get_by_test_id("adj-next").click()
+    page.get_by_test_id("leave-discard").click()
+    on_adjudication(page, base, project, ids[2], "3 / 4")
+    assert api(page, base, "GET", f"/api/documents/{ids[1]}/adjudication/")["gold"]["spans"] == []
+    # a saved page leaves without asking
+    page.keyboard.press("<")
+    on_adjudication(page, base, project, ids[1], "2 / 4")
+    expect(page.get_by_test_id("leave-dialog")).to_be_hidden()
+    page.screenshot(path=str(artifacts / "adj-nav-middle.png"))
+    page.set_viewport_size({"width": 1024, "height": 768})
+    expect(page.get_by_test_id("adj-nav")).to_be_in_viewport()
+    page.screenshot(path=str(artifacts / "adj-nav-1024.png"))
