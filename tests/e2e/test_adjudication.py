@@ -199,6 +199,22 @@ def on_adjudication(page: Page, base: str, project: int, document: int, position
     expect(page.get_by_test_id("adj-position")).to_have_text(position)
 
 
+def walk_to_the_end_and_back(page: Page, base: str, project: int, ids: list[int]) -> None:
+    """From the queue's first document: by button, then by key, in the queue page's order
+    (highest disagreement first), to the end, and one back."""
+    page.get_by_test_id("adj-next").click()
+    on_adjudication(page, base, project, ids[1], "2 / 4")
+    page.keyboard.press(">")
+    on_adjudication(page, base, project, ids[2], "3 / 4")
+    page.keyboard.press(">")
+    on_adjudication(page, base, project, ids[3], "4 / 4")
+    expect(page.get_by_test_id("adj-next")).to_have_attribute("aria-disabled", "true")
+    page.keyboard.press(">")  # the end of the queue: stays
+    on_adjudication(page, base, project, ids[3], "4 / 4")
+    page.keyboard.press("<")
+    on_adjudication(page, base, project, ids[2], "3 / 4")
+
+
 def test_walk_the_queue_by_disagreement_asking_before_leaving_unsaved_spans(
     web_server, page: Page, artifacts
 ):
@@ -218,19 +234,7 @@ def test_walk_the_queue_by_disagreement_asking_before_leaving_unsaved_spans(
     on_adjudication(page, base, project, ids[0], "1 / 4")
     expect(page.get_by_test_id("adj-prev")).to_have_attribute("aria-disabled", "true")
     page.screenshot(path=str(artifacts / "adj-nav-first.png"))
-
-    # by button, then by key, in the queue page's order (highest disagreement first)
-    page.get_by_test_id("adj-next").click()
-    on_adjudication(page, base, project, ids[1], "2 / 4")
-    page.keyboard.press(">")
-    on_adjudication(page, base, project, ids[2], "3 / 4")
-    page.keyboard.press(">")
-    on_adjudication(page, base, project, ids[3], "4 / 4")
-    expect(page.get_by_test_id("adj-next")).to_have_attribute("aria-disabled", "true")
-    page.keyboard.press(">")  # the end of the queue: stays
-    on_adjudication(page, base, project, ids[3], "4 / 4")
-    page.keyboard.press("<")
-    on_adjudication(page, base, project, ids[2], "3 / 4")
+    walk_to_the_end_and_back(page, base, project, ids)
 
     # unsaved gold spans: "[" still moves a boundary, "<" asks first; Escape and Stay stay
     page.get_by_test_id("accept-proposal-0").click()
