@@ -12,23 +12,25 @@ const typing = (t: EventTarget | null) => t instanceof HTMLElement && (t.isConte
 
 export function AdjudicationNav({ projectId, documentId, onLeave }: { projectId: number; documentId: number; onLeave(to: string): void }) {
   const { data } = useResource<AdjudicationNeighbours>(`/api/documents/${documentId}/adjudication/neighbours/`);
-  const leave = useRef(onLeave);
-  leave.current = onLeave;
+  // The latest render's neighbours and leave (assigned while rendering, so a key pressed as
+  // soon as the links show finds them; the listener is there from the first paint on).
+  const latest = useRef({ data, onLeave });
+  latest.current = { data, onLeave };
 
   useEffect(() => {
-    if (!data) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented) return;
+      const { data: here, onLeave: leave } = latest.current;
+      if (e.defaultPrevented || !here) return;
       const dialog = document.querySelector("dialog[open]") !== null;
       const delta = adjNavKey(e, { typing: typing(e.target), dialog });
       if (!delta) return;
       e.preventDefault();
-      const to = delta === -1 ? data.previous : data.next;
-      if (to) leave.current(paths.adjudicate(projectId, to.id));
+      const to = delta === -1 ? here.previous : here.next;
+      if (to) leave(paths.adjudicate(projectId, to.id));
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [data, projectId]);
+  }, [projectId]);
 
   if (!data) return null;
   const link = (n: { id: number; name: string } | null, rel: "prev" | "next", text: string, key: string) => {
