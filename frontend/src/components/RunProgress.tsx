@@ -17,7 +17,7 @@ export function RunProgress({
   run,
   compact = false,
 }: {
-  run: Pick<Run, "done" | "total" | "status" | "throughput" | "eta_seconds">;
+  run: Pick<Run, "done" | "total" | "status" | "throughput" | "eta_seconds"> & Partial<Pick<Run, "phase">>;
   compact?: boolean;
 }) {
   // Imported runs (published outputs) never generated anything: no bar to show.
@@ -36,8 +36,13 @@ export function RunProgress({
         <span class="done-total">
           {run.done} / {run.total}
         </span>
-        {running && run.done === 0 ? (
-          <span data-testid="run-eta"> · starting…</span>
+        {running && run.phase === "loading" ? (
+          <span data-testid="run-eta">
+            {" "}
+            · loading the model…{run.eta_seconds != null && eta ? ` ${eta}` : ""}
+          </span>
+        ) : running && run.done === 0 ? (
+          <span data-testid="run-eta"> · {run.eta_seconds != null && eta ? eta : "starting…"}</span>
         ) : (
           <>
             {running && run.throughput != null && <span data-testid="run-throughput"> · {formatThroughput(run.throughput)}</span>}

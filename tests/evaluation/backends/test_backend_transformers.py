@@ -24,6 +24,7 @@ from evaluation.backends.base import (
     GenerationResult,
     ModelSpec,
 )
+from evaluation.backends.prefixes import prefix_groups
 from evaluation.backends.transformers_backend import TransformersBackend
 from tests.support.paths import ROOT
 from tests.support.tiny_model import ASSISTANT_MARKER, CORPUS, LABELS, USER_MARKER, build_tiny_llama
@@ -144,6 +145,55 @@ def test_a_long_prompt_runs(tiny: TransformersBackend) -> None:
     found = outputs(tiny, requests)
     assert set(found) == {"key-0", "key-1", "guided"}
     assert found["guided"] in LABELS
+
+
+# ------------------------------------------------------------------ shared prefixes
+
+
+def shared_prefix_prompts() -> list[str]:
+    """MAFALDA's shape: per text, one long part (instructions and the whole text) and then
+    one of its sentences; three texts of 4, 3 and 1 sentences of different lengths."""
+    paragraphs = [paragraph.split() for paragraph in CORPUS.split("\n\n")]
+    prompts = []
+    for text, count in zip(paragraphs[1:4], (4, 3, 1), strict=True):
+        whole = " ".join(paragraphs[0] + text)
+        for index in range(count):
+            sentence = " ".join(text[index * 5 : index * 5 + 3 + index * 4])
+            prompts.append(f"{whole}\n\nSentence: {sentence}\n\nOutput:")
+    return prompts
+
+
+def test_prefix_groups_find_the_shared_prefix_of_each_text() -> None:
+    assert prefix_groups([]) == []
+    ab, ac, x = [1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 7, 8], [9, 2, 3]
+    assert prefix_groups([ab, x, ac]) == [(5, [0, 2])]
+    assert prefix_groups([ab, [1, 2, 9, 9, 9, 9]]) == []  # 2 of 6 tokens: not worth it
+    assert prefix_groups([ab, ab]) == [(5, [0, 1])]  # something is always left to run
+    # prompts that share the instructions only (under half) are separate groups
+    first = [[7] * 10 + [1] * 40 + [n] for n in range(3)]
+    second = [[7] * 10 + [2] * 40 + [n, n] for n in range(2)]
+    assert prefix_groups(first + second) == [(50, [0, 1, 2]), (50, [3, 4])]
+
+
+def test_shared_prefix_reuse_gives_one_at_a_time_outputs(tiny_model_dir: Path) -> None:
+    """The prefix of a text runs once and its cache serves the text's sentences, in batches
+    padded between prefix and sentence: the greedy outputs are those of one prompt at a
+    time without any cache reuse."""
+    prompts = shared_prefix_prompts()
+    requests = requests_of(prompts)
+    reused = make(tiny_model_dir, settings={"batch_size": 3}, max_new_tokens=24)
+    groups = prefix_groups([reused.encode_prompt(prompt) for prompt in prompts])
+    assert sorted(len(members) for _, members in groups) == [3, 4]
+    assert all(length > 100 for length, _ in groups)
+    alone = make(
+        tiny_model_dir, settings={"batch_size": 1, "prefix_cache": False}, max_new_tokens=24
+    )
+    batches = list(reused.generate(requests))
+    # each group's batches (4 = 3 + 1), then the lone prompt
+    assert sorted(len(batch) for batch in batches[:-1]) == [1, 3, 3] and len(batches[-1]) == 1
+    found = {result.key: result.output for batch in batches for result in batch}
+    assert found == outputs(alone, requests)
+    assert len(set(found.values())) > 1
 
 
 # ------------------------------------------------------------------ guided
