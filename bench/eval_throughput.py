@@ -241,6 +241,19 @@ def print_measure(measure: Measure, results: dict[str, Measure], count: int, rou
     )
 
 
+def print_ratios(results: dict[str, Measure]) -> None:
+    for top, bottom, target in (
+        ("c", "a", "target >= 10x"),
+        ("c", "d", "target >= 80%"),
+        ("b", "a", ""),
+        ("e", "a", "target >= 5x, outputs identical"),
+    ):
+        if top in results and bottom in results:
+            ratio = results[top].rate / results[bottom].rate
+            shown = f"{ratio:.1f}x" if bottom == "a" else f"{ratio:.0%}"
+            print(f"  ({top})/({bottom}) = {shown}" + (f"  ({target})" if target else ""))
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prompts", type=int, default=64, help="first N sentence prompts")
@@ -347,16 +360,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             results[part] = measure
             if round_index == args.rounds - 1:
                 print_measure(measure, results, len(prompts), args.rounds)
-    for top, bottom, target in (
-        ("c", "a", "target >= 10x"),
-        ("c", "d", "target >= 80%"),
-        ("b", "a", ""),
-        ("e", "a", "target >= 5x, outputs identical"),
-    ):
-        if top in results and bottom in results:
-            ratio = results[top].rate / results[bottom].rate
-            shown = f"{ratio:.1f}x" if bottom == "a" else f"{ratio:.0%}"
-            print(f"  ({top})/({bottom}) = {shown}" + (f"  ({target})" if target else ""))
+    print_ratios(results)
     print(f"load average: {os.getloadavg()[0]:.2f} (1 min) at the end")
 
 

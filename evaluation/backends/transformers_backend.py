@@ -117,6 +117,7 @@ class TransformersBackend(Backend):
         self._model: Any = None
         self._device: str | None = None
         self._dtype: Any = None
+        self._loaded_from: str | None = None
 
     # -- launch-time checks (no torch) -------------------------------------------------
 
@@ -273,7 +274,7 @@ class TransformersBackend(Backend):
                 model = model.to(device)
             model.eval()
             self._device, self._dtype = device, dtype
-            self._model = model
+            self._model, self._loaded_from = model, source
         return self._model
 
     def load(self) -> None:
@@ -394,10 +395,14 @@ class TransformersBackend(Backend):
         device = model.get_input_embeddings().weight.device
         began = time.perf_counter()
         prefix = members[0][1][:prefix_length]
+        try:
+            empty = DynamicCache(config=model.config)  # transformers >= 4.56 asks for it
+        except TypeError:
+            empty = DynamicCache()
         with torch.inference_mode():
             cache = model(
                 input_ids=torch.tensor([prefix], device=device),
-                past_key_values=DynamicCache(config=model.config),
+                past_key_values=empty,
                 use_cache=True,
                 **self._logits_to_keep_kwarg(),
             ).past_key_values
@@ -413,11 +418,11 @@ class TransformersBackend(Backend):
                 [ids for _, ids in batch], prefix_length=prefix_length, cache=batch_cache
             )
             share = (time.perf_counter() - began) / len(batch)
-            began = time.perf_counter()
             yield [
                 GenerationResult(key, output, share)
                 for (key, _), output in zip(batch, outputs, strict=True)
             ]
+            began = time.perf_counter()
 
     def _generate_batch(
         self, prompts: list[list[int]], *, prefix_length: int = 0, cache: Any = None
@@ -518,7 +523,9 @@ class TransformersBackend(Backend):
                 "torch", "transformers", "accelerate", "gguf", "tokenizers"
             ),
             "gguf_file": self.gguf_file,
+            "loaded_from": self._loaded_from,
             "batch_size": self.batch_size,
+            "prefix_cache": self.prefix_cache,
         }
         try:
             device, dtype = (

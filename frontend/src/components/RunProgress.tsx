@@ -1,4 +1,4 @@
-import { formatEta, formatThroughput, isActive } from "../lib/format";
+import { formatEta, formatThroughput, isActive, startingNote } from "../lib/format";
 import type { Run } from "../types";
 import { ProgressBar } from "./ProgressBar";
 
@@ -29,6 +29,7 @@ export function RunProgress({
     );
   const eta = formatEta(run.status, run.eta_seconds);
   const running = run.status === "running";
+  const note = startingNote(run);
   return (
     <div class={`run-progress${compact ? " compact" : ""}`}>
       <ProgressBar done={run.done} total={run.total} label="Requests done" testId="run-progress" tone={TONE[run.status] ?? "ok"} />
@@ -36,13 +37,8 @@ export function RunProgress({
         <span class="done-total">
           {run.done} / {run.total}
         </span>
-        {running && run.phase === "loading" ? (
-          <span data-testid="run-eta">
-            {" "}
-            · loading the model…{run.eta_seconds != null && eta ? ` ${eta}` : ""}
-          </span>
-        ) : running && run.done === 0 ? (
-          <span data-testid="run-eta"> · {run.eta_seconds != null && eta ? eta : "starting…"}</span>
+        {note ? (
+          <span data-testid="run-eta"> · {note}</span>
         ) : (
           <>
             {running && run.throughput != null && <span data-testid="run-throughput"> · {formatThroughput(run.throughput)}</span>}

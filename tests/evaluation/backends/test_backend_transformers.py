@@ -298,6 +298,7 @@ def test_check_names_each_bad_setting(tiny_model_dir: Path) -> None:
         dtype="int4",
         device="tpu",
         trust_remote_code="yes",
+        prefix_cache="yes",
         revision="",
         temperature=0.5,
     )
@@ -307,6 +308,7 @@ def test_check_names_each_bad_setting(tiny_model_dir: Path) -> None:
         "settings.dtype",
         "settings.device",
         "settings.trust_remote_code",
+        "settings.prefix_cache",
         "settings.revision",
         "settings.temperature",
     }
@@ -421,5 +423,36 @@ def test_gguf_model_generates() -> None:
         assert found["key-0"] and found["key-1"]
         assert found["guided"] in ("yes", "no")
         assert backend.environment()["parameters"] > 100_000_000
+    finally:
+        backend.close()
+
+
+@pytest.mark.slow
+def test_gguf_loads_its_safetensors_copy_and_prefix_reuse_keeps_mafalda_outputs(
+    mafalda_gold_path: Path,
+) -> None:
+    """The packaged GGUF is de-quantized once into the data folder's safetensors copy, which
+    every later load reads; on the first two MAFALDA texts (6 sentence prompts sharing each
+    text's ~1,000-token prefix) the demo's settings (prefix reuse, batches of 4) give the
+    greedy outputs of one prompt at a time without reuse."""
+    from evaluation.backends.model_files import default_copy_dir, is_complete
+    from evaluation.benchmarks.mafalda import prompts_from_gold_file
+
+    folder, name = smollm2_gguf()
+    backend = make(folder, settings={"gguf_file": name, "batch_size": 4}, max_new_tokens=24)
+    try:
+        backend.load()
+        copy_dir = default_copy_dir(folder, name)
+        assert is_complete(copy_dir)
+        assert backend.environment()["loaded_from"] == str(copy_dir)
+        prompts = prompts_from_gold_file(mafalda_gold_path, limit=6)
+        groups = prefix_groups([backend.encode_prompt(prompt) for prompt in prompts])
+        assert sorted(len(members) for _, members in groups) == [2, 4]
+        assert all(length > 800 for length, _ in groups)
+        requests = requests_of(prompts)
+        reused = outputs(backend, requests)
+        backend.prefix_cache, backend.batch_size = False, 1
+        assert reused == outputs(backend, requests)
+        assert all(reused.values())
     finally:
         backend.close()
