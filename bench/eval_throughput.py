@@ -26,7 +26,8 @@ agreement with (a) is printed. Each vLLM part starts and stops its own engine (n
 at once). Ratios printed: (c)/(a) (target >= 10x), (c)/(d) (target >= 80%), (b)/(a) and
 (e)/(a) (target >= 5x, outputs identical to (a)). ``--rounds N`` runs the chosen parts N
 times, alternately (a, e, a, e...), and adds up their times, so that a busy machine's
-load falls on every part alike.
+load falls on every part alike; the in-process parts' CPU seconds (all threads) are printed
+too, and the (b)/(a) and (e)/(a) ratios of CPU time, less bent by other processes' load.
 
 Usage:
     .venv/bin/python bench/eval_throughput.py [--prompts 64 | --all-sentences] [--only a,e]
@@ -69,15 +70,23 @@ class Measure:
     load_seconds: float
     seconds: float
     outputs: list[str]
+    #: this process's CPU seconds over the generation (all threads; vLLM's engine runs in
+    #: other processes): on a busy machine a fairer figure than the wall time
+    cpu_seconds: float = 0.0
 
     @property
     def rate(self) -> float:
         return len(self.outputs) / self.seconds if self.seconds else float("inf")
 
 
+#: the process CPU seconds of the last ``timed`` call
+LAST_CPU = [0.0]
+
+
 def timed(function: Callable[[], Any]) -> tuple[float, Any]:
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     result = function()
+    LAST_CPU[0] = time.process_time() - cpu
     return time.perf_counter() - began, result
 
 
@@ -160,7 +169,7 @@ def one_at_a_time(
         return outputs
 
     seconds, outputs = timed(run)
-    return Measure("a", load_seconds, seconds, outputs)
+    return Measure("a", load_seconds, seconds, outputs, LAST_CPU[0])
 
 
 # --- (b) and (c): the platform's backends -----------------------------------------------------
@@ -180,13 +189,15 @@ def through_backend(
     try:
         load_seconds, _ = timed(lambda: backend.llm if name == "vllm" else backend.model)
         seconds, batches = timed(lambda: list(backend.generate(requests)))
+        cpu_seconds = LAST_CPU[0]
         by_key = {result.key: result.output for batch in batches for result in batch}
         environment = backend.environment()
     finally:
         backend.close()
     if name == "vllm":
         print(f"    ({part}) engine environment: {environment.get('env')}", flush=True)
-    return Measure(part, load_seconds, seconds, [by_key[request.key] for request in requests])
+    outputs = [by_key[request.key] for request in requests]
+    return Measure(part, load_seconds, seconds, outputs, cpu_seconds)
 
 
 # --- (d) bare vLLM ----------------------------------------------------------------------------
@@ -235,7 +246,8 @@ def print_measure(measure: Measure, results: dict[str, Measure], count: int, rou
     times = f" x {rounds} rounds" if rounds > 1 else ""
     print(
         f"  ({measure.part}) {PARTS[measure.part]:<55} {measure.rate * rounds:7.2f} req/s  "
-        f"({count}{times} in {measure.seconds:6.1f} s; load {measure.load_seconds:5.1f} s"
+        f"({count}{times} in {measure.seconds:6.1f} s, {measure.cpu_seconds:6.1f} CPU s; "
+        f"load {measure.load_seconds:5.1f} s"
         f"{agree})",
         flush=True,
     )
@@ -251,6 +263,9 @@ def print_ratios(results: dict[str, Measure]) -> None:
         if top in results and bottom in results:
             ratio = results[top].rate / results[bottom].rate
             shown = f"{ratio:.1f}x" if bottom == "a" else f"{ratio:.0%}"
+            if top in "be" and results[top].cpu_seconds:
+                cpu = results[bottom].cpu_seconds / results[top].cpu_seconds
+                shown += f" (CPU time: {cpu:.1f}x)"
             print(f"  ({top})/({bottom}) = {shown}" + (f"  ({target})" if target else ""))
 
 
@@ -356,6 +371,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     earlier.load_seconds + measure.load_seconds,
                     earlier.seconds + measure.seconds,
                     earlier.outputs,
+                    earlier.cpu_seconds + measure.cpu_seconds,
                 )
             results[part] = measure
             if round_index == args.rounds - 1:
