@@ -13,7 +13,7 @@ load the runner recorded, and the largest growth of the ETA between two samples 
 model has loaded (target: under 50%; the whole run under 2 minutes on an idle machine).
 
 Usage (the demo's data folder, migrated and loaded with ``manage.py load_demo``):
-    FALLACY_DATA_DIR=var .venv/bin/python bench/demo_run.py [--texts 2] [--every 2]
+    FALLACY_DATA_DIR=var .venv/bin/python bench/demo_run.py [--texts 2] [--every 2] [--seed 0]
 """
 
 from __future__ import annotations
@@ -38,6 +38,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--every", type=float, default=2.0, help="seconds between samples")
     parser.add_argument("--project", default="MAFALDA gold standard")
     parser.add_argument("--name", help="run name (default: demo run <time>)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="the launch page's seed is 0; another one misses the cache of earlier runs",
+    )
     return parser.parse_args()
 
 
@@ -84,7 +90,7 @@ def main() -> None:
     from evaluation.runs.selectors import run_progress
 
     model = suggested_models()[0]
-    params = GenerationParams().to_dict()  # the launch page's defaults
+    params = {**GenerationParams().to_dict(), "seed": args.seed}  # the launch page's defaults
     print(f"machine: {describe_machine()}")
     print(f"load average: {os.getloadavg()[0]:.2f} (1 min) at the start")
     print(f"model: {model['label']}: {model['model']} {model['settings']}; params {params}")

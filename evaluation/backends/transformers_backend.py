@@ -19,9 +19,11 @@ The contract (see ``base.Backend``):
   gives what one-at-a-time generation gives); results are yielded batch by batch.
 - Prompts that share a long token prefix (MAFALDA: the definitions, the whole text and the
   labels; only the sentence differs) are grouped (``prefix_groups``): the prefix runs once,
-  its ``DynamicCache`` is copied for each batch of the group, and only the rest of each
-  prompt (padded between prefix and rest) runs with it; greedy outputs stay those of
-  one-at-a-time generation. Setting ``prefix_cache: false`` turns this off.
+  its ``DynamicCache`` is copied for each member (on CUDA, each batch of members, padded
+  between prefix and rest), and only the rest of each prompt runs with it; greedy outputs
+  stay those of one-at-a-time generation. On a CPU the members run one at a time: there a
+  decoding step over a ~1,000-token cache costs about as much per row in a batch as alone,
+  and a padding mask doubles it. Setting ``prefix_cache: false`` turns this off.
 - Decoding: greedy when ``params.greedy``, else sampling with ``temperature`` and ``top_p``
   (no top-k), ``torch.manual_seed(seed)`` before each batch; the model's own sampling
   defaults are not used. Only new tokens are decoded, up to the first end-of-sequence token.
@@ -112,6 +114,8 @@ class TransformersBackend(Backend):
         settings = spec.settings
         self.batch_size: int = int(settings.get("batch_size") or DEFAULT_BATCH_SIZE)
         self.prefix_cache: bool = settings.get("prefix_cache", True) is not False
+        #: a shared-prefix group's members in padded batches (None: on CUDA only)
+        self.batch_groups: bool | None = None
         self.model_ref, self.gguf_file = _split_model(spec)
         self._tokenizer: Any = None
         self._model: Any = None
@@ -406,10 +410,12 @@ class TransformersBackend(Backend):
                 use_cache=True,
                 **self._logits_to_keep_kwarg(),
             ).past_key_values
-        # Longest rest first, as for ordinary batches.
+        # Longest rest first, as for ordinary batches; on a CPU one member at a time (no
+        # padding mask, and a decoding step costs about as much per row in a batch).
         members = sorted(members, key=lambda member: -len(member[1]))
-        for start in range(0, len(members), self.batch_size):
-            batch = members[start : start + self.batch_size]
+        rows = self.batch_size if self._batch_groups() else 1
+        for start in range(0, len(members), rows):
+            batch = members[start : start + rows]
             torch.manual_seed(self.params.seed)
             batch_cache = copy.deepcopy(cache)
             if len(batch) > 1:
@@ -423,6 +429,13 @@ class TransformersBackend(Backend):
                 for (key, _), output in zip(batch, outputs, strict=True)
             ]
             began = time.perf_counter()
+
+    def _batch_groups(self) -> bool:
+        """Whether a group's members run in padded batches: on CUDA (``batch_groups`` None),
+        or as set on the instance."""
+        if self.batch_groups is not None:
+            return self.batch_groups
+        return self._device == "cuda"
 
     def _generate_batch(
         self, prompts: list[list[int]], *, prefix_length: int = 0, cache: Any = None

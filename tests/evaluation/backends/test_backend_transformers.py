@@ -176,24 +176,30 @@ def test_prefix_groups_find_the_shared_prefix_of_each_text() -> None:
 
 
 def test_shared_prefix_reuse_gives_one_at_a_time_outputs(tiny_model_dir: Path) -> None:
-    """The prefix of a text runs once and its cache serves the text's sentences, in batches
-    padded between prefix and sentence: the greedy outputs are those of one prompt at a
-    time without any cache reuse."""
+    """The prefix of a text runs once and its cache serves the text's sentences, one at a
+    time (the CPU's way) or in batches padded between prefix and sentence (CUDA's): the
+    greedy outputs are those of one prompt at a time without any cache reuse."""
     prompts = shared_prefix_prompts()
     requests = requests_of(prompts)
     reused = make(tiny_model_dir, settings={"batch_size": 3}, max_new_tokens=24)
     groups = prefix_groups([reused.encode_prompt(prompt) for prompt in prompts])
     assert sorted(len(members) for _, members in groups) == [3, 4]
     assert all(length > 100 for length, _ in groups)
-    alone = make(
-        tiny_model_dir, settings={"batch_size": 1, "prefix_cache": False}, max_new_tokens=24
+    alone = outputs(
+        make(tiny_model_dir, settings={"batch_size": 1, "prefix_cache": False}, max_new_tokens=24),
+        requests,
     )
+    assert len(set(alone.values())) > 1
+
+    batches = list(reused.generate(requests))
+    assert [len(batch) for batch in batches] == [1] * 8  # on a CPU: one member at a time
+    assert {result.key: result.output for batch in batches for result in batch} == alone
+
+    reused.batch_groups = True
     batches = list(reused.generate(requests))
     # each group's batches (4 = 3 + 1), then the lone prompt
     assert sorted(len(batch) for batch in batches[:-1]) == [1, 3, 3] and len(batches[-1]) == 1
-    found = {result.key: result.output for batch in batches for result in batch}
-    assert found == outputs(alone, requests)
-    assert len(set(found.values())) > 1
+    assert {result.key: result.output for batch in batches for result in batch} == alone
 
 
 # ------------------------------------------------------------------ guided
@@ -439,7 +445,7 @@ def test_gguf_loads_its_safetensors_copy_and_prefix_reuse_keeps_mafalda_outputs(
     from evaluation.benchmarks.mafalda import prompts_from_gold_file
 
     folder, name = smollm2_gguf()
-    backend = make(folder, settings={"gguf_file": name, "batch_size": 4}, max_new_tokens=24)
+    backend = make(folder, settings={"gguf_file": name, "batch_size": 4}, max_new_tokens=12)
     try:
         backend.load()
         copy_dir = default_copy_dir(folder, name)
