@@ -1,13 +1,18 @@
 """Serve the browser app: the Vite build's index.html for every client-side route.
 
 Assets (frontend/dist/assets/…) are served by WhiteNoise under STATIC_URL; this view only
-returns the HTML shell, with the CSRF cookie set so the app can make session writes.
+returns the HTML shell, with the CSRF cookie set so the app can make session writes, and a
+``<meta name="fallacy-session">`` saying whether the request has a signed-in session, so the
+app asks who is signed in only when someone is (no 403 in an anonymous visitor's console).
+The shell also answers unknown paths, with status 404 (``errors.page_not_found``): the app
+shows its own "page not found".
 """
 
 from pathlib import Path
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.templatetags.static import static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
 
@@ -41,4 +46,13 @@ def app(request: HttpRequest, **kwargs) -> HttpResponse:
         # Its one <style> block is inline; it has no script.
         response[CSP_HEADER] = with_inline_styles(settings.CONTENT_SECURITY_POLICY)
         return response
+    signed_in = "1" if request.user.is_authenticated else "0"
+    hint = f'<meta name="fallacy-session" content="{signed_in}" />\n'
+    html = html.replace("</head>", hint + "</head>", 1)
     return HttpResponse(html, content_type="text/html; charset=utf-8")
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico``, which browsers ask for on pages without an icon link (the API's
+    JSON, its docs): the build's icon (``frontend/public/favicon.ico``)."""
+    return HttpResponseRedirect(static("favicon.ico"))
