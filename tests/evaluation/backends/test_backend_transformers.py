@@ -85,7 +85,10 @@ def test_every_request_answered_once_in_batches(tiny_model_dir: Path) -> None:
     assert sorted(keys) == sorted(request.key for request in requests)
     assert len(keys) == len(set(keys))
     assert all(1 <= len(batch) <= 3 for batch in batches)
-    assert len(batches) == 4  # 8 free requests in batches of 3, then 2 guided
+    # 8 free requests: key-2 and guided-no-labels (the same prompt) share their prefix and
+    # run from its cache one at a time (on a CPU), the other 6 in batches of 3; then 2 guided
+    assert sorted(len(batch) for batch in batches[:-1]) == [1, 1, 3, 3]
+    assert len(batches[-1]) == 2
     for batch in batches:
         assert all(isinstance(result, GenerationResult) for result in batch)
         assert all(isinstance(result.output, str) and result.seconds > 0 for result in batch)
