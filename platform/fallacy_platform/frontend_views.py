@@ -1,9 +1,13 @@
 """Serve the browser app: the Vite build's index.html for every client-side route.
 
 Assets (frontend/dist/assets/…) are served by WhiteNoise under STATIC_URL; this view only
-returns the HTML shell, with the CSRF cookie set so the app can make session writes.
+returns the HTML shell, with the CSRF cookie set so the app can make session writes, and a
+fresh style nonce: ``<meta property="csp-nonce" nonce="…">`` in the head, the same nonce in
+the policy's ``style-src`` (the rule editor's CodeMirror writes ``<style>`` elements).
 """
 
+import re
+import secrets
 from pathlib import Path
 
 from django.conf import settings
@@ -12,7 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
 
 from fallacy_platform.security import HEADER as CSP_HEADER
-from fallacy_platform.security import with_inline_styles
+from fallacy_platform.security import with_inline_styles, with_style_nonce
 
 MISSING_BUILD = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Frontend not built</title>
@@ -27,8 +31,17 @@ then restart the server.</p>
 """
 
 
+HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
+
+
 def index_path() -> Path:
     return Path(settings.FRONTEND_DIST) / "index.html"
+
+
+def with_nonce_meta(html: str, nonce: str) -> str:
+    """The shell with the nonce first in its head, for scripts to read as ``meta.nonce``."""
+    meta = f'\n    <meta property="csp-nonce" nonce="{nonce}" />'
+    return HEAD.sub(lambda m: m.group(0) + meta, html, count=1)
 
 
 @never_cache
@@ -41,4 +54,8 @@ def app(request: HttpRequest, **kwargs) -> HttpResponse:
         # Its one <style> block is inline; it has no script.
         response[CSP_HEADER] = with_inline_styles(settings.CONTENT_SECURITY_POLICY)
         return response
-    return HttpResponse(html, content_type="text/html; charset=utf-8")
+    nonce = secrets.token_urlsafe(18)
+    response = HttpResponse(with_nonce_meta(html, nonce), content_type="text/html; charset=utf-8")
+    if settings.CONTENT_SECURITY_POLICY:
+        response[CSP_HEADER] = with_style_nonce(settings.CONTENT_SECURITY_POLICY, nonce)
+    return response
