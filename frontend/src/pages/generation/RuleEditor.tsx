@@ -96,7 +96,9 @@ function extensions(label: string, onChange: (text: string) => void, onRefusedCl
 }
 
 export interface RuleEditorProps {
-  value: string;
+  /** The text the editor starts with; from then on the editor holds it and reports each
+   *  change (another text: a new editor, by `key`). Echoing it back would race typing. */
+  initial: string;
   onChange(text: string): void;
   /** The line (1-based) swipl refused, marked and scrolled to (each new refusal a new
    *  object, so the same line is marked again); null: none. */
@@ -106,25 +108,20 @@ export interface RuleEditorProps {
   label: string;
 }
 
-export function RuleEditor({ value, onChange, refused, onRefusedCleared, label }: RuleEditorProps) {
+export function RuleEditor({ initial, onChange, refused, onRefusedCleared, label }: RuleEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const callbacks = useRef({ onChange, onRefusedCleared });
   callbacks.current = { onChange, onRefusedCleared };
-  // The last text the editor reported: a `value` equal to it is the editor's own echo.
-  const reported = useRef(value);
 
   useEffect(() => {
     const v = new EditorView({
       parent: host.current!,
       state: EditorState.create({
-        doc: value,
+        doc: initial,
         extensions: extensions(
           label,
-          (text) => {
-            reported.current = text;
-            callbacks.current.onChange(text);
-          },
+          (text) => callbacks.current.onChange(text),
           () => callbacks.current.onRefusedCleared(),
         ),
       }),
@@ -135,14 +132,6 @@ export function RuleEditor({ value, onChange, refused, onRefusedCleared, label }
       view.current = null;
     };
   }, []);
-
-  // A new text from outside (not the editor's own, possibly stale, echo): replace the editor's.
-  useEffect(() => {
-    const v = view.current;
-    if (!v || value === reported.current) return;
-    reported.current = value;
-    if (v.state.doc.toString() !== value) v.dispatch({ changes: { from: 0, to: v.state.doc.length, insert: value } });
-  }, [value]);
 
   useEffect(() => {
     const v = view.current;

@@ -28,6 +28,8 @@ export function RulesPage({ me }: { me: Me }) {
   const shown = useMemo(() => (scope === GLOBAL ? (rules.data ?? []).filter((r) => r.project == null) : (rules.data ?? [])), [rules.data, scope]);
   const [selected, setSelected] = useState<number | null>(null);
   const [draft, setDraft] = useState<string | null>(null);
+  // The text the editor started from (the draft is the editor's from then on).
+  const [initial, setInitial] = useState("");
   const [errors, setErrors] = useState<string[]>([]);
   // The refused line as the editor marks it, and what was edited since the refusal.
   const [refused, setRefused] = useState<{ line: number } | null>(null);
@@ -138,7 +140,14 @@ export function RulesPage({ me }: { me: Me }) {
                     {rule.type} v{rule.version}
                   </h2>
                   {canEdit && draft == null && (
-                    <button class="btn" onClick={() => setDraft(rule.source)} data-testid="rule-copy">
+                    <button
+                      class="btn"
+                      onClick={() => {
+                        setInitial(rule.source);
+                        setDraft(rule.source);
+                      }}
+                      data-testid="rule-copy"
+                    >
                       Copy and edit
                     </button>
                   )}
@@ -154,7 +163,7 @@ export function RulesPage({ me }: { me: Me }) {
                   </pre>
                 ) : (
                   <>
-                    <RuleEditor value={draft} onChange={edit} refused={refused} onRefusedCleared={() => setEdited("line")} label="Rule file" />
+                    <RuleEditor key={rule.id} initial={initial} onChange={edit} refused={refused} onRefusedCleared={() => setEdited("line")} label="Rule file" />
                     {errors.length > 0 && (
                       <div class="form-error" role="alert" data-testid="rule-errors">
                         <p>swipl refused the file{edited !== "nothing" ? " (before your last edits)" : ""}:</p>
