@@ -3,9 +3,9 @@ app imports no other app; the evaluation app registers both):
 
 - the annotators' queue: project order, unless a rule says the project puts the documents
   where the suggesting runs disagree most first (``disagreement_first``);
-- the adjudication queue: lowest agreement first (``adjudication_order``: the state of the
-  agreement figures and each compared document's sort key); without a provider, project
-  order.
+- the adjudication queue: highest disagreement first (``adjudication_order``: the state of
+  the agreement figures and each compared document's disagreement, 0 to 1); without a
+  provider, project order.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ def register_adjudication_order(order: AdjudicationOrder) -> None:
 
 
 def adjudication_order(project: Any) -> tuple[str, dict[int, float | None]]:
-    """The agreement figures' state and the documents' sort keys (lowest first; a document
-    without a key comes after those with one)."""
+    """The agreement figures' state and the documents' disagreement (highest first; a
+    document without one comes after those with one)."""
     if not _adjudication:
         return "done", {}
     return _adjudication[0](project)

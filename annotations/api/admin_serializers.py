@@ -10,6 +10,8 @@ from annotations.form_presets import FORM_PRESETS
 from annotations.importing.jobs import FORMATS
 from annotations.items import PROJECT_KINDS
 from annotations.models import ImportJob, Membership, Project
+from annotations.models.projects import TEMPLATE_MODES
+from annotations.selectors.projects import SUGGEST_LIMIT, SUGGEST_MIN_LENGTH
 
 # --- projects ---------------------------------------------------------------------------
 
@@ -58,6 +60,13 @@ class ProjectCreateSerializer(serializers.Serializer):
         required=False,
         help_text="Item projects: a built-in form (flub, smartypat, argbench) instead of form.",
     )
+    justification_templates = serializers.ChoiceField(
+        choices=list(TEMPLATE_MODES),
+        required=False,
+        help_text="Span projects: the labels' template slots are required (submitting "
+        "refuses a span with an empty slot), optional (the default; submitting warns) or off "
+        "(the annotation page shows no template).",
+    )
 
     def validate(self, data: dict) -> dict:
         if "form" in data and "form_preset" in data:
@@ -88,6 +97,13 @@ class ProjectPatchSerializer(serializers.Serializer):
     form = serializers.JSONField(required=False, help_text="Item projects: the form.")
     form_preset = serializers.ChoiceField(
         choices=list(FORM_PRESETS), required=False, help_text="Replace the form by a preset's."
+    )
+    justification_templates = serializers.ChoiceField(
+        choices=list(TEMPLATE_MODES),
+        required=False,
+        help_text="Span projects: the labels' template slots are required (submitting "
+        "refuses a span with an empty slot), optional (the default; submitting warns) or off "
+        "(the annotation page shows no template).",
     )
 
     def validate(self, data: dict) -> dict:
@@ -251,6 +267,24 @@ class MemberSerializer(serializers.ModelSerializer):
 class MemberCreateSerializer(serializers.Serializer):
     user = serializers.CharField(help_text="Username or e-mail (case-insensitive).")
     role = serializers.ChoiceField(choices=Membership.Role.choices)
+
+
+class MemberSuggestionQuerySerializer(serializers.Serializer):
+    q = serializers.CharField(
+        min_length=SUGGEST_MIN_LENGTH,
+        max_length=150,
+        trim_whitespace=False,  # as the schema says: any 2 characters are a valid query
+        help_text=f"The start of a username (at least {SUGGEST_MIN_LENGTH} characters).",
+    )
+
+
+class MemberSuggestionsSerializer(serializers.Serializer):
+    usernames = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Matching usernames of accounts I already see (members of the projects I "
+        "review or administer; superusers: every account), not yet members; at most "
+        f"{SUGGEST_LIMIT}.",
+    )
 
 
 class MemberPatchSerializer(serializers.Serializer):

@@ -23,6 +23,11 @@ urlpatterns = [
         "projects/<int:pk>/members/", admin_views.MemberListView.as_view(), name="project-members"
     ),
     path(
+        "projects/<int:pk>/members/suggestions/",
+        admin_views.MemberSuggestionsView.as_view(),
+        name="project-member-suggestions",
+    ),
+    path(
         "projects/<int:pk>/members/<int:membership_id>/",
         admin_views.MemberDetailView.as_view(),
         name="project-member",

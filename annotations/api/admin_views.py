@@ -30,6 +30,8 @@ from annotations.api.admin_serializers import (
     MemberCreateSerializer,
     MemberPatchSerializer,
     MemberSerializer,
+    MemberSuggestionQuerySerializer,
+    MemberSuggestionsSerializer,
     ProjectCreateSerializer,
     ProjectPatchSerializer,
     TaxonomyListSerializer,
@@ -53,6 +55,7 @@ from annotations.selectors.project_page import project_page
 from annotations.selectors.projects import (
     can_create_projects,
     may_manage_taxonomies,
+    member_suggestions,
     members_with_counts,
     preset_rows,
     recent_import_jobs,
@@ -366,7 +369,7 @@ class ImportJobView(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         job = get_object_or_404(
-            ImportJob.objects.defer("content").filter(project__in=projects_for(request.user)),
+            ImportJob.objects.filter(project__in=projects_for(request.user)),
             pk=pk,
         )
         _project(request, job.project_id, ADMIN)
@@ -411,6 +414,24 @@ class MemberListView(ServiceErrorsMixin, APIView):
             MemberSerializer(_member(project, membership.pk)).data,
             status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED,
         )
+
+
+class MemberSuggestionsView(APIView):
+    @extend_schema(
+        tags=["members"],
+        summary="Usernames to add as one types (project admins)",
+        description="Accounts whose username starts with q (case-insensitive) among those I "
+        "already see: the members of the projects I review or administer (a superuser: "
+        "every active account); never e-mails, never the instance's other users.",
+        parameters=[MemberSuggestionQuerySerializer],
+        responses={200: MemberSuggestionsSerializer, 400: OpenApiResponse()},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        project = _project(request, pk, ADMIN)
+        query = MemberSuggestionQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        usernames = member_suggestions(request.user, project, query.validated_data["q"])
+        return Response({"usernames": usernames})
 
 
 class MemberDetailView(ServiceErrorsMixin, APIView):

@@ -143,7 +143,11 @@ class GoldExportView(APIView):
 class AdjudicationQueueView(APIView):
     @extend_schema(
         tags=["review"],
-        summary="Documents to adjudicate, lowest agreement first",
+        summary="Documents to adjudicate, highest disagreement first",
+        description=(
+            "sort_key: the share of the document's sentences whose annotators gave different "
+            "label sets (types), 0 to 1; null until compared or with one annotator."
+        ),
         responses={200: OBJECT, 404: NOT_FOUND},
     )
     def get(self, request: Request, pk: int) -> Response:

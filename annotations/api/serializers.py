@@ -157,6 +157,7 @@ class ProjectDetailSerializer(_ProjectBase):
             "annotators_per_document",
             "taxonomy_id",
             "kind",
+            "justification_templates",
         ]
 
     @extend_schema_field(TaxonomyTreeSerializer)
@@ -168,6 +169,24 @@ class ProjectDetailSerializer(_ProjectBase):
 
 class NextDocumentSerializer(serializers.Serializer):
     document = serializers.IntegerField(allow_null=True)
+
+
+class NeighbourSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    external_id = serializers.CharField()
+
+
+class NeighboursSerializer(serializers.Serializer):
+    queue = serializers.ChoiceField(
+        choices=["assigned", "project"],
+        help_text="assigned: the documents assigned to me, in my queue's order; project: "
+        "the documents I see of the project, in project order (a document not assigned to me).",
+    )
+    position = serializers.IntegerField(help_text="This document's place in the queue, from 1.")
+    total = serializers.IntegerField()
+    previous = NeighbourSerializer(allow_null=True)
+    next = NeighbourSerializer(allow_null=True)
 
 
 # Every text offset of the API (sentences, spans, suggestions, item segments) counts Unicode

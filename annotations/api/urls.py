@@ -23,6 +23,11 @@ urlpatterns = [
     ),
     path("documents/<int:pk>/", views.DocumentDetailView.as_view(), name="document-detail"),
     path(
+        "documents/<int:pk>/neighbours/",
+        views.DocumentNeighboursView.as_view(),
+        name="document-neighbours",
+    ),
+    path(
         "documents/<int:pk>/my-annotation/",
         views.MyAnnotationView.as_view(),
         name="document-my-annotation",

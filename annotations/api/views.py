@@ -25,6 +25,7 @@ from annotations.api.serializers import (
     AnnotationConflictSerializer,
     AnnotationSerializer,
     DocumentSerializer,
+    NeighboursSerializer,
     NextDocumentSerializer,
     SpanConflictSerializer,
     SpanCreateSerializer,
@@ -39,10 +40,10 @@ from annotations.models import Annotation, Assignment, Document, Project, Span
 from annotations.selectors.access import documents_for, projects_for
 from annotations.selectors.annotations import (
     annotation_with_spans,
-    next_document,
     visible_annotations,
     visible_spans,
 )
+from annotations.selectors.queue import document_neighbours, next_document
 from annotations.services import annotations as services
 from annotations.services.responses import submit_response
 from annotations.spans import NotYourAnnotation
@@ -97,6 +98,22 @@ class NextDocumentView(APIView):
 
 
 # --- documents and annotations ------------------------------------------------------------
+
+
+class DocumentNeighboursView(APIView):
+    @extend_schema(
+        tags=["documents"],
+        summary="The previous and next document of my queue",
+        description="Around this document, submitted or not: in my queue's order when it is "
+        "assigned to me (the documents assigned to me), else in project order among the "
+        "documents I see of its project.",
+        responses={200: NeighboursSerializer},
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        neighbours = document_neighbours(request.user, pk)
+        if neighbours is None:
+            raise NotFound()
+        return Response(NeighboursSerializer(vars(neighbours)).data)
 
 
 @extend_schema(tags=["documents"], summary="A document's text and sentences")

@@ -43,6 +43,12 @@ class CountersNotSaved(models.Model):
         super().save(*args, **kwargs)
 
 
+# How a span project treats its labels' justification templates (the slots to fill):
+# required (submitting refuses a span with an empty slot), optional (submitting warns),
+# off (the annotation page shows no template).
+TEMPLATE_MODES = ("required", "optional", "off")
+
+
 def counter(help_text: str) -> models.PositiveIntegerField:
     return models.PositiveIntegerField(default=0, editable=False, help_text=help_text)
 
@@ -76,6 +82,13 @@ class Project(CountersNotSaved):
     form = models.JSONField(
         default=dict, blank=True, help_text="Item projects: the questions (annotations.items)."
     )
+    justification_templates = models.CharField(
+        max_length=16,
+        choices=[(mode, mode) for mode in TEMPLATE_MODES],
+        default="optional",
+        help_text="Span projects: template slots required (submit refuses empty ones), "
+        "optional (submit warns) or off (not shown).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="projects"
@@ -97,6 +110,10 @@ class Project(CountersNotSaved):
                 name="project_annotators_per_document_positive",
             ),
             models.CheckConstraint(condition=Q(kind__in=PROJECT_KINDS), name="project_kind_valid"),
+            models.CheckConstraint(
+                condition=Q(justification_templates__in=TEMPLATE_MODES),
+                name="project_justification_templates_valid",
+            ),
         ]
 
     def __str__(self) -> str:

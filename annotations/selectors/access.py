@@ -10,6 +10,8 @@ Rules (per project, by the user's Membership role):
   ``Rules.annotators_see_others_submitted``), no gold standards (annotators do not see the
   reference before review);
 - non-members and anonymous users: nothing;
+- accounts (``users_known_to``): a user sees the usernames of the members of the projects
+  they review or administer; a superuser every account;
 - a superuser (``Rules.superusers_see_everything``) sees every project, document,
   annotation and gold standard, and counts as admin where they hold no membership; where
   they hold one, the project's pages that depend on the role show what that role shows (a
@@ -28,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
@@ -133,6 +136,19 @@ def staff_projects_for(user: User | None) -> QuerySet[Project]:
     if sees_everything(user):
         return Project.objects.all()
     return Project.objects.filter(pk__in=_member_project_ids(user, STAFF_ROLES))
+
+
+def users_known_to(user: User | None) -> QuerySet:
+    """Active accounts whose usernames the user already sees: the members of the projects
+    they review or administer (those projects' member lists); every account for a
+    superuser. Nothing else: a project admin may not list the instance's users."""
+    users = get_user_model().objects.filter(is_active=True)
+    if anonymous(user):
+        return users.none()
+    if sees_everything(user):
+        return users
+    seen = Membership.objects.filter(project_id__in=_member_project_ids(user, STAFF_ROLES))
+    return users.filter(pk__in=seen.values("user_id"))
 
 
 def role_in(user: User | None, project: Project | int) -> str | None:

@@ -1,4 +1,5 @@
-"""Reads behind the annotation API: progress, the work queue, annotations with their spans.
+"""Reads behind the annotation API: progress, annotations with their spans (the work queue:
+``annotations.selectors.queue``).
 
 Progress is per requesting user:
 - annotator: ``total`` = documents of the project assigned to them, ``done`` = those of
@@ -14,24 +15,20 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-from django.db.models import Exists, OuterRef, Prefetch, QuerySet
+from django.db.models import Prefetch, QuerySet
 
 from annotations.models import (
     Annotation,
-    Assignment,
-    Document,
     Membership,
     Project,
     Span,
 )
-from annotations.orderings import disagreement_first
 from annotations.selectors.access import (
     annotations_for,
-    documents_for,
     effective_role,
     is_staff_role,
 )
-from annotations.selectors.documents import DISAGREEMENT, project_totals
+from annotations.selectors.documents import project_totals
 
 SUBMITTED = Annotation.Status.SUBMITTED
 
@@ -76,20 +73,6 @@ def progress_for(user: Any, projects: list[Project]) -> dict[int, tuple[str | No
         else:
             out[project.pk] = (role, {"done": done, "total": assigned})
     return out
-
-
-def next_document(user: Any, project: Project) -> Document | None:
-    """The first document assigned to the user, in project order, not yet submitted by them;
-    when the project orders its queue by disagreement (its suggestion settings), the
-    documents where the suggesting runs disagree most come first (then project order)."""
-    submitted = Annotation.objects.filter(document=OuterRef("pk"), annotator=user, status=SUBMITTED)
-    assigned = Assignment.objects.filter(document=OuterRef("pk"), annotator=user)
-    queue = documents_for(user, project).filter(Exists(assigned)).exclude(Exists(submitted))
-    if disagreement_first(project):
-        queue = queue.alias(disagreement=DISAGREEMENT).order_by("-disagreement", "position", "id")
-    else:
-        queue = queue.order_by("position", "id")
-    return queue.first()
 
 
 def annotation_with_spans(queryset: QuerySet[Annotation]) -> QuerySet[Annotation]:

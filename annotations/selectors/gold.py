@@ -277,8 +277,8 @@ def adjudication_state(document: Document) -> dict[str, Any]:
 
 
 def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[str, Any]:
-    """Documents with a submitted annotation, lowest agreement first (``orderings``), then
-    by position."""
+    """Documents with a submitted annotation, highest disagreement first (``orderings``),
+    then by position: full agreement comes last, documents not compared yet after that."""
     status, keys = adjudication_order(project)
     rows = (
         Annotation.objects.filter(document__project=project, status=Annotation.Status.SUBMITTED)
@@ -297,7 +297,7 @@ def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[s
         rows,
         key=lambda r: (
             keys.get(r["document_id"]) is None,
-            keys.get(r["document_id"]) or 0.0,
+            -(keys.get(r["document_id"]) or 0.0),
             r["document__position"],
             r["document_id"],
         ),
@@ -332,6 +332,8 @@ def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[s
 
 ACTIONS = {"+": "created", "~": "changed", "-": "deleted"}
 IGNORED = {"revision", "updated_at", "created_at", "history_id", "history_date"}
+USER_FIELDS = {"updated_by", "annotator"}  # values are user ids, shown as usernames
+EXCERPT_CHARS = 80
 
 
 def _changes(record: Any, previous: Any | None, fields: list[str]) -> list[dict[str, Any]]:
@@ -346,6 +348,44 @@ def _changes(record: Any, previous: Any | None, fields: list[str]) -> list[dict[
     if record.history_type == "-":
         return [{"field": f, "before": v, "after": None} for f, v in value.items()]
     return [{"field": f, "before": None, "after": v} for f, v in value.items()]
+
+
+def _user_ids(change: dict[str, Any]) -> set[int]:
+    ids: set[int] = set()
+    for value in (change["before"], change["after"]):
+        if change["field"] in USER_FIELDS and isinstance(value, int):
+            ids.add(value)
+        elif change["field"] == "proposed_by" and isinstance(value, dict):
+            ids.update(i for users in value.values() for i in users if isinstance(i, int))
+    return ids
+
+
+def _named(change: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
+    """A change with user ids (``updated_by``, ``annotator``, ``proposed_by``'s lists) as
+    usernames."""
+
+    def name_of(user_id: Any) -> Any:
+        if not isinstance(user_id, int):
+            return user_id
+        return names.get(user_id, f"deleted user {user_id}")
+
+    def name(value: Any) -> Any:
+        if change["field"] in USER_FIELDS:
+            return name_of(value)
+        if change["field"] == "proposed_by" and isinstance(value, dict):
+            return {label: [name_of(i) for i in users] for label, users in value.items()}
+        return value
+
+    return {**change, "before": name(change["before"]), "after": name(change["after"])}
+
+
+def _excerpt(text: str, record: Any) -> str | None:
+    """The text of a span record's range, shortened to ``EXCERPT_CHARS``."""
+    start, end = getattr(record, "start", None), getattr(record, "end", None)
+    if start is None or end is None:
+        return None
+    piece = " ".join(text[start:end].split())
+    return piece if len(piece) <= EXCERPT_CHARS else piece[: EXCERPT_CHARS - 1] + "…"
 
 
 def _with_previous(records: list[Any]) -> list[tuple[Any, Any | None]]:
@@ -374,9 +414,8 @@ def document_history(document: Document) -> list[dict[str, Any]]:
     owners = dict(annotation_rows.values_list("id", "annotator_id").distinct())
     # imported annotations have no history row of their own, their spans' changes may
     owners.update(Annotation.objects.filter(document=document).values_list("id", "annotator_id"))
-    users = dict(
-        get_user_model().objects.filter(pk__in=set(owners.values())).values_list("pk", "username")
-    )
+    User = get_user_model()
+    users = dict(User.objects.filter(pk__in=set(owners.values())).values_list("pk", "username"))
     golds = {
         pk: (version, status)
         for pk, version, status in GoldStandard.objects.filter(
@@ -428,8 +467,14 @@ def document_history(document: Document) -> list[dict[str, Any]]:
                     "object_id": record.id,
                     "action": ACTIONS.get(record.history_type, record.history_type),
                     "owner": owner(record),
+                    "excerpt": _excerpt(document.text, record),
                     "changes": _changes(record, previous, fields),
                 }
             )
     entries.sort(key=lambda e: e["at"], reverse=True)
-    return entries[:HISTORY_LIMIT]
+    entries = entries[:HISTORY_LIMIT]
+    wanted = {i for e in entries for c in e["changes"] for i in _user_ids(c)} - set(users)
+    names = {**users, **dict(User.objects.filter(pk__in=wanted).values_list("pk", "username"))}
+    for entry in entries:
+        entry["changes"] = [_named(c, names) for c in entry["changes"]]
+    return entries

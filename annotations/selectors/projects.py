@@ -17,11 +17,13 @@ from annotations.models import (
     Taxonomy,
     TaxonomyNode,
 )
-from annotations.selectors.access import User
+from annotations.selectors.access import User, users_known_to
 from annotations.services.taxonomy import available_presets, preset_path
 from annotations.taxonomy_files import TaxonomyFileError, read_taxonomy_file
 
 RECENT_IMPORTS = 20
+SUGGEST_MIN_LENGTH = 2
+SUGGEST_LIMIT = 10
 
 
 def can_create_projects(user: User | None) -> bool:
@@ -100,9 +102,24 @@ def members_with_counts(project: Project) -> QuerySet[Membership]:
 
 
 def recent_import_jobs(project: Project) -> QuerySet[ImportJob]:
-    """The project's latest import jobs, newest first (their bytes left in the database)."""
-    return (
-        ImportJob.objects.filter(project=project)
-        .defer("content")
-        .order_by("-created_at", "-id")[:RECENT_IMPORTS]
+    """The project's latest import jobs, newest first."""
+    return ImportJob.objects.filter(project=project).order_by("-created_at", "-id")[:RECENT_IMPORTS]
+
+
+def member_suggestions(user: User, project: Project, prefix: str) -> list[str]:
+    """Usernames to add to the project as one types: those starting with ``prefix``
+    (case-insensitive, at least ``SUGGEST_MIN_LENGTH`` characters) among the accounts the
+    user already sees (``access.users_known_to``), not yet members; at most
+    ``SUGGEST_LIMIT``, by username."""
+    prefix = prefix.strip()
+    if len(prefix) < SUGGEST_MIN_LENGTH:
+        return []
+    members = Membership.objects.filter(project=project).values("user_id")
+    found = (
+        users_known_to(user)
+        .filter(username__istartswith=prefix)
+        .exclude(pk__in=members)
+        .order_by("username")
+        .values_list("username", flat=True)
     )
+    return list(found[:SUGGEST_LIMIT])

@@ -34,6 +34,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from annotations.justification import SpanSlots, describe, empty_slots
 from annotations.labels import normalise_label
 from annotations.models import (
     Annotation,
@@ -277,11 +278,29 @@ def delete_span(*, span: Span | int, expected_revision: int, by: Any | None = No
     _optimistically(attempt)
 
 
+def _refuse_empty_slots(annotation: Annotation) -> None:
+    """A project whose templates are required refuses a span with an empty slot, naming
+    each span (``ValidationError`` on ``spans``)."""
+    project = annotation.document.project
+    if project.kind != "spans" or project.justification_templates != "required":
+        return
+    rows = Span.objects.filter(annotation=annotation).values_list(
+        "id", "start", "end", "labels", "details"
+    )
+    empty = empty_slots([SpanSlots(*row) for row in rows], label_index(project.taxonomy).slots)
+    if empty:
+        bounds = list(annotation.document.sentences.values_list("start", "end").order_by("index"))
+        raise ValidationError(
+            {"spans": [f"{describe(e, bounds)} (templates are required)" for e in empty]}
+        )
+
+
 @transaction.atomic
 def submit_annotation(
     *, annotation: Annotation, expected_revision: int | None = None, by: Any | None = None
 ) -> Annotation:
-    """Mark the annotation submitted (read-only until reopened). Submitting twice is a no-op."""
+    """Mark the annotation submitted (read-only until reopened). Submitting twice is a no-op.
+    A project whose justification templates are required refuses spans with empty slots."""
     locked = locked_annotation(annotation)
     if by is not None and by.pk != locked.annotator_id:
         raise NotYourAnnotation("only the annotator submits this annotation")
@@ -293,6 +312,7 @@ def submit_annotation(
     if locked.status == Annotation.Status.SUBMITTED:
         return locked
     check_active(locked.document.project)
+    _refuse_empty_slots(locked)
     locked.status = Annotation.Status.SUBMITTED
     locked.submitted_at = timezone.now()
     locked.revision += 1

@@ -38,9 +38,16 @@ from annotations.models import (
     Span,
     Taxonomy,
 )
+from annotations.models.projects import TEMPLATE_MODES
 
 UNSET: Any = object()  # "leave this field as it is"
-EDITABLE = ("name", "description", "guidelines", "annotators_per_document")
+EDITABLE = (
+    "name",
+    "description",
+    "guidelines",
+    "annotators_per_document",
+    "justification_templates",
+)
 
 
 def _lock(project: Project) -> Project:
@@ -74,6 +81,14 @@ def _clean_kind(kind: str) -> str:
             {"kind": [f"unknown kind '{kind}'; one of {', '.join(PROJECT_KINDS)}"]}
         )
     return kind
+
+
+def _clean_templates(mode: str) -> str:
+    if mode not in TEMPLATE_MODES:
+        raise ValidationError(
+            {"justification_templates": [f"'{mode}' is not one of {', '.join(TEMPLATE_MODES)}"]}
+        )
+    return mode
 
 
 def _clean_form(kind: str, form: Any) -> dict[str, Any]:
@@ -119,6 +134,7 @@ def create_project(
     created_by: AbstractBaseUser | None = None,
     kind: str = "spans",
     form: dict[str, Any] | None = None,
+    justification_templates: str = "optional",
 ) -> Project:
     """A new project; ``created_by`` (when given) becomes its admin member. An item project
     (``kind="items"``) has a ``form`` (see ``annotations.items``)."""
@@ -131,6 +147,7 @@ def create_project(
         guidelines=guidelines,
         description=description,
         annotators_per_document=_clean_per_document(annotators_per_document),
+        justification_templates=_clean_templates(justification_templates),
     )
     _save(project)
     if created_by is not None:
@@ -158,6 +175,7 @@ def update_project(
     archived: bool = UNSET,
     kind: str = UNSET,
     form: dict[str, Any] = UNSET,
+    justification_templates: str = UNSET,
 ) -> Project:
     """Change a project's settings (only the fields given). The taxonomy can change only
     while the project has no span and no gold standard (their labels come from it), the
@@ -197,6 +215,9 @@ def update_project(
     if annotators_per_document is not UNSET:
         project.annotators_per_document = _clean_per_document(annotators_per_document)
         changed.append("annotators_per_document")
+    if justification_templates is not UNSET:
+        project.justification_templates = _clean_templates(justification_templates)
+        changed.append("justification_templates")
     if taxonomy is not UNSET and taxonomy.pk != project.taxonomy_id:
         if has_annotation_data(project):
             raise ValidationError(

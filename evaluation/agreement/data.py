@@ -28,8 +28,9 @@ from evaluation.runs import stored
 from evaluation.scoring import LevelMapping, normalise_label
 
 # bumped when the payload changes, so results cached by an older version are recomputed
-# (2026-11-24: metric, library and level on every figure entry)
-CODE_VERSION = "agreement-2026-11-24"
+# (2026-11-24: metric, library and level on every figure entry; 2026-11-27: per-document
+# disagreement)
+CODE_VERSION = "agreement-2026-11-27"
 SpanRow = tuple[int, int, tuple[str, ...]]
 
 

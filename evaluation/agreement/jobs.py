@@ -142,25 +142,28 @@ def latest_done(project: Project) -> AgreementResult | None:
 
 
 def document_sort_keys(project: Project) -> dict[int, float | None]:
-    """Per document, from the latest done result: its level-2 MASI α, else (α undefined)
-    1.0 when every unit agreed and 0.0 otherwise. Documents not compared are absent."""
+    """Per document, from the latest done result: its disagreement at level 2 (types), the
+    share of its sentences whose annotators gave different label sets (``iaa.disagreement``;
+    None with a single annotator). Documents not compared are absent."""
     result = latest_done(project)
     if result is None or not result.payload:
         return {}
     keys: dict[int, float | None] = {}
     for entry in result.payload.get("per_document", []):
         figures = entry["levels"].get("2", {})
-        value = figures.get("masi")
-        if value is None:
-            value = 1.0 if figures.get("agreed_units") == figures.get("units") else 0.0
-        keys[entry["document"]] = value
+        if "disagreement" in figures:
+            keys[entry["document"]] = figures["disagreement"]["value"]
+        else:  # a result of an earlier code version: the same share from its counts
+            units, annotators = figures.get("units") or 0, figures.get("annotators") or 0
+            agreed = figures.get("agreed_units") or 0
+            keys[entry["document"]] = 1 - agreed / units if units and annotators > 1 else None
     return keys
 
 
 def adjudication_order(project: Project) -> tuple[str, dict[int, float | None]]:
     """The adjudication queue's order (registered in ``annotations.orderings``): the state
     of the project's agreement figures (``done``, ``computing`` or ``failed``; a new result
-    is started) and ``document_sort_keys``."""
+    is started) and ``document_sort_keys`` (highest disagreement first)."""
     result = agreement_for(project=project)
     status = "done" if result.status == AgreementResult.Status.DONE else "computing"
     if result.status == AgreementResult.Status.FAILED:
@@ -303,6 +306,7 @@ def _per_document(work: ProjectWork) -> list[dict[str, Any]]:
             units = _units(work, [document], level)
             masi, jaccard = iaa.alpha(units, "masi"), iaa.alpha(units, "jaccard")
             agreed = sum(1 for row in units.values() if len(set(row.values())) == 1)
+            differ = iaa.disagreement(units)
             levels[str(level)] = {
                 **provenance("krippendorff_alpha", ALPHA_LIBRARY, level),
                 "distances": list(DISTANCES),
@@ -311,6 +315,10 @@ def _per_document(work: ProjectWork) -> list[dict[str, Any]]:
                 "units": len(units),
                 "annotators": len(document.spans),
                 "agreed_units": agreed,
+                "disagreement": {
+                    **provenance("sentence_disagreement", OWN_LIBRARY, level),
+                    **differ.to_dict(),
+                },
             }
         entries.append(
             {

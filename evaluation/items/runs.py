@@ -24,12 +24,16 @@ against the items' answer key (``Document.metadata["gold"][run.field]``).
   (``evaluation.scoring.item_profiles``). Ranked answers are read with the taxonomy's
   aliases; pieces naming no label are counted (``unreadable_labels``). An imported
   run (published outputs, no prompt variant: ``items.imports``) is parsed and scored the
-  same way, by its ``task``, unparseable answers counting as wrong.
+  same way, by its ``task``, unparseable answers counting as wrong, but on the items it
+  has outputs for (``covered_items``): a published file covering part of the items is
+  scored on that part, its report saying ``coverage`` (``{"items", "of"}``) and how many
+  items it left out (``missing``); a launched run's items without an output count as
+  wrong.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
@@ -286,12 +290,20 @@ def _profile_reports(
     return reports
 
 
+def covered_items(
+    run: ModelRun, items: list[TaskItem], answered: Collection[int]
+) -> list[TaskItem]:
+    """The items a run is scored on: all of them for a launched run (an item without an
+    output counts as wrong), the items with an output for an imported run."""
+    return [item for item in items if item.id in answered] if run.imported else items
+
+
 def score_item_run(run: ModelRun) -> list[RunScore]:
     """Score the run's stored outputs and store one report per profile (``definition``
     as profile ``items``; see ``run_profiles``)."""
     task = get_task(run.task)
     spec = run_spec(run)
-    items = run_items(run)
+    all_items = run_items(run)
     form_field = run_field(run)
     labels = [label.name for label in field_labels(run.project, form_field)]
     aliases = label_aliases(run.project, labels) if not (form_field and form_field.labels) else {}
@@ -299,6 +311,7 @@ def score_item_run(run: ModelRun) -> list[RunScore]:
     by_item: dict[int, list[RunOutput]] = {}
     for output in RunOutput.objects.filter(run=run).order_by("document_id", "unit_index"):
         by_item.setdefault(output.document_id, []).append(output)
+    items = covered_items(run, all_items, by_item)
     changed: list[RunOutput] = []
     predictions: list[Any] = []
     answers: list[Any] = []
@@ -322,11 +335,13 @@ def score_item_run(run: ModelRun) -> list[RunScore]:
     report = task.score(
         items, predictions, labels=labels, policy=spec.unparseable, seed=spec.seed, ranks=ranks
     )
-    extra = {
+    extra: dict[str, Any] = {
         "task": run.task,
         "field": run.field,
-        "missing": sum(i.id not in by_item for i in items),
+        "missing": sum(i.id not in by_item for i in all_items),
     }
+    if run.imported:
+        extra["coverage"] = {"items": len(items), "of": len(all_items)}
     reports = {DEFINITION: {**report, **extra}}
     if task.answers == "ranked":
         spellings = {**aliases, **(dict(form_field.merge) if form_field else {})}

@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from annotations.models import Document, GoldStandard, Project
+from evaluation.backends.model_names import cached_display_name
 from evaluation.benchmarks import VARIANT_KINDS, VariantSpec
 from evaluation.benchmarks.items import UNPARSEABLE_POLICIES
 from evaluation.scoring import PARSER_NAMES
@@ -208,6 +209,13 @@ class ModelRun(models.Model):
     @property
     def imported(self) -> bool:
         return self.prompt_variant_id is None
+
+    @property
+    def model_label(self) -> str:
+        """The model's readable name, never its path (``backends.model_names``); "" when the
+        run names no model (baselines)."""
+        gguf_file = str(((self.config or {}).get("settings") or {}).get("gguf_file") or "")
+        return cached_display_name(self.model_name, gguf_file)
 
 
 class RunShard(models.Model):

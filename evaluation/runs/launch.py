@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -33,6 +32,7 @@ from django.db import transaction
 from annotations.models import GoldStandard, Project, Sentence
 from evaluation import dispatch
 from evaluation.backends import GenerationParams, ModelSpec, SettingProblem, check_spec
+from evaluation.backends.model_names import model_display_name
 from evaluation.benchmarks import TaskError, get_task
 from evaluation.models import ModelRun, PromptVariant, RunShard
 
@@ -113,9 +113,9 @@ def decoding(variant: PromptVariant, params: dict[str, Any] | None) -> dict[str,
 
 
 def model_label(spec: ModelSpec) -> str:
-    """A model's short name in run names: the last part of its path, else the backend."""
-    name = Path(spec.model).name if spec.model else spec.backend
-    return name or spec.backend
+    """A model's name in run names: its readable name (``backends.model_names``: from its
+    config, GGUF file or folder, never a package folder), else the backend."""
+    return model_display_name(spec.model, spec.settings) or spec.backend
 
 
 # --- the launch itself ----------------------------------------------------------------------

@@ -151,7 +151,7 @@ def _run_row(run: ModelRun, report: dict[str, Any] | None, note: str | None) -> 
         "kind": "run",
         "id": run.pk,
         "name": run.name,
-        "model": run.model_name,
+        "model": run.model_label,
         "backend": run.backend,
         "variant": f"{variant.name} v{variant.version}" if variant else None,
         "status": run.status,

@@ -226,6 +226,11 @@ class RunSerializer(serializers.ModelSerializer):
     throughput = serializers.SerializerMethodField()
     eta_seconds = serializers.SerializerMethodField()
     imported = serializers.BooleanField(read_only=True)
+    model_label = serializers.CharField(
+        read_only=True,
+        help_text="The model's readable name (from its config, GGUF file or folder name); "
+        "model_name is what the backend loads (a path, a hub id or an API name).",
+    )
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     can_manage = serializers.SerializerMethodField()
     outputs_count = serializers.IntegerField(read_only=True)
@@ -241,6 +246,7 @@ class RunSerializer(serializers.ModelSerializer):
             "gold_version",
             "backend",
             "model_name",
+            "model_label",
             "task",
             "field",
             "prompt_variant",

@@ -48,8 +48,8 @@ undefined. Other tasks: ``tasks``. Item projects' answers (model runs and humans
 ``items`` (``score_answers``, ``aggregate_skills``).
 """
 
-from evaluation.scoring.agreement import PairwiseAgreement, pairwise_agreement, score_annotator
-from evaluation.scoring.core import (
+from .agreement import PairwiseAgreement, pairwise_agreement, score_annotator
+from .core import (
     NO_FALLACY,
     Corpus,
     GoldSpan,
@@ -61,7 +61,7 @@ from evaluation.scoring.core import (
     TextPrediction,
     normalise_label,
 )
-from evaluation.scoring.iaa import (
+from .iaa import (
     AlphaResult,
     all_figures,
     alpha,
@@ -74,22 +74,22 @@ from evaluation.scoring.iaa import (
     level_spans,
     unit_values,
 )
-from evaluation.scoring.levels import (
+from .levels import (
     MAFALDA_TYPE_TO_CATEGORY,
     LevelMapping,
     mafalda_mapping,
     published_mafalda_mapping,
 )
-from evaluation.scoring.parsers import (
+from .parsers import (
     PARSER_NAMES,
     UNREADABLE,
     get_parser,
     make_parser,
     taxonomy_parser,
 )
-from evaluation.scoring.profiles import PROFILES
-from evaluation.scoring.report import AVERAGES, LevelReport, Report, score
-from evaluation.scoring.sources import (
+from .profiles import PROFILES
+from .report import AVERAGES, LevelReport, Report, score
+from .sources import (
     as_predictions,
     read_annotator,
     read_gold,

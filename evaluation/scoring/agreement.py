@@ -6,10 +6,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from evaluation.scoring.core import Corpus
-from evaluation.scoring.levels import LEVELS
-from evaluation.scoring.report import Report, score
-from evaluation.scoring.sources import as_predictions
+from .core import Corpus
+from .levels import LEVELS
+from .report import Report, score
+from .sources import as_predictions
 
 
 def score_annotator(gold: Corpus, annotator: Corpus, **options: Any) -> Report:

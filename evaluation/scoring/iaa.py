@@ -13,6 +13,11 @@ dropped), ``{⊥}`` when none does (``unit_values``). ``Units`` maps a unit key 
   α is undefined: no pairable unit, or no expected disagreement (a single value throughout;
   nltk returns 1.0 there).
 - ``alphas({group: units}, distance)``: α of many groups at once (e.g. per document).
+- ``disagreement(units)``: the share of units (with at least two annotators) whose
+  annotators' values are not all the same set: 0 when everyone gave the same labels
+  everywhere, 1 when they differ on every sentence. Unlike α it does not depend on how
+  much the labels vary across units, so it orders documents by how much there is to
+  adjudicate (the adjudication queue).
 - ``label_alphas``: per label, binary α (present / absent per unit) via the ``krippendorff``
   package, nominal level.
 - ``cohen_kappas``: Cohen's κ per annotator pair over the units both coded, each distinct
@@ -42,8 +47,8 @@ from itertools import combinations
 
 import numpy as np
 
-from evaluation.scoring.core import NO_FALLACY
-from evaluation.scoring.levels import LevelMapping
+from .core import NO_FALLACY
+from .levels import LevelMapping
 
 Value = frozenset[str]
 Units = Mapping[Hashable, Mapping[str, Value]]
@@ -168,6 +173,24 @@ def alphas(groups: Mapping[Hashable, Units], distance: str = "masi") -> dict[Has
         )
         for g, key in enumerate(keys)
     }
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    value: float | None  # None: no unit with two annotators
+    units: int  # units with at least two annotators
+    differing: int  # of those, units whose annotators' values differ
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "units": self.units, "differing": self.differing}
+
+
+def disagreement(units: Units) -> Disagreement:
+    """The share of comparable units whose annotators did not all give the same set."""
+    compared = [row for row in units.values() if len(row) >= 2]
+    differing = sum(1 for row in compared if len(set(row.values())) > 1)
+    value = differing / len(compared) if compared else None
+    return Disagreement(value, len(compared), differing)
 
 
 def _nan_to_none(value: float) -> float | None:

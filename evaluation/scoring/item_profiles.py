@@ -66,8 +66,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from evaluation.scoring.core import ScoringInputError
-from evaluation.scoring.label_answers import (
+from .core import ScoringInputError
+from .label_answers import (
     LIST_NUMBER,
     NO_FALLACY_WORDS,
     LabelReader,
@@ -75,7 +75,7 @@ from evaluation.scoring.label_answers import (
     read_detection,
     unreadable_summary,
 )
-from evaluation.scoring.metric import f1_of
+from .metric import f1_of
 
 HARMONIC_13 = sum(1 / i for i in range(1, 14))
 DEFINITION, AUTHORS_SMARTYPAT = "definition", "authors-smartypat"

@@ -88,9 +88,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluation.scoring.core import ScoringInputError
-from evaluation.scoring.metric import f1_of
-from evaluation.scoring.task_metrics import (
+from .core import ScoringInputError
+from .metric import f1_of
+from .task_metrics import (
     MacroF1,
     accuracy,
     exact_span_f1,
@@ -175,7 +175,7 @@ def minilm_path() -> Path | None:
 
 def minilm_bertscore(candidates: Sequence[str], references: Sequence[str]) -> list[float]:
     """BERTScore F1 of each candidate with the shipped MiniLM (6 layers, CPU)."""
-    from evaluation.scoring.task_metrics import bertscore_f1
+    from .task_metrics import bertscore_f1
 
     folder = minilm_path()
     if folder is None:
@@ -402,7 +402,7 @@ def score_answers(
     answers; default: ``predictions``) with ``aliases`` and the gold cells ``gold_texts``;
     ``None`` when that profile has nothing for ``kind``."""
     if profile != DEFINITION:
-        from evaluation.scoring.item_profiles import profile_report
+        from .item_profiles import profile_report
 
         return profile_report(
             profile,

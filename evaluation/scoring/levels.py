@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-from evaluation.scoring.core import NO_FALLACY, ScoringInputError, normalise_label
+from .core import NO_FALLACY, ScoringInputError, normalise_label
 
 LEVELS: tuple[int, ...] = (0, 1, 2)
 LEVEL_0_LABEL = "fallacy"

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from evaluation.scoring.core import NO_FALLACY, GoldSpan, PredSpan
+from .core import NO_FALLACY, GoldSpan, PredSpan
 
 
 def f1_of(precision: float, recall: float) -> float:

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol
 
-from evaluation.scoring.core import NO_FALLACY, ScoringInputError, normalise_label
-from evaluation.scoring.levels import MAFALDA_TYPE_TO_CATEGORY
+from .core import NO_FALLACY, ScoringInputError, normalise_label
+from .levels import MAFALDA_TYPE_TO_CATEGORY
 
 UNREADABLE: Final = "unreadable"
 ParseResult = frozenset[str] | Literal["unreadable"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from evaluation.scoring.core import (
+from .core import (
     NO_FALLACY,
     GoldSpan,
     PredSpan,
@@ -18,9 +18,9 @@ from evaluation.scoring.core import (
     TextPrediction,
     normalise_label,
 )
-from evaluation.scoring.levels import LevelMapping
-from evaluation.scoring.metric import join_sentence_runs
-from evaluation.scoring.parsers import UNREADABLE, OutputParser
+from .levels import LevelMapping
+from .metric import join_sentence_runs
+from .parsers import UNREADABLE, OutputParser
 
 PROFILES: tuple[str, ...] = ("paper", "mafalda-2024")
 UNKNOWN = "unknown"  # mafalda-2024: an output the keyword parser could not read

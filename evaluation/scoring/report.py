@@ -9,16 +9,16 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.scoring.core import NO_FALLACY, Corpus, Predictions, ScoringInputError, align
-from evaluation.scoring.levels import (
+from .core import NO_FALLACY, Corpus, Predictions, ScoringInputError, align
+from .levels import (
     LEVELS,
     LevelMapping,
     mafalda_mapping,
     published_mafalda_mapping,
 )
-from evaluation.scoring.metric import LabelTally, TextCounts, f1_of, overlap_pairs, score_text
-from evaluation.scoring.parsers import OutputParser, get_parser
-from evaluation.scoring.profiles import PROFILE_FUNCTIONS, PROFILES, UNCOVERED, UNKNOWN, ParseTally
+from .metric import LabelTally, TextCounts, f1_of, overlap_pairs, score_text
+from .parsers import OutputParser, get_parser
+from .profiles import PROFILE_FUNCTIONS, PROFILES, UNCOVERED, UNKNOWN, ParseTally
 
 AVERAGES: tuple[str, ...] = ("text", "corpus")
 NONE_LABEL = "(none)"

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from evaluation.scoring.core import (
+from .core import (
     NO_FALLACY,
     Corpus,
     Predictions,

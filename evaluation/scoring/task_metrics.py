@@ -12,8 +12,8 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluation.scoring.core import ScoringInputError, normalise_label
-from evaluation.scoring.metric import f1_of
+from .core import ScoringInputError, normalise_label
+from .metric import f1_of
 
 
 def _same_length(gold: Sequence[Any], predicted: Sequence[Any], what: str) -> None:

@@ -86,7 +86,7 @@ class CreatedSuggestionsSerializer(serializers.Serializer):
 class SuggestionRunSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
-    model_name = serializers.CharField()
+    model_label = serializers.CharField(help_text="The model's readable name (never a path).")
 
 
 class SuggestionSerializer(serializers.Serializer):
@@ -299,7 +299,7 @@ def _rows(suggestions: list[Suggestion], mine: dict[int, SuggestionDecision]) ->
                 "run": {
                     "id": suggestion.run_id,
                     "name": suggestion.run.name,
-                    "model_name": suggestion.run.model_name,
+                    "model_label": suggestion.run.model_label,
                 },
                 "unit_index": suggestion.unit_index,
                 "start": suggestion.start,

@@ -12,6 +12,8 @@
 - ``GET|POST projects/<id>/generation-releases/``: published gold versions of the accepted
   items (POST: admins; 409 when nothing is accepted).
 - ``GET generation-report/`` (``?project=ID``): per type and method across finished jobs.
+- ``GET generation-options/``: what the launch form offers (the projects that fit, whether a
+  new one may be created, local models, backends, credentials).
 """
 
 from __future__ import annotations
@@ -39,11 +41,12 @@ from annotations.models import Membership, Project
 from annotations.selectors.projects import can_create_projects
 from evaluation import access
 from evaluation.access import staff_project
-from evaluation.backends import ModelSpec
+from evaluation.backends import BACKENDS, ModelSpec
 from evaluation.models import GeneratedItem, GenerationJob, GenerationRelease
 from evaluation.runs.api import credential_options
 from evaluation.runs.launch import LaunchError
 from evaluation.runs.serializers import CredentialOptionSerializer, flatten_errors
+from evaluation.synthesis.options import BASELINES, generation_models, generation_projects
 from evaluation.synthesis.review import (
     NothingToRelease,
     ReviewError,
@@ -132,6 +135,28 @@ class GenerationLaunchSerializer(serializers.Serializer):
     model = serializers.CharField(max_length=255, allow_blank=True, default="")
     settings = serializers.DictField(default=dict, help_text="Backend settings (no key).")
     n = serializers.IntegerField(min_value=1, max_value=MAX_N, default=20)
+
+
+class GenerationProjectOptionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class GenerationModelOptionSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    backend = serializers.CharField()
+    model = serializers.CharField(allow_blank=True)
+    settings = serializers.DictField()
+
+
+class GenerationOptionsSerializer(serializers.Serializer):
+    projects = GenerationProjectOptionSerializer(
+        many=True, help_text="Item projects with a ranked field that I administer."
+    )
+    can_create = serializers.BooleanField(help_text="Whether a new project name is accepted.")
+    models = GenerationModelOptionSerializer(many=True, help_text="Local models (SmolLM2).")
+    backends = serializers.ListField(child=serializers.CharField())
+    credentials = CredentialOptionSerializer(many=True)
 
 
 class GeneratedItemSerializer(serializers.ModelSerializer):
@@ -394,3 +419,27 @@ class GenerationCredentialsView(APIView):
         if not (admin or can_create_projects(request.user)):
             raise PermissionDenied("Only those who may generate items see the credentials.")
         return Response(credential_options())
+
+
+class GenerationOptionsView(APIView):
+    @extend_schema(
+        tags=TAGS,
+        summary="What the generation launch form offers: fitting projects, local models",
+        responses={200: GenerationOptionsSerializer, **AUTH, 403: DetailSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        admin = access.has_role_anywhere(request.user, (Membership.Role.ADMIN,))
+        can_create = can_create_projects(request.user)
+        if not (admin or can_create):
+            raise PermissionDenied("Only project admins and project creators generate items.")
+        return Response(
+            {
+                "projects": [
+                    {"id": p.pk, "name": p.name} for p in generation_projects(request.user)
+                ],
+                "can_create": can_create,
+                "models": generation_models(),
+                "backends": sorted(set(BACKENDS) - set(BASELINES)),
+                "credentials": credential_options(),
+            }
+        )

@@ -21,6 +21,11 @@ urlpatterns = [
         name="evaluation-generation-credentials",
     ),
     path(
+        "generation-options/",
+        api.GenerationOptionsView.as_view(),
+        name="evaluation-generation-options",
+    ),
+    path(
         "generation-jobs/<int:pk>/",
         api.GenerationJobDetailView.as_view(),
         name="evaluation-generation-job",

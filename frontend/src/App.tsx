@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { get, isAuthError } from "./api";
-import { match, navigate, usePath } from "./router";
+import { linkHandler, match, navigate, usePath } from "./router";
 import type { Me } from "./types";
 import { LoginPage } from "./pages/Login";
 import { HomePage } from "./pages/Home";
@@ -12,6 +12,7 @@ import { ForbiddenMessage, NotFoundMessage } from "./components/PageMessage";
 import { clearPrefetch } from "./prefetch";
 import { canCreateProjects, isProjectAdmin, isProjectStaff } from "./lib/roles";
 import { lazyComponent } from "./components/Lazy";
+import { signedInHint } from "./session";
 
 // The evaluation pages (and Chart.js, on the leaderboard) load on demand.
 const evaluation = () => import("./pages/evaluation");
@@ -65,11 +66,13 @@ export function App() {
       .finally(() => setChecked(true));
 
   useEffect(() => {
-    void loadMe();
+    // an anonymous visitor: no session to ask about (the API would answer 403)
+    if (signedInHint() === false) setChecked(true);
+    else void loadMe();
   }, []);
 
   useEffect(() => {
-    if (checked && !me && !error && route.name !== "login") {
+    if (checked && !me && !error && route.name !== "login" && route.name !== "notfound") {
       const next = location.pathname + location.search;
       navigate(`/login/?next=${encodeURIComponent(next)}`, true);
     }
@@ -99,6 +102,20 @@ export function App() {
       </div>
     );
   }
+  if (!me && route.name === "notfound")
+    return (
+      <main class="page narrow">
+        <NotFoundMessage
+          back={
+            <a href="/login/" onClick={linkHandler("/login/")}>
+              Sign in
+            </a>
+          }
+        >
+          <p>There is nothing at this address.</p>
+        </NotFoundMessage>
+      </main>
+    );
   if (!me) return <p class="boot">Redirecting to sign in…</p>;
 
   switch (route.name) {

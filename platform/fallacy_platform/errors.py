@@ -1,5 +1,7 @@
 """Django's own error pages (a URL that matches no route, an uncaught exception) as JSON
-under /api/, so API clients always get ``{"detail": ...}``; HTML pages everywhere else.
+under /api/, so API clients always get ``{"detail": ...}``; HTML pages everywhere else: a
+path that matches no route gets the app's shell with status 404 (the app says "page not
+found" with its links), except under STATIC_URL and the admin's URL.
 And DRF's exception handler, extended to numbers out of the database's range and to a
 database that cannot be reached (a restart, a failover), and to a job queue (the Celery
 broker) or Redis cache that cannot be reached: 503 with ``Retry-After``, which clients (the
@@ -7,6 +9,7 @@ browser's autosave queue, bench/load_annotate.py) retry."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import DataError, InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
@@ -34,6 +37,14 @@ def permission_denied(request: HttpRequest, exception: Exception) -> HttpRespons
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if _api(request):
         return JsonResponse({"detail": "Not found."}, status=404)
+    plain = (settings.STATIC_URL, "/" + settings.ADMIN_URL)
+    if request.method in ("GET", "HEAD") and not request.path.startswith(plain):
+        from fallacy_platform.frontend_views import app
+
+        response = app(request)
+        if response.status_code == 200:
+            response.status_code = 404
+            return response
     return defaults.page_not_found(request, exception)
 
 

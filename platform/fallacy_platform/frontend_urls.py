@@ -5,10 +5,11 @@ Every client-side route gets the same HTML shell; the app's router picks the pag
 
 from django.urls import path
 
-from fallacy_platform.frontend_views import app
+from fallacy_platform.frontend_views import app, favicon
 
 urlpatterns = [
     path("", app, name="app-home"),
+    path("favicon.ico", favicon, name="favicon"),
     path("login/", app, name="app-login"),
     path("projects/new/", app, name="app-project-new"),
     path("projects/<int:project_id>/", app, name="app-project"),

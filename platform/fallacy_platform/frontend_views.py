@@ -2,8 +2,12 @@
 
 Assets (frontend/dist/assets/…) are served by WhiteNoise under STATIC_URL; this view only
 returns the HTML shell, with the CSRF cookie set so the app can make session writes, and a
-fresh style nonce: ``<meta property="csp-nonce" nonce="…">`` in the head, the same nonce in
-the policy's ``style-src`` (the rule editor's CodeMirror writes ``<style>`` elements).
+``<meta name="fallacy-session">`` saying whether the request has a signed-in session, so the
+app asks who is signed in only when someone is (no 403 in an anonymous visitor's console),
+and a fresh style nonce: ``<meta property="csp-nonce" nonce="…">`` in the head, the same
+nonce in the policy's ``style-src`` (the rule editor's CodeMirror writes ``<style>``
+elements). The shell also answers unknown paths, with status 404
+(``errors.page_not_found``): the app shows its own "page not found".
 """
 
 import re
@@ -11,7 +15,8 @@ import secrets
 from pathlib import Path
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.templatetags.static import static
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import ensure_csrf_cookie
 
@@ -54,8 +59,17 @@ def app(request: HttpRequest, **kwargs) -> HttpResponse:
         # Its one <style> block is inline; it has no script.
         response[CSP_HEADER] = with_inline_styles(settings.CONTENT_SECURITY_POLICY)
         return response
+    signed_in = "1" if request.user.is_authenticated else "0"
+    hint = f'<meta name="fallacy-session" content="{signed_in}" />\n'
+    html = html.replace("</head>", hint + "</head>", 1)
     nonce = secrets.token_urlsafe(18)
     response = HttpResponse(with_nonce_meta(html, nonce), content_type="text/html; charset=utf-8")
     if settings.CONTENT_SECURITY_POLICY:
         response[CSP_HEADER] = with_style_nonce(settings.CONTENT_SECURITY_POLICY, nonce)
     return response
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    """``/favicon.ico``, which browsers ask for on pages without an icon link (the API's
+    JSON, its docs): the build's icon (``frontend/public/favicon.ico``)."""
+    return HttpResponseRedirect(static("favicon.ico"))

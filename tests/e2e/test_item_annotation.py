@@ -27,6 +27,8 @@ def open_item(page: Page, base: str, doc: int) -> None:
 def submit_and_reload(page: Page) -> None:
     wait_saved(page)
     page.get_by_test_id("item-submit").click()
+    expect(page.get_by_test_id("item-submit-dialog")).to_contain_text("Submit this item?")
+    page.get_by_test_id("item-submit-dialog-confirm").click()
     expect(page.get_by_test_id("view-banner")).to_contain_text("Submitted")
     page.reload()
     page.wait_for_selector("html[data-ready]")

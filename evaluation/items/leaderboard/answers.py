@@ -23,7 +23,7 @@ from typing import Any
 
 from annotations.items import Form, FormField
 from annotations.models import Document, Project
-from evaluation.items.runs import field_labels, project_items
+from evaluation.items.runs import covered_items, field_labels, project_items
 from evaluation.models import ModelRun, RunOutput
 from evaluation.scoring.core import ScoringInputError
 from evaluation.scoring.items import score_answers
@@ -144,15 +144,15 @@ class Answers:
 def run_answers(
     run: ModelRun, form_field: FormField, aliases: tuple[tuple[str, str], ...] = ()
 ) -> Answers:
-    """A model run's answers: its items (the first ``limit``), stored parsed outputs and
-    raw answers."""
-    items = project_items(run, limit=run.limit)
+    """A model run's answers: its items (the first ``limit``; an imported run's: those it
+    has outputs for, as it is scored), stored parsed outputs and raw answers."""
     outputs = RunOutput.objects.filter(run=run, unit_index=0)
     parsed, raw = {}, {}
     for document, value, answer, text in outputs.values_list(
         "document_id", "parsed_labels", "answer", "raw_output"
     ):
         parsed[document], raw[document] = value, answer if answer is not None else text
+    items = covered_items(run, project_items(run, limit=run.limit), parsed)
     variant = run.prompt_variant
     settings = variant.spec() if variant is not None else None
     return Answers(

@@ -1,8 +1,9 @@
 """Comparable rows: ranked only against rows scored on the same items, with paired tests.
 
-- **coverage**: a row's items are those any of its figures was scored on (a run: the first
-  ``limit`` items that have an answer key, items without an output counting as wrong; an
-  annotator: the items they answered); ``coverage`` gives their number and the number of
+- **coverage**: a row's items are those any of its figures was scored on (a launched run:
+  the first ``limit`` items that have an answer key, items without an output counting as
+  wrong; an imported run: the items it has outputs for; an annotator: the items they
+  answered); ``coverage`` gives their number and the number of
   items with an answer key on the board (the project, or the subset);
 - **groups**: rows of one profile scored on the same items form a group, ranked within it
   by ``overall`` (best first, rows without one last, then by name); groups are listed by

@@ -157,8 +157,8 @@ def _model_row(run: ModelRun, key: str, profile: str) -> dict[str, Any]:
     return {
         "kind": "imported" if run.imported else "model",
         "key": key,
-        "name": run.model_name or run.name,
-        "model": run.model_name,
+        "name": run.model_label or run.name,
+        "model": run.model_label,
         "backend": run.backend,
         "variant": variant,
         "variant_label": variant_label(variant),

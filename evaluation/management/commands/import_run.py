@@ -152,8 +152,14 @@ def summary(run: ModelRun) -> str:
     value = primary.get("value")
     figure = f"{primary.get('name')} {value:.4f}" if isinstance(value, int | float) else "no score"
     unparseable = (report.get("unparseable") or {}).get("count", 0)
+    coverage = report.get("coverage") or {}
+    scored_on = (
+        f" (scored on the {coverage['items']} of {coverage['of']} items it covers)"
+        if coverage and run.config["missing"]
+        else ""
+    )
     return (
         f"Imported item run {run.name!r} (id {run.pk}) answering {run.field!r}:"
-        f" {run.config['outputs']} outputs, {run.config['missing']} items missing,"
+        f" {run.config['outputs']} outputs, {run.config['missing']} items missing{scored_on},"
         f" {unparseable} unparseable; {figure}"
     )

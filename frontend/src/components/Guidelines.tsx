@@ -4,7 +4,8 @@ import type { LabelOption } from "../lib/labels";
 import { renderMarkdown } from "../lib/markdown";
 import { TemplateView } from "./SpanEditor";
 
-export function LabelHelp({ option }: { option: LabelOption }) {
+/** A label's definition, template (unless the project turned templates off) and example. */
+export function LabelHelp({ option, showTemplate = true }: { option: LabelOption; showTemplate?: boolean }) {
   return (
     <div class="label-help" style={{ "--c": categoryColor(option.categoryIndex) }}>
       <div class="label-help-head">
@@ -13,7 +14,7 @@ export function LabelHelp({ option }: { option: LabelOption }) {
         <span class="muted small">{option.category}</span>
       </div>
       {option.definition && <p>{option.definition}</p>}
-      {option.template && (
+      {showTemplate && option.template && (
         <>
           <h4>Template</h4>
           <TemplateView option={option} />
@@ -33,10 +34,13 @@ export function LabelHelp({ option }: { option: LabelOption }) {
 export function GuidelinesPanel({
   guidelines,
   focus,
+  showTemplates = true,
   onClose,
 }: {
   guidelines: string;
   focus: LabelOption | null;
+  /** False when the project turned justification templates off. */
+  showTemplates?: boolean;
   onClose(): void;
 }) {
   const html = useMemo(() => renderMarkdown(guidelines), [guidelines]);
@@ -51,7 +55,7 @@ export function GuidelinesPanel({
       {focus && (
         <section aria-label="Label in focus">
           <h3 class="eyebrow">Label in focus</h3>
-          <LabelHelp option={focus} />
+          <LabelHelp option={focus} showTemplate={showTemplates} />
         </section>
       )}
       <section class="markdown" aria-label="Project guidelines">

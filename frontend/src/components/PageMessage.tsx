@@ -2,15 +2,18 @@ import type { ComponentChildren } from "preact";
 import type { LoadError } from "../hooks/useResource";
 import { linkHandler } from "../router";
 
-export function NotFoundMessage({ children }: { children?: ComponentChildren }) {
+/** "Page not found", then `children`, then a link back to the projects (or `back` instead). */
+export function NotFoundMessage({ children, back }: { children?: ComponentChildren; back?: ComponentChildren }) {
   return (
     <div class="page-message" data-testid="not-found">
       <h1>Page not found</h1>
       {children}
       <p>
-        <a href="/" onClick={linkHandler("/")}>
-          Back to your projects
-        </a>
+        {back ?? (
+          <a href="/" onClick={linkHandler("/")}>
+            Back to your projects
+          </a>
+        )}
       </p>
     </div>
   );

@@ -1,6 +1,6 @@
 import { categoryColor } from "../lib/colors";
 import type { LabelOption } from "../lib/labels";
-import { fillTemplate, parseTemplate, slotOrder } from "../lib/template";
+import { fillTemplate, parseTemplate, slotOrder, type TemplateMode } from "../lib/template";
 import { type Details, type LabelDetail, NO_FALLACY } from "../types";
 
 export interface EditorSpan {
@@ -17,6 +17,8 @@ interface Props {
   options: Map<string, LabelOption>;
   readOnly: boolean;
   canMove: boolean;
+  /** The project's justification templates (off: none shown; required: slots required). */
+  templates?: TemplateMode;
   onDetail(label: string, detail: LabelDetail): void;
   onToggleNoFallacy(): void;
   onEditLabels(): void;
@@ -55,6 +57,7 @@ export function SpanEditor(p: Props) {
   const { span } = p;
   const real = span.labels.filter((l) => l !== NO_FALLACY);
   const optional = span.labels.includes(NO_FALLACY);
+  const templates = p.templates ?? "optional";
   const rangeText = span.first === span.last ? `Sentence ${span.first + 1}` : `Sentences ${span.first + 1}–${span.last + 1}`;
 
   return (
@@ -89,7 +92,7 @@ export function SpanEditor(p: Props) {
       {real.map((label, n) => {
         const option = p.options.get(label);
         const detail = span.details[label] ?? emptyDetail();
-        const slots = option ? slotOrder(option.template, option.slots) : Object.keys(detail.slots);
+        const slots = templates === "off" ? [] : option ? slotOrder(option.template, option.slots) : Object.keys(detail.slots);
         const idBase = `f-${span.key}-${n}`;
         return (
           <div class="label-card" key={label} style={{ "--c": categoryColor(option?.categoryIndex) }}>
@@ -103,13 +106,14 @@ export function SpanEditor(p: Props) {
                 Definition
               </button>
             </div>
-            {option && <TemplateView option={option} values={detail.slots} />}
+            {option && templates !== "off" && <TemplateView option={option} values={detail.slots} />}
             {slots.length > 0 && (
               <div class="slots">
                 {slots.map((slot) => (
-                  <label class="slot-field" key={slot}>
+                  <label class={`slot-field${templates === "required" && !detail.slots[slot]?.trim() ? " missing" : ""}`} key={slot}>
                     <span class="slot-name">{slot}</span>
                     <input
+                      aria-required={templates === "required"}
                       id={`${idBase}-${slot}`}
                       data-slot={slot}
                       data-label={label}
@@ -129,7 +133,7 @@ export function SpanEditor(p: Props) {
                 ))}
               </div>
             )}
-            {option && slots.some((s) => detail.slots[s]?.trim()) && (
+            {option && templates !== "off" && slots.some((s) => detail.slots[s]?.trim()) && (
               <p class="filled-preview small">
                 <span class="muted">Reads: </span>
                 {fillTemplate(option.template, option.slots, detail.slots)}

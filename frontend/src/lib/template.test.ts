@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fillTemplate, parseTemplate, slotOrder } from "./template";
+import { emptySlots, fillTemplate, parseTemplate, slotOrder } from "./template";
 import { escapeHtml, renderMarkdown } from "./markdown";
 
 describe("templates", () => {
@@ -26,6 +26,22 @@ describe("templates", () => {
     expect(slotOrder("P because E", ["E", "P", "C"])).toEqual(["P", "E", "C"]);
     expect(parseTemplate("", ["E"])).toEqual([]);
     expect(parseTemplate("no slots", [])).toEqual([{ kind: "text", text: "no slots" }]);
+  });
+});
+
+describe("empty template slots", () => {
+  it("lists each label of each span with a blank slot, in span order", () => {
+    const slots: Record<string, string[]> = { "ad hominem": ["E", "P"], "slippery slope": ["A"] };
+    const spans = [
+      { key: "a", labels: ["ad hominem", "no fallacy"], details: { "ad hominem": { slots: { E: "Smith", P: "  " } } } },
+      { key: "b", labels: ["slippery slope"], details: { "slippery slope": { slots: { A: "this" } } } },
+      { key: "c", labels: ["slippery slope", "ad hominem"], details: {} },
+    ];
+    expect(emptySlots(spans, (l) => slots[l] ?? [])).toEqual([
+      { key: "a", label: "ad hominem", slots: ["P"] },
+      { key: "c", label: "slippery slope", slots: ["A"] },
+      { key: "c", label: "ad hominem", slots: ["E", "P"] },
+    ]);
   });
 });
 

@@ -47,3 +47,31 @@ export function fillTemplate(
     .map((p) => (p.kind === "text" ? p.text : values[p.slot]?.trim() || p.slot))
     .join("");
 }
+
+/** How a project treats its labels' templates: required (submit refuses empty slots),
+ * optional (submit warns) or off (no template shown). */
+export type TemplateMode = "required" | "optional" | "off";
+
+export interface EmptySlots {
+  /** The span's key on the page. */
+  key: string;
+  label: string;
+  slots: string[];
+}
+
+/** Every (span, label) whose template has a blank slot, in the spans' order; "no fallacy"
+ * and labels without slots have none. Mirrors annotations/justification.py. */
+export function emptySlots(
+  spans: { key: string; labels: string[]; details: Record<string, { slots?: Record<string, string> } | undefined> }[],
+  slotsOf: (label: string) => string[],
+): EmptySlots[] {
+  const out: EmptySlots[] = [];
+  for (const span of spans) {
+    for (const label of span.labels) {
+      const values = span.details[label]?.slots ?? {};
+      const missing = slotsOf(label).filter((slot) => !values[slot]?.trim());
+      if (missing.length) out.push({ key: span.key, label, slots: missing });
+    }
+  }
+  return out;
+}

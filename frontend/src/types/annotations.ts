@@ -66,6 +66,8 @@ export interface Project {
   annotators_per_document?: number;
   /** "spans" (span-annotated texts) or "items" (texts answered through a form). */
   kind?: ProjectKind;
+  /** Span projects: template slots required (submit refuses empty ones), optional or off. */
+  justification_templates?: "required" | "optional" | "off";
 }
 
 export interface Page<T> {

@@ -147,3 +147,19 @@ export interface ItemState {
   /** Reviewers and admins only: the answer key. */
   gold?: ItemResponse;
 }
+
+/** A neighbour of a document in my queue (GET /api/documents/ID/neighbours/). */
+export interface DocumentNeighbour {
+  id: number;
+  name: string;
+  external_id: string;
+}
+
+/** Where a document sits in my queue: my assigned documents, or the project's (staff). */
+export interface DocumentNeighbours {
+  queue: "assigned" | "project";
+  position: number;
+  total: number;
+  previous: DocumentNeighbour | null;
+  next: DocumentNeighbour | null;
+}

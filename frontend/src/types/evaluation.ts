@@ -50,7 +50,10 @@ export interface Run {
   gold_standard: number | null;
   gold_version: number | null;
   backend: string;
+  /** What the backend loads (a path, a hub id, an API name): the configuration panel only. */
   model_name: string;
+  /** The model's readable name (from its config, GGUF file or folder name): shown as the model. */
+  model_label: string;
   task: string;
   prompt_variant: VariantRef | null;
   level: number;

@@ -7,6 +7,8 @@ export interface HistoryEntry {
   object_id: number;
   action: "created" | "changed" | "deleted";
   owner: string;
+  /** The text of a span's range (spans and gold spans), shortened. */
+  excerpt: string | null;
   changes: { field: string; before: unknown; after: unknown }[];
 }
 

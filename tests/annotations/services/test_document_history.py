@@ -170,3 +170,34 @@ def test_history_managers_share_one_class_and_stay_bound(world: World) -> None:
     assert changed.status_code == 200, changed.content
     assert [h.history_type for h in first.history.order_by("history_id")] == ["+", "~"]
     assert [h.history_type for h in second.history.all()] == ["+"]
+
+
+def test_history_names_users_not_ids_and_quotes_the_spans_text(world: World) -> None:
+    Span.objects.create(annotation=world.a1, start=S0[0], end=S0[1], labels=["ad hominem"])
+    Annotation.objects.filter(pk=world.a1.pk).update(status="submitted")
+    url = f"/api/documents/{world.d1.pk}/adjudication/"
+    span = {
+        "start": S0[0],
+        "end": S0[1],
+        "labels": ["ad hominem"],
+        "proposed_by": {"ad hominem": [world.ann1.pk]},
+    }
+    assert client_for(world.reviewer).put(url, {"revision": 0, "spans": [span]}, format="json")
+    changed = {**span, "labels": ["ad hominem", "slippery slope"]}
+    saved = client_for(world.admin).put(url, {"revision": 1, "spans": [changed]}, format="json")
+    assert saved.status_code == 200, saved.content
+
+    entries = history(world, world.admin)
+    documents = [e for e in entries if e["kind"] == "gold_document"]
+    assert change(documents[0], "updated_by") == ("reviewer", "admin")
+    gold_span = one(entries, kind="gold_span", action="created")
+    assert change(gold_span, "proposed_by")[1] == {"ad hominem": ["ann1"]}
+    assert gold_span["excerpt"] == " ".join(world.d1.text[S0[0] : S0[1]].split())
+    users = [
+        v
+        for e in entries
+        for c in e["changes"]
+        if c["field"] in ("updated_by", "annotator")
+        for v in (c["before"], c["after"])
+    ]
+    assert users and all(v is None or isinstance(v, str) for v in users)

@@ -344,7 +344,7 @@ def test_a_page_loaded_before_a_publication_saves_on_the_next_draft(world) -> No
     )
 
 
-def test_the_queue_sorts_by_lowest_agreement_then_position(world) -> None:
+def test_the_queue_sorts_by_highest_disagreement_then_position(world) -> None:
     from evaluation.agreement import jobs as agreement_jobs
     from evaluation.models import AgreementResult
 
@@ -383,8 +383,14 @@ def test_the_queue_sorts_by_lowest_agreement_then_position(world) -> None:
     rows = after["results"]
     keys = agreement_jobs.document_sort_keys(world.p1)
     assert [r["sort_key"] for r in rows] == [keys[r["document"]["id"]] for r in rows]
-    assert [r["sort_key"] for r in rows] == sorted(r["sort_key"] for r in rows)
-    assert rows[-1]["document"]["id"] == world.d2.pk and rows[-1]["sort_key"] == 1.0
+    assert [r["sort_key"] for r in rows] == sorted((r["sort_key"] for r in rows), reverse=True)
+    # the annotators differ on three of d1's four sentences, on two of d3's; d2 (full
+    # agreement) comes last with none
+    assert [(r["document"]["id"], r["sort_key"]) for r in rows] == [
+        (world.d1.pk, 0.75),
+        (world.d3.pk, 0.5),
+        (world.d2.pk, 0.0),
+    ]
     assert not any(r["adjudicated"] for r in rows)
     reviewer.put(
         url(world),

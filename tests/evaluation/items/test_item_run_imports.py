@@ -71,6 +71,7 @@ DETECTION = [  # id, published answer, what the detection parser reads
     ("p5", "fallacious", True),
     ("6", "Hmm.", None),
 ]
+PART = ["p1", "p3", "p4"]  # the items a partial published file answers
 API = "/api/evaluation/projects/{}/run-imports/"
 
 
@@ -124,19 +125,21 @@ def stored_answers(run: ModelRun) -> dict[str, object]:
 
 
 def expected_report(project: Project, run: ModelRun, kind: str) -> dict:
-    """``score_answers`` on the answers the run stored, items in project order (an item
-    without a record: no answer)."""
+    """``score_answers`` on the answers the run stored, items in project order; an item
+    without a record is left out (an imported run is scored on the items it covers)."""
     answers = stored_answers(run)
     golds, predictions = [], []
     for document in project.documents.order_by("position", "id"):
-        golds.append(document.metadata["gold"][run.field])
-        predictions.append(answers.get(document.external_id))
+        if document.external_id in answers:
+            golds.append(document.metadata["gold"][run.field])
+            predictions.append(answers[document.external_id])
     labels = LABELS if kind == "ranked" else []
     report = score_answers(kind, golds, predictions, labels=labels)
     missing = sum(item not in answers for item in ITEM_IDS)
     if kind == "ranked":  # RANKED's one piece naming no label, counted (never dropped)
         report["unreadable_labels"] = {"pieces": 1, "items": 1, "examples": ["I cannot tell."]}
-    return {**report, "task": kind, "field": run.field, "missing": missing}
+    coverage = {"items": len(ITEM_IDS) - missing, "of": len(ITEM_IDS)}
+    return {**report, "task": kind, "field": run.field, "missing": missing, "coverage": coverage}
 
 
 def test_command_imports_jsonl_ranked_outputs_as_a_scored_imported_run(
@@ -236,7 +239,46 @@ def test_imported_runs_show_on_the_results_tab_as_imported(
     for field in ("types", "fallacious"):
         assert row["tasks"][field]["value"] == pytest.approx(reports[field]["primary"]["value"])
     assert rows["nameless"]["kind"] == "imported"
-    assert rows["nameless"]["tasks"]["fallacious"]["items"] == len(ITEM_IDS)
+    # a published file with one item's answer is scored on that item, shown with its coverage
+    assert rows["nameless"]["tasks"]["fallacious"]["items"] == 1
+    assert rows["nameless"]["coverage"] == {"items": 1, "of": len(ITEM_IDS), "complete": False}
+
+
+def test_a_partial_imported_run_is_scored_on_its_items_listed_apart_and_compared_on_them(
+    project: Project, tmp_path: Path
+) -> None:
+    full = detection_csv()
+    part = "post,answer\n" + "".join(f'{i},"{a}"\n' for i, a, _ in DETECTION if i in PART)
+    for name, text in (("full", full), ("part", part)):
+        import_item_run(
+            project=project,
+            path=write(tmp_path, f"{name}.csv", text),
+            name=name,
+            field="fallacious",
+            id_column="post",
+            output_column="answer",
+        )
+    golds = {item_id: bad for item_id, _, bad in ITEMS}
+    read = {item_id: value for item_id, _, value in DETECTION}
+    on_part = score_answers(
+        "detection", [golds[i] for i in PART], [read[i] for i in PART], labels=[]
+    )
+    partial = ModelRun.objects.get(name="part")
+    report = RunScore.objects.get(run=partial).report
+    assert report["primary"] == on_part["primary"] and report["items"] == len(PART)
+    assert report["coverage"] == {"items": len(PART), "of": len(ITEM_IDS)}
+    assert report["missing"] == len(ITEM_IDS) - len(PART)
+
+    board = item_leaderboard(project=project, pair=("full", "part"))
+    rows = {row["name"]: row for row in board["rows"]}
+    assert rows["part"]["coverage"] == {"items": len(PART), "of": len(ITEM_IDS), "complete": False}
+    assert rows["full"]["coverage"]["complete"] is True
+    assert rows["part"]["tasks"]["fallacious"]["value"] == pytest.approx(
+        on_part["primary"]["value"]
+    )
+    assert rows["part"]["group"] != rows["full"]["group"]  # never ranked among the full runs
+    [test] = [t for t in board["compare"]["tests"] if t["profile"] == "definition"]
+    assert test["common_items"] == len(PART)
 
 
 def assert_nothing_written() -> None:

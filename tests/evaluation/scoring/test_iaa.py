@@ -182,3 +182,23 @@ def test_level_spans_drop_bottom_and_map_labels() -> None:
         (9, 12, frozenset({"ad populum"})),
     ]
     assert {v for *_, v in iaa.level_spans(spans, mapping, 0)} == {frozenset({"fallacy"})}
+
+
+def test_disagreement_is_the_share_of_sentences_whose_label_sets_differ() -> None:
+    a, b, bottom = frozenset({"ad hominem"}), frozenset({"appeal to fear"}), iaa.BOTTOM
+    same = {i: {"x": a, "y": a} for i in range(3)}
+    # everyone gave the same labels everywhere: no disagreement, though α is undefined or low
+    assert iaa.disagreement(same) == iaa.Disagreement(0.0, 3, 0)
+    assert iaa.alpha(same, "masi").value is None
+    agreed_bottoms = {0: {"x": a, "y": a}, 1: {"x": bottom, "y": bottom}, 2: {"x": a, "y": a}}
+    assert iaa.disagreement(agreed_bottoms).value == 0.0
+    # one sentence of three differs (two alternatives against one counts as different)
+    partly = {0: {"x": a, "y": a}, 1: {"x": a | b, "y": a}, 2: {"x": bottom, "y": bottom}}
+    assert iaa.disagreement(partly) == iaa.Disagreement(1 / 3, 3, 1)
+    everywhere = {0: {"x": a, "y": b}, 1: {"x": bottom, "y": b}}
+    assert iaa.disagreement(everywhere).value == 1.0
+    # three annotators: one dissenting is a difference; units with one annotator are ignored
+    three = {0: {"x": a, "y": a, "z": b}, 1: {"x": a, "y": a, "z": a}, 2: {"x": b}}
+    assert iaa.disagreement(three) == iaa.Disagreement(0.5, 2, 1)
+    assert iaa.disagreement({0: {"x": a}}) == iaa.Disagreement(None, 0, 0)
+    assert iaa.disagreement({0: {"x": a}}).to_dict() == {"value": None, "units": 0, "differing": 0}

@@ -107,6 +107,25 @@ def test_the_queue_puts_documents_where_runs_disagree_first(world: World) -> Non
     assert next_document(world, world.ann2) == world.doc_b.pk
 
 
+def test_previous_and_next_document_follow_the_disagreement_queue(world: World) -> None:
+    make(world)
+    set_ordering(project=world.project, ordering="disagreement", by=world.admin)
+
+    def around(user, doc) -> tuple:  # type: ignore[no-untyped-def]
+        body = client_for(user).get(f"/api/documents/{doc.pk}/neighbours/").json()
+        return tuple(body[k] and body[k]["id"] for k in ("previous", "next"))
+
+    # text B (the runs disagree) comes first for annotators, submitted or not
+    assert around(world.ann1, world.doc_b) == (None, world.doc_a.pk)
+    assert around(world.ann1, world.doc_a) == (world.doc_b.pk, None)
+    submit_annotation(
+        annotation=start_annotation(document=world.doc_b, annotator=world.ann1), by=world.ann1
+    )
+    assert around(world.ann1, world.doc_a) == (world.doc_b.pk, None)
+    # staff read the project in project order
+    assert around(world.admin, world.doc_a) == (None, world.doc_b.pk)
+
+
 def test_ordering_the_queue_reads_the_stored_score_not_the_suggestions(world: World) -> None:
     make(world)
     set_ordering(project=world.project, ordering="disagreement")

@@ -8,6 +8,7 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel = "Confirm",
+  cancelLabel = "Cancel",
   danger = false,
   busy = false,
   onConfirm,
@@ -18,6 +19,7 @@ export function ConfirmDialog({
   title: string;
   children?: ComponentChildren;
   confirmLabel?: string;
+  cancelLabel?: string;
   danger?: boolean;
   busy?: boolean;
   onConfirm: () => void;
@@ -47,8 +49,8 @@ export function ConfirmDialog({
           <h2 id={`${testId}-title`}>{title}</h2>
           {children}
           <div class="dialog-actions">
-            <button type="button" class="btn" onClick={onCancel} disabled={busy}>
-              Cancel
+            <button type="button" class="btn" onClick={onCancel} disabled={busy} data-testid={`${testId}-cancel`}>
+              {cancelLabel}
             </button>
             <button type="button" class={`btn ${danger ? "danger" : "primary"}`} onClick={onConfirm} disabled={busy} data-testid={`${testId}-confirm`}>
               {busy ? "Working…" : confirmLabel}

@@ -4,10 +4,12 @@ import { TopBar } from "../../components/TopBar";
 import type { SaveStatus } from "../../lib/saveStatus";
 import { paths } from "../../router";
 import type { Me, Project } from "../../types";
+import { DocumentNav } from "./DocumentNav";
 
 export function AnnotateTopBar({
   me,
   project,
+  docId,
   title,
   status,
   showSave,
@@ -19,6 +21,7 @@ export function AnnotateTopBar({
 }: {
   me: Me;
   project: Project;
+  docId: number;
   title: string;
   status: SaveStatus;
   /** Only my own annotation saves; someone else's is only looked at. */
@@ -44,6 +47,7 @@ export function AnnotateTopBar({
       }
     >
       <Crumbs items={[{ label: project.name, href: paths.project(project.id) }, { label: title }]} />
+      <DocumentNav docId={docId} />
       <button type="button" class={`btn ghost small${showGuide ? " on" : ""}`} aria-pressed={showGuide} onClick={onToggleGuide}>
         Guidelines <kbd>G</kbd>
       </button>

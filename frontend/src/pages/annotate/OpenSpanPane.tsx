@@ -3,6 +3,7 @@ import type { ShownSpan } from "../../components/DocumentText";
 import { SpanEditor } from "../../components/SpanEditor";
 import { type LabelOption, toggleLabel } from "../../lib/labels";
 import { sliceText } from "../../lib/offsets";
+import type { TemplateMode } from "../../lib/template";
 import { type LabelDetail, NO_FALLACY } from "../../types";
 import { fieldsOf, type LocalSpan } from "./spans";
 import type { Editor } from "./useAnnotationEditor";
@@ -15,6 +16,7 @@ export function OpenSpanPane({
   options,
   labelOrder,
   readOnly,
+  templates,
   canMove,
   ed,
   onEditLabels,
@@ -30,6 +32,7 @@ export function OpenSpanPane({
   options: Map<string, LabelOption>;
   labelOrder: string[];
   readOnly: boolean;
+  templates?: TemplateMode;
   canMove: boolean;
   ed: Editor;
   onEditLabels(): void;
@@ -55,6 +58,7 @@ export function OpenSpanPane({
         span={{ key: span.key, first: shown.first, last: shown.last, labels: span.labels, details: span.details, excerpt: sliceText(text, span.start, span.end) }}
         options={options}
         readOnly={readOnly}
+        templates={templates}
         canMove={canMove}
         onDetail={(label: string, detail: LabelDetail) =>
           ed.updateSpan(span.key, { details: { ...span.details, [label]: detail } }, { undo: false, delay: 400 })

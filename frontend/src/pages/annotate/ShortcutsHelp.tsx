@@ -10,6 +10,7 @@ const SHORTCUTS: [string[], string][] = [
   [["Ctrl", "+", "Z"], "Undo the last change"],
   [["Esc"], "Back to the text / close"],
   [["G"], "Show or hide the guidelines"],
+  [["[", "/", "]"], "Previous / next document of your queue"],
 ];
 /** Shown when the document has models' suggestions (assisted projects). */
 export const SUGGESTION_SHORTCUTS: [string[], string][] = [

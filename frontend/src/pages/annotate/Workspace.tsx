@@ -8,16 +8,18 @@ import { get } from "../../api";
 import { DocumentText } from "../../components/DocumentText";
 import { GuidelinesPanel } from "../../components/Guidelines";
 import { flattenTaxonomy } from "../../lib/labels";
+import { emptySlots } from "../../lib/template";
 import { navigate, paths } from "../../router";
 import type { DocumentAnnotation, DocumentDetail, Me, Project } from "../../types";
 import { AnnotateTopBar } from "./AnnotateTopBar";
 import { docKeyAction, type SuggestionKey } from "./keys";
-import { SubmitDialog } from "./SubmitDialog";
+import { type EmptySlotsRow, SubmitDialog } from "./SubmitDialog";
 import { focusedSuggestion, nextPending, pendingAt, pendingSentences, type Suggestion } from "./suggestions";
 import { SuggestionsPanel } from "./SuggestionsPanel";
 import { Toasts, useToasts } from "./Toasts";
 import { useAnnotationEditor } from "./useAnnotationEditor";
 import { useSpanSelection } from "./useSpanSelection";
+import { rangeText } from "./spans";
 import { useSuggestions } from "./useSuggestions";
 import { WorkspaceBanner } from "./ViewBanner";
 import { useEditorFocus, useGuidelinesPanel, useReadyMark, useWindowKeys } from "./workspaceHooks";
@@ -64,6 +66,27 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
   const suggestedSentences = useMemo(() => pendingSentences(suggestionList), [sugg.suggestions]);
 
   const focusDoc = () => docRef.current?.focus({ preventScroll: true });
+
+  // ---- justification templates ---------------------------------------------------------
+  const templates = project.justification_templates ?? "optional";
+  const gaps = useMemo((): EmptySlotsRow[] => {
+    if (templates === "off" || !own) return [];
+    const where = new Map(ws.shown.map((s) => [s.key, rangeText(s.first, s.last)]));
+    return emptySlots(spans, (label) => optionByName.get(label)?.slots ?? []).map((g) => ({ ...g, where: where.get(g.key) ?? "A span" }));
+  }, [spans, ws.shown, templates, own]);
+
+  /** From the submit dialog: open the span and put the cursor in its first empty slot. */
+  const goToGap = (row: EmptySlotsRow) => {
+    dialogRef.current?.close();
+    ws.activate(row.key);
+    requestAnimationFrame(() => {
+      const inputs = [...document.querySelectorAll<HTMLInputElement>(".editor input[data-slot]")];
+      const slot = inputs.find((i) => i.dataset.label === row.label && !i.value.trim()) ?? inputs[0];
+      document.querySelector(".sent.selected")?.scrollIntoView({ block: "center" });
+      slot?.scrollIntoView({ block: "center" });
+      slot?.focus({ preventScroll: true });
+    });
+  };
 
   // ---- suggestions ---------------------------------------------------------------------
   const focusSuggestion = (s: Suggestion) => {
@@ -138,6 +161,7 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
       <AnnotateTopBar
         me={me}
         project={project}
+        docId={doc.id}
         title={title}
         status={ed.status}
         showSave={own}
@@ -159,7 +183,7 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
       />
 
       <div class="workspace">
-        {showGuide && <GuidelinesPanel guidelines={project.guidelines} focus={ws.focusLabel} onClose={toggleGuide} />}
+        {showGuide && <GuidelinesPanel guidelines={project.guidelines} focus={ws.focusLabel} showTemplates={templates !== "off"} onClose={toggleGuide} />}
 
         <main class="doc-pane" aria-label="Document">
           <div class="doc-head">
@@ -205,6 +229,7 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
           optionByName={optionByName}
           labelOrder={labelOrder}
           withSuggestions={suggestionList.length > 0}
+          templates={templates}
           focusDoc={focusDoc}
         >
           {suggestionList.length > 0 && (
@@ -229,7 +254,9 @@ export function Workspace({ me, doc, project, annotation, own, viewedName, switc
       </div>
 
       <Toasts toasts={toasts} />
-      {own && <SubmitDialog dialogRef={dialogRef} spanCount={spans.length} submitting={submitting} onSubmit={() => void submit()} />}
+      {own && (
+        <SubmitDialog dialogRef={dialogRef} spanCount={spans.length} submitting={submitting} templates={templates} empty={gaps} onGo={goToGap} onSubmit={() => void submit()} />
+      )}
     </div>
   );
 }

@@ -4,6 +4,7 @@
 import type { ComponentChildren } from "preact";
 import { LabelPicker } from "../../components/LabelPicker";
 import type { LabelOption } from "../../lib/labels";
+import type { TemplateMode } from "../../lib/template";
 import * as S from "../../lib/selection";
 import type { Sentence } from "../../types";
 import { OpenSpanPane } from "./OpenSpanPane";
@@ -23,11 +24,13 @@ export interface WorkspaceSidebarProps {
   labelOrder: string[];
   /** The document has suggestions (the selection's help lists their keys). */
   withSuggestions: boolean;
+  /** The project's justification templates (off: the span editor shows none). */
+  templates?: TemplateMode;
   focusDoc: () => void;
   children?: ComponentChildren;
 }
 
-export function WorkspaceSidebar({ ws, ed, text, sentences, options, optionByName, labelOrder, withSuggestions, focusDoc, children }: WorkspaceSidebarProps) {
+export function WorkspaceSidebar({ ws, ed, text, sentences, options, optionByName, labelOrder, withSuggestions, templates, focusDoc, children }: WorkspaceSidebarProps) {
   const { picker, active, activeShown, sel } = ws;
   const readOnly = ed.readOnly;
   const spans = ed.spans;
@@ -58,6 +61,7 @@ export function WorkspaceSidebar({ ws, ed, text, sentences, options, optionByNam
           options={optionByName}
           labelOrder={labelOrder}
           readOnly={readOnly}
+          templates={templates}
           canMove={!!sel && (S.toChars(sel, sentences).start !== active.start || S.toChars(sel, sentences).end !== active.end)}
           ed={ed}
           onEditLabels={() => ws.setPicker({ mode: "edit", key: active.key })}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { docKeyAction, type KeyContext, type KeyPress } from "./keys";
+import { docKeyAction, docNavKey, type KeyContext, type KeyPress } from "./keys";
 
 const press = (key: string, mods: Partial<KeyPress> = {}): KeyPress => ({ key, shiftKey: false, ctrlKey: false, metaKey: false, altKey: false, ...mods });
 const idle: KeyContext = { active: false, readOnly: false, picker: false };
@@ -44,5 +44,21 @@ describe("document pane keys", () => {
 
   it("hands the suggestion keys on", () => {
     for (const key of ["s", "y", "Y", "n"]) expect(docKeyAction(press(key, { shiftKey: key === "Y" }), idle)).toEqual({ kind: "suggestion", key });
+  });
+});
+
+describe("previous / next document keys", () => {
+  const free = { typing: false, dialog: false };
+  it("maps [ and ] to the previous and next document", () => {
+    expect(docNavKey(press("["), free)).toBe(-1);
+    expect(docNavKey(press("]"), free)).toBe(1);
+    expect(docNavKey(press("n"), free)).toBeNull();
+  });
+
+  it("never fires while typing, in a dialog or with a modifier", () => {
+    expect(docNavKey(press("]"), { typing: true, dialog: false })).toBeNull();
+    expect(docNavKey(press("["), { typing: false, dialog: true })).toBeNull();
+    expect(docNavKey(press("]", { ctrlKey: true }), free)).toBeNull();
+    expect(docNavKey(press("[", { altKey: true }), free)).toBeNull();
   });
 });

@@ -54,3 +54,14 @@ export function docKeyAction(e: KeyPress, { active, readOnly, picker }: KeyConte
   if (k === "s" || k === "y" || k === "Y" || k === "n") return { kind: "suggestion", key: k };
   return null;
 }
+
+/**
+ * The previous / next document keys, "[" and "]", anywhere on the document page except while
+ * typing in a field (`typing`) or with a dialog open; -1, 1, or null (not ours).
+ */
+export function docNavKey(e: KeyPress, { typing, dialog }: { typing: boolean; dialog: boolean }): -1 | 1 | null {
+  if (typing || dialog || e.ctrlKey || e.metaKey || e.altKey) return null;
+  if (e.key === "[") return -1;
+  if (e.key === "]") return 1;
+  return null;
+}

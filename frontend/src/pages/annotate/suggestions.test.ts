@@ -17,8 +17,8 @@ import {
   visibleSuggestions,
 } from "./suggestions";
 
-const run1 = { id: 1, name: "run-one", model_name: "model-1" };
-const run2 = { id: 2, name: "another", model_name: "model-2" };
+const run1 = { id: 1, name: "run-one", model_label: "model-1" };
+const run2 = { id: 2, name: "another", model_label: "model-2" };
 const sugg = (id: number, unit: number, over: Partial<Suggestion> = {}): Suggestion => ({
   id,
   run: run1,
@@ -46,8 +46,8 @@ describe("which suggestions the page shows, in which order", () => {
 
   it("names the run and its model", () => {
     expect(modelText(run1)).toBe("run-one · model-1");
-    expect(modelText({ id: 3, name: "gpt", model_name: "gpt" })).toBe("gpt");
-    expect(modelText({ id: 3, name: "imported", model_name: "" })).toBe("imported");
+    expect(modelText({ id: 3, name: "gpt", model_label: "gpt" })).toBe("gpt");
+    expect(modelText({ id: 3, name: "imported", model_label: "" })).toBe("imported");
   });
 
   it("shows labels in taxonomy order", () => {

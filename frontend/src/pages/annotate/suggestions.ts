@@ -12,7 +12,8 @@ export type DecisionKind = "accept" | "reject";
 export interface SuggestionRun {
   id: number;
   name: string;
-  model_name: string;
+  /** The model's readable name (never a path). */
+  model_label: string;
 }
 
 /** A suggestion as `GET /api/evaluation/documents/{id}/suggestions/` serves it. */
@@ -127,7 +128,7 @@ export function mergeServerSpan(
 
 /** "run-one · model-1" (the run's name alone when the model is unnamed or the same). */
 export function modelText(run: SuggestionRun): string {
-  return run.model_name && run.model_name !== run.name ? `${run.name} · ${run.model_name}` : run.name;
+  return run.model_label && run.model_label !== run.name ? `${run.name} · ${run.model_label}` : run.name;
 }
 
 /** The labels in taxonomy order, joined for display. */

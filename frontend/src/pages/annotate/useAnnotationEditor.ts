@@ -217,7 +217,8 @@ export function useAnnotationEditor({ docId, userId, annotation, own, labelOrder
         toast("Document submitted.");
         return true;
       }
-      toast(`Could not submit: ${(res.data as { detail?: string })?.detail ?? res.status}`, "error");
+      const body = res.data as { detail?: string; spans?: string[] } | null;
+      toast(`Could not submit: ${body?.detail ?? body?.spans?.join("; ") ?? res.status}`, "error");
     } catch (e) {
       if (e instanceof ApiError) toast(`Could not submit: ${e.message}`, "error");
       else toast("Could not submit: the server cannot be reached. Your work is kept; try again.", "error");

@@ -8,6 +8,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ApiError, api, get, http } from "../../api";
 import { Crumbs } from "../../components/Crumbs";
+import { ConfirmDialog } from "../../components/form/ConfirmDialog";
 import { LoadErrorMessage } from "../../components/PageMessage";
 import { SaveStatusBadge } from "../../components/SaveStatus";
 import { TopBar } from "../../components/TopBar";
@@ -17,6 +18,7 @@ import { navigate, paths } from "../../router";
 import type { ItemAnswer, ItemState, Me } from "../../types";
 import { fieldErrors, missingAnswers, RATING_KINDS, withChanges } from "./logic";
 import { type Changes, ResponseSaver, responseUrl } from "./save";
+import { DocumentNav } from "../annotate/DocumentNav";
 import { FieldWidget } from "./FieldWidget";
 import { ConflictBanner, ItemBanner } from "./ItemBanners";
 import "./items.css";
@@ -40,6 +42,7 @@ export function ItemPage({ me, docId, viewed, own, switcher }: ItemPageProps) {
   const [status, setStatus] = useState<SaveStatus>({ state: "saved" });
   const [conflict, setConflict] = useState<ItemState | null>(null);
   const [submitting, setSubmitting] = useState(false);
+  const [confirming, setConfirming] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const saverRef = useRef<ResponseSaver | null>(null);
 
@@ -129,15 +132,21 @@ export function ItemPage({ me, docId, viewed, own, switcher }: ItemPageProps) {
     setConflict(null);
   };
 
-  const submit = async () => {
-    const saver = saverRef.current;
-    if (!saver) return;
+  /** Names the missing answers, or asks to confirm the submission. */
+  const requestSubmit = () => {
     const missing = missingAnswers(form.fields, response);
     if (missing.length) {
       setErrors(Object.fromEntries(missing.map((n) => [n, "An answer is required to submit."])));
       document.querySelector(`[data-testid="field-${missing[0]}"]`)?.scrollIntoView({ block: "center" });
       return;
     }
+    setConfirming(true);
+  };
+
+  const submit = async () => {
+    const saver = saverRef.current;
+    setConfirming(false);
+    if (!saver) return;
     setSubmitting(true);
     try {
       if (!(await saver.flush())) return;
@@ -178,7 +187,7 @@ export function ItemPage({ me, docId, viewed, own, switcher }: ItemPageProps) {
           <>
             {own && <SaveStatusBadge status={status} onRetry={() => saverRef.current?.retryNow()} />}
             {own && !readOnly && (
-              <button type="button" class="btn primary" disabled={submitting} data-testid="item-submit" onClick={() => void submit()}>
+              <button type="button" class="btn primary" disabled={submitting} data-testid="item-submit" onClick={requestSubmit}>
                 {submitting ? "Submitting…" : "Submit"}
               </button>
             )}
@@ -186,8 +195,21 @@ export function ItemPage({ me, docId, viewed, own, switcher }: ItemPageProps) {
         }
       >
         <Crumbs items={[{ label: project.name, href: paths.project(project.id) }, { label: title }]} />
+        <DocumentNav docId={docId} />
       </TopBar>
 
+      <ConfirmDialog
+        open={confirming}
+        title="Submit this item?"
+        confirmLabel="Submit"
+        cancelLabel="Keep working"
+        busy={submitting}
+        onConfirm={() => void submit()}
+        onCancel={() => setConfirming(false)}
+        testId="item-submit-dialog"
+      >
+        <p>After submitting, your answers become read-only; a reviewer can reopen them.</p>
+      </ConfirmDialog>
       {conflict && <ConflictBanner onLoadCurrent={loadCurrent} />}
       <ItemBanner
         own={own}

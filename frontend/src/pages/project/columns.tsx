@@ -18,6 +18,30 @@ export function submittedText(submitted: number, perDocument: number): string {
 
 const pill = (status: string) => <span class={`status-pill ${status}`}>{STATUS_TEXT[status] ?? status}</span>;
 
+/** Who is assigned (or annotated): each username, marked by their status, opening their annotation. */
+function Annotators({ d }: { d: DocumentListItem }) {
+  const people = d.annotators ?? [];
+  if (!people.length) return <span class="muted small">nobody</span>;
+  return (
+    <ul class="who-list" data-testid="doc-annotators">
+      {people.map((a) => {
+        const to = paths.document(d.id, a.id);
+        return (
+          <li key={a.id}>
+            <a class={`who ${a.status}`} href={to} onClick={linkHandler(to)} title={`${a.username}: ${(STATUS_TEXT[a.status] ?? a.status).toLowerCase()}`}>
+              <span class="who-mark" aria-hidden="true">
+                {a.status === "submitted" ? "✓" : a.status === "in_progress" ? "…" : "○"}
+              </span>
+              {a.username}
+              <span class="sr-only"> ({STATUS_TEXT[a.status] ?? a.status})</span>
+            </a>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
 /** The document list's columns: annotators see their own status; staff the project's and the counts. */
 export function documentColumns({ staff, perDocument, annotator }: { staff: boolean; perDocument: number; annotator: number | null }): Column<DocumentListItem>[] {
   // With the annotator filter on, staff open that annotator's annotation.
@@ -43,6 +67,7 @@ export function documentColumns({ staff, perDocument, annotator }: { staff: bool
         </div>
       ),
     });
+    cols.push({ key: "annotators", label: "Assigned to", render: (d) => <Annotators d={d} /> });
   } else {
     cols.push({ key: "status", label: "Status", render: (d) => pill(d.status) });
   }

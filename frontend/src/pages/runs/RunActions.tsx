@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { ensureCsrf, http } from "../../api";
+import { ConfirmDialog } from "../../components/form/ConfirmDialog";
 import type { Run, RunDetail } from "../../types";
 
 type Action = "cancel" | "resume" | "rescore";
@@ -28,6 +29,7 @@ export function actionsFor(run: Pick<Run, "status" | "can_manage" | "imported">)
 export function RunActions({ run, onChanged }: { run: RunDetail; onChanged: (r: Partial<Run>) => void }) {
   const [busy, setBusy] = useState<Action | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
   const actions = actionsFor(run);
   if (!actions.length && !error) return null;
 
@@ -57,12 +59,30 @@ export function RunActions({ run, onChanged }: { run: RunDetail; onChanged: (r: 
           type="button"
           class={`btn${a === "cancel" ? " danger" : a === "resume" ? " primary" : ""}`}
           disabled={busy !== null}
-          onClick={() => void act(a)}
+          onClick={() => (a === "cancel" ? setConfirming(true) : void act(a))}
           data-testid={`run-${a}`}
         >
           {busy === a ? BUSY[a] : LABEL[a]}
         </button>
       ))}
+      <ConfirmDialog
+        open={confirming}
+        title="Cancel this run?"
+        confirmLabel="Cancel the run"
+        cancelLabel="Keep it running"
+        danger
+        busy={busy === "cancel"}
+        onConfirm={() => {
+          setConfirming(false);
+          void act("cancel");
+        }}
+        onCancel={() => setConfirming(false)}
+        testId="cancel-dialog"
+      >
+        <p>
+          Requests not answered yet are not sent. What the run has answered so far is kept{run.imported ? "" : ", and Resume continues it later"}.
+        </p>
+      </ConfirmDialog>
       {error && (
         <p class="form-error" role="alert" data-testid="run-action-error">
           {error}

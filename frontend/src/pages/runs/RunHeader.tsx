@@ -15,8 +15,8 @@ export function RunHeader({ run }: { run: RunDetail }) {
       <dl class="meta-grid" data-testid="run-meta">
         <div>
           <dt>Model</dt>
-          <dd class="mono-cell" title={run.model_name} data-testid="run-model">
-            {run.model_name || DASH}
+          <dd class="mono-cell" data-testid="run-model">
+            {run.model_label || DASH}
           </dd>
         </div>
         <div>

@@ -82,7 +82,7 @@ export function RunPage({ me, id }: { me: Me; id: number }) {
                   <ShardsTable shards={data.shards} />
                 </details>
               )}
-              <JsonView title="Configuration" value={data.config} testId="run-config" />
+              <JsonView title="Configuration" value={{ model: data.model_name, ...(data.config as Record<string, unknown>) }} testId="run-config" />
               <JsonView title="Environment" value={data.environment} testId="run-environment" />
             </div>
             <RequestsTable runId={data.id} refreshKey={`${data.status}:${data.done}`} />

@@ -1,6 +1,6 @@
 import { RunProgress } from "../../components/RunProgress";
 import { RunStatusBadge } from "../../components/RunStatusBadge";
-import { formatDateTime, shortModel, variantLabel } from "../../lib/format";
+import { formatDateTime, variantLabel } from "../../lib/format";
 import { linkHandler, paths } from "../../router";
 import type { Run } from "../../types";
 
@@ -33,8 +33,8 @@ export function RunsTable({ runs }: { runs: Run[] }) {
                 </a>
                 {r.imported && <span class="badge subtle">imported</span>}
               </td>
-              <td class="mono-cell" title={r.model_name}>
-                {shortModel(r.model_name)}
+              <td class="mono-cell">
+                {r.model_label || "—"}
               </td>
               <td>{r.backend || "—"}</td>
               <td>{variantLabel(r.prompt_variant)}</td>

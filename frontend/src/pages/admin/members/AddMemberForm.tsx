@@ -1,7 +1,11 @@
 // Add an existing user (username or e-mail) with a role; adding a member again updates the role.
+// As one types, the usernames that start so are offered (among the accounts the admin already
+// sees: GET /api/projects/ID/members/suggestions/).
 
 import { useEffect, useState } from "preact/hooks";
+import { get } from "../../../api";
 import { Select, TextField, sendJson, submitForm } from "../../../components/form";
+import { useDebounced } from "../../../hooks/useDebounced";
 import { type FormErrors, NO_ERRORS, messagesFor } from "../../../lib/formErrors";
 import type { Member } from "../../../types";
 import { ROLE_OPTIONS } from "./roles";
@@ -12,6 +16,7 @@ export function AddMemberForm({ projectId, prefill, onAdded }: { projectId: numb
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<string | null>(null);
+  const suggestions = useUsernameSuggestions(projectId, user);
 
   useEffect(() => {
     if (prefill) setUser(prefill);
@@ -53,6 +58,16 @@ export function AddMemberForm({ projectId, prefill, onAdded }: { projectId: numb
           </button>
         </div>
       </div>
+      {suggestions.length > 0 && (
+        <div class="suggest-users" data-testid="member-suggestions">
+          <span class="muted small">Matching users:</span>
+          {suggestions.map((name) => (
+            <button key={name} type="button" class="btn ghost small" onClick={() => setUser(name)}>
+              {name}
+            </button>
+          ))}
+        </div>
+      )}
       {done && (
         <p class="note" role="status" data-testid="member-added">
           {done}
@@ -60,4 +75,25 @@ export function AddMemberForm({ projectId, prefill, onAdded }: { projectId: numb
       )}
     </form>
   );
+}
+
+/** Usernames starting with what is typed (2 characters or more), once typing pauses; none once
+ * the field holds one of them exactly. */
+function useUsernameSuggestions(projectId: number, typed: string): string[] {
+  const prefix = useDebounced(typed.trim(), 200);
+  const [found, setFound] = useState<{ prefix: string; usernames: string[] }>({ prefix: "", usernames: [] });
+  useEffect(() => {
+    if (prefix.length < 2 || prefix.includes("@")) return;
+    let cancelled = false;
+    get<{ usernames: string[] }>(`/api/projects/${projectId}/members/suggestions/?q=${encodeURIComponent(prefix)}`)
+      .then((r) => !cancelled && setFound({ prefix, usernames: r.usernames }))
+      .catch(() => undefined); // suggestions are a help: typing the name still works
+    return () => {
+      cancelled = true;
+    };
+  }, [projectId, prefix]);
+  const now = typed.trim().toLowerCase();
+  if (now.length < 2 || !now.startsWith(found.prefix.toLowerCase()) || !found.prefix) return [];
+  const matching = found.usernames.filter((u) => u.toLowerCase().startsWith(now));
+  return matching.length === 1 && matching[0].toLowerCase() === now ? [] : matching;
 }

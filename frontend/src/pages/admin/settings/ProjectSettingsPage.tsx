@@ -64,7 +64,7 @@ export function ProjectSettingsPage({ me, projectId }: { me: Me; projectId: numb
     body = (
       <>
         <form class="admin-form" onSubmit={submit} noValidate data-testid="settings-form">
-          <ProjectFields form={form} update={update} errors={errors} summaryTitle="Nothing was saved:" summaryTestId="settings-errors" />
+          <ProjectFields form={form} update={update} errors={errors} summaryTitle="Nothing was saved:" summaryTestId="settings-errors" showTemplates={project.data.kind !== "items"} />
           <div class="launch-bar">
             <span class="muted" role="status" data-testid="settings-status">
               {saved ?? ""}
@@ -83,7 +83,7 @@ export function ProjectSettingsPage({ me, projectId }: { me: Me; projectId: numb
   }
 
   return (
-    <AdminLayout me={me} projectId={projectId} projectName={project.data?.name} active="settings" title="Settings" testId="settings-page" intro="Name, taxonomy, how many annotators each document needs, and the guidelines.">
+    <AdminLayout me={me} projectId={projectId} projectName={project.data?.name} active="settings" title="Settings" testId="settings-page" intro="Name, taxonomy, how many annotators each document needs, justification templates, and the guidelines.">
       {body}
     </AdminLayout>
   );

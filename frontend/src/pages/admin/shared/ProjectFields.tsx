@@ -3,7 +3,7 @@
 
 import { useEffect, useRef } from "preact/hooks";
 import { ErrorSummary } from "../../../components/FieldErrors";
-import { MarkdownEditor, NumberField, TextArea, TextField } from "../../../components/form";
+import { MarkdownEditor, NumberField, Select, TextArea, TextField } from "../../../components/form";
 import { type FormErrors, hasErrors, messagesFor, onlyCleared } from "../../../lib/formErrors";
 import { TaxonomyPicker } from "../new/TaxonomyPicker";
 import type { ProjectForm } from "./projectForm";
@@ -14,8 +14,15 @@ export const FIELD_NAMES: Record<string, string> = {
   guidelines: "Guidelines",
   taxonomy: "Taxonomy",
   annotators_per_document: "Annotators per document",
+  justification_templates: "Justification templates",
   archived: "Archived",
 };
+const TEMPLATE_OPTIONS = [
+  { value: "required", label: "Required: refuse to submit spans with empty slots" },
+  { value: "optional", label: "Optional: warn about spans with empty slots" },
+  { value: "off", label: "Off: no templates on the annotation page" },
+];
+
 export const describeField = (p: string) => FIELD_NAMES[p] ?? p;
 
 export function ProjectFields({
@@ -24,6 +31,7 @@ export function ProjectFields({
   errors,
   summaryTitle,
   summaryTestId,
+  showTemplates = false,
 }: {
   form: ProjectForm;
   update: (patch: Partial<ProjectForm>) => void;
@@ -31,6 +39,8 @@ export function ProjectFields({
   /** The error summary's heading and test id. */
   summaryTitle: string;
   summaryTestId: string;
+  /** Span projects: the justification templates setting. */
+  showTemplates?: boolean;
 }) {
   const summaryRef = useRef<HTMLDivElement>(null);
   const shown = useRef(errors);
@@ -64,6 +74,22 @@ export function ProjectFields({
         </div>
         <TextArea id="project-description" label="Description" path="description" value={form.description} onValue={(description) => update({ description })} messages={messagesFor(errors, "description")} rows={2} testId="project-description" />
       </fieldset>
+      {showTemplates && (
+        <fieldset class="panel admin-section">
+          <legend>Justification templates</legend>
+          <Select
+            id="project-templates"
+            label="When annotators submit a document"
+            path="justification_templates"
+            value={form.templates ?? "optional"}
+            onValue={(v) => update({ templates: v as ProjectForm["templates"] })}
+            options={TEMPLATE_OPTIONS}
+            messages={messagesFor(errors, "justification_templates")}
+            hint="Each label's template has slots (who claims what). Required: a span with an empty slot cannot be submitted. Optional: submitting lists such spans first. Off: no template is shown."
+            testId="project-templates"
+          />
+        </fieldset>
+      )}
       <TaxonomyPicker value={form.taxonomy} onValue={(taxonomy) => update({ taxonomy })} messages={messagesFor(errors, "taxonomy")} />
       <fieldset class="panel admin-section">
         <legend>Guidelines</legend>

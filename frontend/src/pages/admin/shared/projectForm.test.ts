@@ -37,6 +37,14 @@ describe("project form", () => {
     expect(buildPatch(original, { ...original, name: " " }).body).toBeNull();
   });
 
+  it("patches the justification templates setting only when it changed", () => {
+    const project = { id: 1, name: "S", description: "", guidelines: "", taxonomy: { id: 3 }, annotators_per_document: 1, archived: false, justification_templates: "optional" } as unknown as ProjectAdminDetail;
+    const original = formFromProject(project);
+    expect(original.templates).toBe("optional");
+    expect(buildPatch(original, original).body).toEqual({});
+    expect(buildPatch(original, { ...original, templates: "required" }).body).toEqual({ justification_templates: "required" });
+  });
+
   it("prefers taxonomy_id over the nested taxonomy", () => {
     const p = { name: "x", description: "", guidelines: "", taxonomy: { id: 1 }, taxonomy_id: 9, annotators_per_document: 1 } as unknown as ProjectAdminDetail;
     expect(formFromProject(p).taxonomy).toBe("9");

@@ -1,6 +1,7 @@
 // The project form (create and settings) and its mapping to the API's request bodies.
 
 import type { FormErrors } from "../../../lib/formErrors";
+import type { TemplateMode } from "../../../lib/template";
 import type { ProjectAdminDetail } from "../../../types";
 import { type KindBody, type KindChoice, buildKind, taxonomyOptional } from "./itemForm";
 
@@ -12,10 +13,12 @@ export interface ProjectForm {
   taxonomy: string;
   /** "Annotators per document" as typed. */
   perDocument: string;
+  /** Span projects: justification templates required, optional or off (absent: not edited). */
+  templates?: TemplateMode;
 }
 
 /** The error path of each form field that the API names otherwise (others: their own key). */
-const ERROR_PATHS: Partial<Record<keyof ProjectForm, string>> = { perDocument: "annotators_per_document" };
+const ERROR_PATHS: Partial<Record<keyof ProjectForm, string>> = { perDocument: "annotators_per_document", templates: "justification_templates" };
 
 /** The error paths a change of these form fields answers (their messages then go). */
 export function changedPaths(patch: Partial<ProjectForm>): string[] {
@@ -32,6 +35,7 @@ export function formFromProject(p: ProjectAdminDetail): ProjectForm {
     guidelines: p.guidelines ?? "",
     taxonomy: taxonomy != null ? String(taxonomy) : "",
     perDocument: String(p.annotators_per_document ?? 1),
+    templates: p.justification_templates,
   };
 }
 
@@ -63,6 +67,7 @@ export interface CreateBody extends KindBody {
   /** Absent: an item project's form preset brings its taxonomy. */
   taxonomy?: number;
   annotators_per_document: number;
+  justification_templates?: TemplateMode;
 }
 
 /** POST /api/projects/ body, or the problems the form can see itself; ``kind`` (item
@@ -81,6 +86,7 @@ export function buildCreate(form: ProjectForm, kind?: KindChoice): Built<CreateB
     ...kindPart.body,
   };
   if (form.taxonomy) body.taxonomy = Number(form.taxonomy);
+  if (form.templates) body.justification_templates = form.templates;
   return { body, errors };
 }
 
@@ -97,5 +103,6 @@ export function buildPatch(original: ProjectForm, form: ProjectForm): Built<Patc
   if (form.guidelines !== original.guidelines) body.guidelines = form.guidelines;
   if (form.taxonomy !== original.taxonomy) body.taxonomy = Number(form.taxonomy);
   if (String(n) !== original.perDocument.trim()) body.annotators_per_document = n;
+  if (form.templates && form.templates !== original.templates) body.justification_templates = form.templates;
   return { body, errors };
 }

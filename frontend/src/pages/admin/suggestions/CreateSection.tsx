@@ -54,7 +54,7 @@ export function CreateSection({ projectId, onCreated }: { projectId: number; onC
               {finished.map((r) => (
                 <label key={r.id} class="check" data-testid="run-option" data-run={r.name}>
                   <input type="checkbox" value={r.id} checked={picked.includes(r.id)} onChange={(e) => toggle(r.id, (e.target as HTMLInputElement).checked)} />
-                  {r.name} <span class="muted">({r.model_name || r.backend || "imported"})</span>
+                  {r.name} <span class="muted">({r.model_label || r.backend || "imported"})</span>
                 </label>
               ))}
             </div>

@@ -11,7 +11,7 @@ import { linkHandler, navigate, paths } from "../../../router";
 import type { Adjudication, GoldState, Me } from "../../../types";
 import { ConflictBanner, SaveMessage, ShortcutList } from "./Banners";
 import { GoldPanel, namesOf, ProposalList } from "./GoldPanel";
-import { fetchNext } from "./queue";
+import { fetchNext, saveLabel } from "./queue";
 import { type Picked, SideBySide } from "./SideBySide";
 import { addOrUnion, fromProposal, fromServer, type GoldSpanDraft, isDirty, merge, moveBoundary, newSpan, rebase, setExplanation, toggleLabel, toPayload } from "./state";
 import "./adjudication.css";
@@ -27,6 +27,8 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
   const [saved, setSaved] = useState<GoldSpanDraft[]>([]);
   const [spans, setSpans] = useState<GoldSpanDraft[]>([]);
   const [revision, setRevision] = useState(0);
+  // whether the draft holds this document's gold as shown (the button then reads "Saved")
+  const [stored, setStored] = useState(false);
   const [picked, setPicked] = useState<Picked[]>([]);
   const [focus, setFocus] = useState(0);
   const [active, setActive] = useState<string | null>(null);
@@ -41,6 +43,7 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
     setSaved(fresh);
     setSpans(fresh);
     setRevision(gold.revision);
+    setStored(gold.adjudicated);
   };
   useEffect(() => {
     if (data.data) reset(data.data.gold);
@@ -188,7 +191,7 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
                   Shortcuts <kbd>?</kbd>
                 </button>
                 <button type="button" class="btn primary" disabled={saving || !!conflict} onClick={() => void save()} data-testid="save-gold">
-                  {saving ? "Saving…" : dirty ? "Save" : "Saved"} <kbd>Ctrl+S</kbd>
+                  {saveLabel({ saving, dirty, stored: stored && !!doc.draft })} <kbd>Ctrl+S</kbd>
                 </button>
               </div>
             </div>

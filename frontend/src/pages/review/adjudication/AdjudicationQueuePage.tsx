@@ -8,11 +8,12 @@ import { usePoll, useResource } from "../../../hooks/useResource";
 import { useProject } from "../../../hooks/useProject";
 import { linkHandler, paths } from "../../../router";
 import type { Me, Queue } from "../../../types";
+import { disagreementText } from "./queue";
 import "./adjudication.css";
 
 const PAGE_SIZE = 50;
 
-/** Documents to adjudicate, lowest agreement first (then by position). */
+/** Documents to adjudicate, most disagreement first (then by position). */
 export function AdjudicationQueuePage({ me, projectId }: { me: Me; projectId: number }) {
   const project = useProject(projectId);
   const [offset, setOffset] = useState(0);
@@ -30,7 +31,10 @@ export function AdjudicationQueuePage({ me, projectId }: { me: Me; projectId: nu
         <div class="page-head">
           <div>
             <h1>Adjudication</h1>
-            <p class="muted">Documents with submitted annotations, lowest agreement (Krippendorff's α, MASI, types) first.</p>
+            <p class="muted" data-testid="queue-measure">
+              Documents with submitted annotations, most disagreement first: the share of a document's sentences where the annotators gave different
+              fallacy types. Documents where they agreed everywhere come last.
+            </p>
           </div>
           <a class="btn" href={paths.goldVersions(projectId)} onClick={linkHandler(paths.goldVersions(projectId))}>
             Gold versions
@@ -51,7 +55,7 @@ export function AdjudicationQueuePage({ me, projectId }: { me: Me; projectId: nu
                 <tr>
                   <th>Document</th>
                   <th>Annotators submitted</th>
-                  <th>Agreement</th>
+                  <th title="Share of the document's sentences where the annotators' fallacy types differ">Sentences in disagreement</th>
                   <th>Adjudicated</th>
                 </tr>
               </thead>
@@ -64,7 +68,9 @@ export function AdjudicationQueuePage({ me, projectId }: { me: Me; projectId: nu
                       </a>
                     </td>
                     <td class="num">{row.annotators}</td>
-                    <td class="num">{row.sort_key == null ? "—" : row.sort_key.toFixed(2)}</td>
+                    <td class="num" data-testid="queue-disagreement">
+                      {disagreementText(row.sort_key)}
+                    </td>
                     <td>{row.adjudicated ? "yes" : "no"}</td>
                   </tr>
                 ))}

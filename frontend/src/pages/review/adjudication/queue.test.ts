@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nextInQueue } from "./queue";
+import { disagreementText, nextInQueue, saveLabel } from "./queue";
 import type { QueueRow } from "../../../types";
 
 const row = (id: number, adjudicated = false): QueueRow => ({ document: { id, name: `d${id}`, position: id, length: 10 }, annotators: 2, sort_key: null, adjudicated });
@@ -11,5 +11,23 @@ describe("next document in the queue", () => {
     expect(nextInQueue(rows, 3)).toBe(4);
     expect(nextInQueue(rows, 4)).toBeNull();
     expect(nextInQueue(rows, 99)).toBe(1);
+  });
+});
+
+describe("disagreement shown in the queue", () => {
+  it("reads as a share of sentences, none for full agreement, a dash when not compared", () => {
+    expect(disagreementText(0.75)).toBe("75%");
+    expect(disagreementText(2 / 3)).toBe("67%");
+    expect(disagreementText(0)).toBe("none (0%)");
+    expect(disagreementText(null)).toBe("—");
+  });
+});
+
+describe("the adjudication save button", () => {
+  it("reads Saved only when the draft holds what is shown", () => {
+    expect(saveLabel({ saving: false, dirty: false, stored: false })).toBe("Save"); // no draft yet
+    expect(saveLabel({ saving: false, dirty: false, stored: true })).toBe("Saved");
+    expect(saveLabel({ saving: false, dirty: true, stored: true })).toBe("Save");
+    expect(saveLabel({ saving: true, dirty: true, stored: true })).toBe("Saving…");
   });
 });

@@ -21,3 +21,16 @@ export async function fetchNext(projectId: number, current: number): Promise<num
   }
   return nextInQueue(rows, current);
 }
+
+/** A document's disagreement (0 to 1, the share of sentences that differ) as a percentage. */
+export function disagreementText(share: number | null): string {
+  if (share == null) return "—";
+  if (share === 0) return "none (0%)";
+  return `${Math.round(share * 100)}%`;
+}
+
+/** The adjudication page's save button: "Saved" only when the draft holds exactly what is shown. */
+export function saveLabel(p: { saving: boolean; dirty: boolean; stored: boolean }): string {
+  if (p.saving) return "Saving…";
+  return p.dirty || !p.stored ? "Save" : "Saved";
+}

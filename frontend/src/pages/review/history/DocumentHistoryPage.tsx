@@ -6,21 +6,40 @@ import { useProject } from "../../../hooks/useProject";
 import { useResource } from "../../../hooks/useResource";
 import { linkHandler, paths } from "../../../router";
 import type { DocumentDetail, History, Me } from "../../../types";
-import { compact, isLabelList, KIND_NAMES, unknownBefore } from "./format";
+import { type DiffLine, diffLines, KIND_NAMES, unknownBefore } from "./format";
 import "./history.css";
 
-function Value({ v }: { v: unknown }) {
-  if (isLabelList(v))
+function Line({ line }: { line: DiffLine }) {
+  if (line.kind === "labels")
     return (
-      <>
-        {v.map((l) => (
+      <div class="hist-change" data-testid="hist-line">
+        <span class="hist-field">{line.name}</span>
+        {line.kept.map((l) => (
           <span key={l} class="hist-chip">
             {l}
           </span>
         ))}
-      </>
+        {line.added.map((l) => (
+          <ins key={l} class="hist-chip hist-added" title="added">
+            + {l}
+          </ins>
+        ))}
+        {line.removed.map((l) => (
+          <del key={l} class="hist-chip hist-removed" title="removed">
+            − {l}
+          </del>
+        ))}
+      </div>
     );
-  return <code>{compact(v)}</code>;
+  return (
+    <div class="hist-change" data-testid="hist-line">
+      <span class="hist-field">{line.name}</span>
+      {line.before !== null && <del class="hist-before">{line.before}</del>}
+      {line.before !== null && line.after !== null && <span class="hist-arrow"> → </span>}
+      {line.after !== null && <ins class="hist-after">{line.after}</ins>}
+      {line.before === null && line.after === null && <span class="muted">—</span>}
+    </div>
+  );
 }
 
 /** Every recorded change to a document's annotations, spans and gold draft, newest first. */
@@ -96,16 +115,19 @@ export function DocumentHistoryPage({ me, id }: { me: Me; id: number }) {
                       <td>{r.user ?? "—"}</td>
                       <td>
                         {KIND_NAMES[r.kind] ?? r.kind} #{r.object_id} <span class="muted hist-owner">{r.owner}</span>
+                        {r.excerpt && (
+                          <q class="hist-excerpt" data-testid="hist-excerpt">
+                            {r.excerpt}
+                          </q>
+                        )}
                       </td>
                       <td>
                         {r.action}
                         {unknownBefore(r) && <span class="muted hist-owner">earlier state not recorded</span>}
                       </td>
                       <td>
-                        {r.changes.map((c) => (
-                          <div key={c.field} class="hist-change">
-                            <b>{c.field}</b>: <Value v={c.before} /> → <Value v={c.after} />
-                          </div>
+                        {diffLines(r.changes).map((line) => (
+                          <Line key={line.name} line={line} />
                         ))}
                       </td>
                     </tr>

@@ -1,0 +1,53 @@
+// Previous / next document of my queue on the document page (span and item projects): two
+// links and the keys [ and ], in the queue's order (GET /api/documents/ID/neighbours/),
+// whether the document is submitted or not.
+
+import { useEffect } from "preact/hooks";
+import { useResource } from "../../hooks/useResource";
+import { linkHandler, navigate, paths } from "../../router";
+import type { DocumentNeighbour, DocumentNeighbours } from "../../types";
+import { docNavKey } from "./keys";
+import { isTyping } from "./spans";
+
+const label = (n: DocumentNeighbour) => n.name || n.external_id || `Document ${n.id}`;
+
+export function DocumentNav({ docId }: { docId: number }) {
+  const { data } = useResource<DocumentNeighbours>(`/api/documents/${docId}/neighbours/`);
+
+  useEffect(() => {
+    if (!data) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.defaultPrevented) return;
+      const dialog = document.querySelector("dialog[open]") !== null;
+      const delta = docNavKey(e, { typing: isTyping(e.target), dialog });
+      if (!delta) return;
+      e.preventDefault();
+      const to = delta === -1 ? data.previous : data.next;
+      if (to) navigate(paths.document(to.id));
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [data]);
+
+  if (!data) return null;
+  const where = data.queue === "assigned" ? "your queue" : "the project";
+  const link = (n: DocumentNeighbour | null, rel: "prev" | "next", text: string, key: string) =>
+    n ? (
+      <a class="btn ghost small" rel={rel} href={paths.document(n.id)} onClick={linkHandler(paths.document(n.id))} title={`${label(n)} (key ${key})`} data-testid={`doc-${rel}`}>
+        {text} <kbd>{key}</kbd>
+      </a>
+    ) : (
+      <span class="btn ghost small disabled" aria-disabled="true" title={`No ${rel === "prev" ? "previous" : "next"} document in ${where}`} data-testid={`doc-${rel}`}>
+        {text} <kbd>{key}</kbd>
+      </span>
+    );
+  return (
+    <nav class="doc-nav" aria-label="Documents of your queue" data-testid="doc-nav">
+      {link(data.previous, "prev", "← Previous", "[")}
+      <span class="doc-nav-pos muted small" title={`Document ${data.position} of ${data.total} in ${where}`} data-testid="doc-position">
+        {data.position} / {data.total}
+      </span>
+      {link(data.next, "next", "Next →", "]")}
+    </nav>
+  );
+}
