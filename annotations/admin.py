@@ -29,6 +29,7 @@ from annotations.models import (
     GoldSpan,
     GoldStandard,
     ImportJob,
+    ImportUpload,
     Membership,
     Project,
     Sentence,
@@ -262,9 +263,23 @@ class ImportJobAdmin(admin.ModelAdmin):
     list_filter = ["status", "format", "project"]
     search_fields = ["file_name", "project__name"]
     list_select_related = ["project"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(ImportUpload)
+class ImportUploadAdmin(admin.ModelAdmin):
+    """View only: the bytes of an unfinished import job (not shown; deleted when it ends)."""
+
+    list_display = ["job"]
+    list_select_related = ["job"]
     exclude = ["content"]
 
-    def get_queryset(self, request: HttpRequest) -> QuerySet[ImportJob]:
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ImportUpload]:
         return super().get_queryset(request).defer("content")
 
     def has_add_permission(self, request: HttpRequest) -> bool:

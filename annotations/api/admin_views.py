@@ -369,7 +369,7 @@ class ImportJobView(APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         job = get_object_or_404(
-            ImportJob.objects.defer("content").filter(project__in=projects_for(request.user)),
+            ImportJob.objects.filter(project__in=projects_for(request.user)),
             pk=pk,
         )
         _project(request, job.project_id, ADMIN)

@@ -257,7 +257,8 @@ class ProjectProgressView(APIView):
         responses={200: ProjectProgressSerializer},
     )
     def get(self, request: Request, pk: int) -> Response:
-        progress = project_progress(request.user, _project(request, pk))
+        project, role = _project_and_role(request, pk)
+        progress = project_progress(request.user, project, role)
         return Response(ProjectProgressSerializer(progress).data)
 
 

@@ -1,12 +1,15 @@
 """Getting datasets into projects.
 
 - ``formats``: the file formats, each a reader (and the writer the exports use): MAFALDA,
-  doccano, plain text, CSV, FLUB, SmartyPat, item columns; no Django import;
+  doccano, plain text, CSV, FLUB, SmartyPat, item columns, Hugging Face dataset folders
+  (``hf``); no Django import;
 - ``sentences``, ``split_ahead``: sentence splitting of imported texts (``split_ahead`` in
   worker processes ahead of the import);
 - ``datasets``: all-or-nothing imports into annotation projects: texts, a MAFALDA gold
   standard, one annotator's doccano annotations (``label_spans``: their label triples grouped
   into spans);
+- ``hf``: a Hugging Face dataset folder (``formats.hf``) back into a project: a new gold
+  version, or items;
 - ``items``: all-or-nothing imports of items (FLUB, SmartyPat, mapped columns) into item
   projects;
 - ``jobs``: imports started in the browser (``ImportJob``): created, run in the request or

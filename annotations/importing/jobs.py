@@ -1,4 +1,5 @@
-"""Imports started in the browser: an ``ImportJob`` holds the uploaded bytes until it ends.
+"""Imports started in the browser: an ``ImportJob`` and its ``ImportUpload`` (the uploaded
+bytes, deleted when the job ends).
 
 ``run_import_job`` works in two steps, so that a failed job lists *every* bad record and
 imports nothing:
@@ -56,7 +57,7 @@ from annotations.importing.items import (
 )
 from annotations.importing.liveness import beat_import_job
 from annotations.importing.validation import FileCheck, error_entry
-from annotations.models import ImportJob, Project
+from annotations.models import ImportJob, ImportUpload, Project
 
 logger = logging.getLogger(__name__)
 
@@ -127,16 +128,17 @@ def create_import_job(
         if annotator is None:
             raise ValidationError({"annotator": ["a doccano file needs its annotator"]})
         options = {"annotator": annotator.pk}
-    return ImportJob.objects.create(
+    job = ImportJob.objects.create(
         project=project,
         created_by=created_by,
         format=format,
         options=options,
         file_name=file_name[:255],
-        content=content,
         size=len(content),
         lines_total=count_lines(content),
     )
+    ImportUpload.objects.create(job=job, content=content)
+    return job
 
 
 def _item_options(
@@ -211,7 +213,7 @@ def run_import_job(*, job_id: int) -> ImportJob:
 
 def _run_claimed(job: ImportJob) -> ImportJob:
     job_id = job.pk
-    content = bytes(job.content)
+    content = job.content
     try:
         check = FileCheck(job, content)
         check.run()
@@ -232,13 +234,13 @@ def _finish(
     job.status = ImportJob.Status.FAILED if errors else ImportJob.Status.SUCCEEDED
     job.report = report or {}
     job.errors = errors or []
-    job.content = b""
     job.finished_at = timezone.now()
-    fields = ["status", "report", "errors", "content", "finished_at"]
+    fields = ["status", "report", "errors", "finished_at"]
     if not errors:
         job.lines_done = job.lines_total
         fields.append("lines_done")
     job.save(update_fields=fields)
+    ImportUpload.objects.filter(job_id=job.pk).delete()
     if errors:
         job.refresh_from_db(fields=["lines_done"])  # as far as validation got
     return job

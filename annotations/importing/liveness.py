@@ -16,7 +16,7 @@ from django.utils import timezone
 from fallacy_platform.liveness import fail_each
 
 from annotations.importing.validation import error_entry
-from annotations.models import ImportJob
+from annotations.models import ImportJob, ImportUpload
 
 
 def beat_import_job(*, job_id: int) -> None:
@@ -35,12 +35,13 @@ def fail_stale_import_jobs(*, stale_after: float) -> list[str]:
         f"the process importing it died (no heartbeat for over {stale_after:.0f} s); "
         "nothing was imported: upload the file again"
     )
-    return fail_each(
+    failed = fail_each(
         ImportJob.objects.all(),
         stale & Q(status=ImportJob.Status.RUNNING),
         line="import job {pk}: failed",
         status=ImportJob.Status.FAILED,
         errors=[error_entry(None, None, message)],
-        content=b"",
         finished_at=timezone.now(),
     )
+    ImportUpload.objects.filter(job__status=ImportJob.Status.FAILED).delete()
+    return failed

@@ -26,7 +26,7 @@ from annotations.models.gold import (
     PublishedGoldIsImmutable,
     cascade_unless_published,
 )
-from annotations.models.imports import ImportJob
+from annotations.models.imports import ImportJob, ImportUpload
 from annotations.models.projects import (
     Assignment,
     CountersNotSaved,
@@ -47,6 +47,7 @@ __all__ = [
     "GoldSpan",
     "GoldStandard",
     "ImportJob",
+    "ImportUpload",
     "Membership",
     "Project",
     "PublishedGoldIsImmutable",

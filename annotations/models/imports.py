@@ -28,9 +28,6 @@ class ImportJob(models.Model):
     format = models.CharField(max_length=32, help_text="mafalda, doccano, text or csv.")
     options = models.JSONField(default=dict, blank=True, help_text="E.g. the CSV columns.")
     file_name = models.CharField(max_length=255)
-    content = models.BinaryField(
-        blank=True, help_text="The uploaded bytes; emptied when the job finishes."
-    )
     size = models.PositiveBigIntegerField(default=0)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     lines_total = models.PositiveIntegerField(default=0)
@@ -55,3 +52,25 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"import {self.pk} of {self.file_name} into {self.project_id} ({self.status})"
+
+    @property
+    def content(self) -> bytes:
+        """The uploaded bytes while the job has them (``ImportUpload``), else empty."""
+        stored = ImportUpload.objects.filter(job_id=self.pk).values_list("content", flat=True)
+        return bytes(stored.first() or b"")
+
+
+class ImportUpload(models.Model):
+    """The uploaded bytes of an unfinished import job, deleted when it ends.
+
+    A row of its own: the job's row is written while it runs (claim, progress, heartbeat),
+    and SQLite rewrites a whole row, blob included, on every update of it.
+    """
+
+    job = models.OneToOneField(
+        ImportJob, on_delete=models.CASCADE, primary_key=True, related_name="upload"
+    )
+    content = models.BinaryField()
+
+    def __str__(self) -> str:
+        return f"upload of import {self.job_id}"

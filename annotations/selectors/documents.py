@@ -48,7 +48,7 @@ from django.db.models.functions import Coalesce, Length
 
 from annotations.models import Annotation, Assignment, Document, Membership, Project
 from annotations.orderings import disagreement_first
-from annotations.selectors.access import STAFF_ROLES, annotator_documents, role_in
+from annotations.selectors.access import STAFF_ROLES, annotator_documents
 
 SUBMITTED = Annotation.Status.SUBMITTED
 IN_PROGRESS = Annotation.Status.IN_PROGRESS
@@ -256,17 +256,16 @@ def project_totals(project: Project) -> dict[str, int]:
 
 def _annotator_rows(project: Project, user: Any | None = None) -> list[AnnotatorProgress]:
     """Per annotator: every annotator member and anyone with assignments or annotations in
-    the project (just ``user`` when given)."""
-    assignments = Assignment.objects.filter(document__project=project)
+    the project (just ``user`` when given). Members' assignments come from their counters
+    (kept by the database); only people who left the project, whose remaining assignments
+    all hold their annotations, are counted row by row."""
     annotations = Annotation.objects.filter(document__project=project)
-    members = Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR)
+    members = Membership.objects.filter(project=project)
     if user is not None:
-        assignments = assignments.filter(annotator=user)
         annotations = annotations.filter(annotator=user)
         members = members.filter(user=user)
-    assigned = dict(
-        assignments.values("annotator_id").annotate(n=Count("id")).values_list("annotator_id", "n")
-    )
+    member_rows = list(members.values_list("user_id", "role", "assigned_count"))
+    assigned = {uid: n for uid, _, n in member_rows if n}
     counts: dict[int, dict[str, int]] = defaultdict(lambda: {IN_PROGRESS: 0, SUBMITTED: 0})
     last: dict[int, datetime] = {}
     for row in annotations.values("annotator_id", "status").annotate(
@@ -275,7 +274,18 @@ def _annotator_rows(project: Project, user: Any | None = None) -> list[Annotator
         uid = row["annotator_id"]
         counts[uid][row["status"]] = row["n"]
         last[uid] = max(last.get(uid, row["last"]), row["last"])
-    ids = set(assigned) | set(counts) | set(members.values_list("user_id", flat=True))
+    former = (set(counts) | ({user.pk} if user is not None else set())) - {
+        uid for uid, _, _ in member_rows
+    }
+    if former:
+        assigned.update(
+            Assignment.objects.filter(document__project=project, annotator_id__in=former)
+            .values("annotator_id")
+            .annotate(n=Count("id"))
+            .values_list("annotator_id", "n")
+        )
+    annotators = {uid for uid, role, _ in member_rows if role == Membership.Role.ANNOTATOR}
+    ids = set(assigned) | set(counts) | annotators
     if user is not None:
         ids.add(user.pk)
     names = dict(get_user_model().objects.filter(pk__in=ids).values_list("id", "username"))
@@ -294,15 +304,14 @@ def _annotator_rows(project: Project, user: Any | None = None) -> list[Annotator
     return sorted(rows, key=lambda r: r.username)
 
 
-def project_progress(user: Any, project: Project) -> dict[str, Any]:
+def project_progress(user: Any, project: Project, role: str | None) -> dict[str, Any]:
     """The progress page: totals and the per-annotator table.
 
     Staff: the project's totals (statuses as defined above; ``assignments`` and
     ``submitted`` count rows) and a row per annotator. Annotators: their own queue
     (``documents`` = assigned to them, ``done`` = submitted by them; ``unassigned`` = 0)
-    and their own row.
+    and their own row. ``role``: the role the user acts with (``access.effective_role``).
     """
-    role = role_in(user, project)
     if role in STAFF_ROLES:
         totals = project_totals(Project.objects.get(pk=project.pk))  # fresh counters
         rows = _annotator_rows(project)

@@ -102,12 +102,8 @@ def members_with_counts(project: Project) -> QuerySet[Membership]:
 
 
 def recent_import_jobs(project: Project) -> QuerySet[ImportJob]:
-    """The project's latest import jobs, newest first (their bytes left in the database)."""
-    return (
-        ImportJob.objects.filter(project=project)
-        .defer("content")
-        .order_by("-created_at", "-id")[:RECENT_IMPORTS]
-    )
+    """The project's latest import jobs, newest first."""
+    return ImportJob.objects.filter(project=project).order_by("-created_at", "-id")[:RECENT_IMPORTS]
 
 
 def member_suggestions(user: User, project: Project, prefix: str) -> list[str]:

@@ -238,6 +238,9 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "processed_folder": str(BROKER_DIR / "processed"),
         "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
+        # How often a worker looks for new messages (kombu's default: every second, which a
+        # queued import waited for, half a second on average); a look is one directory read.
+        "polling_interval": float(os.environ.get("BROKER_POLL_SECONDS", "0.1")),
     }
 # Results: Redis in production (same server as the broker unless set), files when embedded.
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or (

@@ -9,7 +9,14 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from annotations.models import GoldDocument, GoldSpan, GoldStandard, ImportJob, Span
+from annotations.models import (
+    GoldDocument,
+    GoldSpan,
+    GoldStandard,
+    ImportJob,
+    ImportUpload,
+    Span,
+)
 from evaluation.models import (
     AgreementResult,
     DocumentDisagreement,
@@ -61,7 +68,8 @@ def world(db: None) -> World:
     GenerationCache.objects.create(key="0" * 64, output="y", backend="random", model_name="")
     RunScore.objects.create(run=run, gold_standard=published, profile="paper", report={})
     AgreementResult.objects.create(project=world.p1, key="0" * 64, status="done", payload={})
-    ImportJob.objects.create(project=world.p1, format="text", file_name="texts.txt")
+    queued = ImportJob.objects.create(project=world.p1, format="text", file_name="texts.txt")
+    ImportUpload.objects.create(job=queued, content=b"A text.\n")  # not imported yet
     SuggestionSettings.objects.create(project=world.p1, assisted=True)
     suggestion = Suggestion.objects.create(
         run=run, document=world.d1, unit_index=0, start=BOUNDS[0][0], end=BOUNDS[0][1],

@@ -217,6 +217,7 @@ def test_an_import_whose_process_died_is_failed_by_the_sweep(
     errors = json.loads(errors) if isinstance(errors, str) else errors  # SQLite: the text
     assert "the process importing it died" in errors[0]["message"]
     assert job.one("SELECT COUNT(*) FROM annotations_document") == documents  # all or nothing
+    assert job.one("SELECT COUNT(*) FROM annotations_importupload") == 0  # bytes let go
 
 
 # --- Redis restarts -------------------------------------------------------------------------

@@ -1,5 +1,9 @@
-"""``manage.py export_dataset --project NAME --format mafalda|doccano|flub|smartypat|items
+"""``manage.py export_dataset --project NAME --format mafalda|doccano|hf|flub|smartypat|items
 --out PATH``.
+
+``hf`` writes a Hugging Face dataset folder (``--out DIR``, new or empty): a span project's
+published gold version (``--gold-version N``, else the latest), an item project's items with
+their answer key (``services.hf_exports``); ``--license`` and ``--language`` go into its card.
 
 Item projects export their items (``services.item_exports``): FLUB JSON Lines and
 SmartyPat CSV give back imported records as read; ``items`` is generic JSON Lines (text,
@@ -18,6 +22,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.models import GoldStandard, Project
 from annotations.services.exports import ExportError, export_doccano, export_mafalda, published_gold
+from annotations.services.hf_exports import export_hf
 from annotations.services.item_exports import EXPORTERS as ITEM_EXPORTERS
 from annotations.services.item_exports import export_items
 
@@ -25,7 +30,8 @@ from annotations.services.item_exports import export_items
 class Command(BaseCommand):
     help = (
         "Export a published gold standard (the latest, or --version N) as MAFALDA or doccano "
-        "JSON Lines, or with --annotator one annotator's annotations as doccano JSON Lines."
+        "JSON Lines or a Hugging Face dataset folder (hf), or with --annotator one annotator's "
+        "annotations as doccano JSON Lines."
     )
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs) -> CommandParser:
@@ -35,11 +41,21 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--project", required=True, help="project name")
         parser.add_argument(
-            "--format", required=True, choices=("mafalda", "doccano", *ITEM_EXPORTERS)
+            "--format", required=True, choices=("mafalda", "doccano", "hf", *ITEM_EXPORTERS)
         )
         parser.add_argument("--out", required=True, type=Path, help="file to write ('-': stdout)")
         parser.add_argument("--annotator", help="username (doccano only): their annotations")
         parser.add_argument("--version", type=int, dest="gold_version", help="gold version")
+        parser.add_argument(
+            "--gold-version", type=int, dest="gold_version", help="gold version (as --version)"
+        )
+        parser.add_argument("--license", default="unknown", help="hf: the card's licence id")
+        parser.add_argument(
+            "--language",
+            action="append",
+            dest="languages",
+            help="hf: a language code of the texts (repeatable; default en)",
+        )
         parser.add_argument(
             "--responses",
             action="store_true",
@@ -60,6 +76,9 @@ class Command(BaseCommand):
         found = Project.objects.filter(name=project).first()
         if found is None:
             raise CommandError(f"no project named {project!r}")
+        if file_format == "hf":
+            self._export_hf(found, out, gold_version, options)
+            return
         if file_format in ITEM_EXPORTERS:
             self._export_items(found, file_format, out, responses)
             return
@@ -82,6 +101,22 @@ class Command(BaseCommand):
         what = f"{annotator}'s annotations" if user else f"gold standard v{gold.version}"
         summary = f"Wrote {count} texts ({what}) to {out}."
         (self.stderr if str(out) == "-" else self.stdout).write(summary)
+
+    def _export_hf(
+        self, project: Project, out: Path, gold_version: int | None, options: dict
+    ) -> None:
+        try:
+            counts = export_hf(
+                project=project,
+                out=Path(out),
+                gold_version=gold_version,
+                license=options.get("license") or "unknown",
+                languages=tuple(options.get("languages") or ("en",)),
+            )
+        except ExportError as error:
+            raise CommandError(str(error)) from error
+        splits = ", ".join(f"{split} {n}" for split, n in counts.items())
+        self.stdout.write(f"Wrote a Hugging Face dataset folder to {out} ({splits}).")
 
     def _export_items(self, project: Project, file_format: str, out: Path, responses: bool) -> None:
         def write(stream: IO[str]) -> int:

@@ -1,5 +1,10 @@
-"""``manage.py import_dataset --format mafalda|doccano|text|flub|smartypat|items PATH
+"""``manage.py import_dataset --format mafalda|doccano|text|hf|flub|smartypat|items PATH
 --project NAME``.
+
+``hf`` reads a Hugging Face dataset folder written by ``export_dataset --format hf``
+(``annotations.importing.hf``): a span export becomes the project's next published gold
+version, an item export adds items. ``--project`` defaults to the card's project name; a
+new project gets the card's taxonomy (when installed or a preset) unless ``--taxonomy``.
 
 Item formats (``flub``, ``smartypat``, ``items``) go into an item project; a new project
 gets the form preset's form (``--form-preset``, by default the format's own: flub,
@@ -35,6 +40,7 @@ from annotations.importing.datasets import (
     import_texts,
 )
 from annotations.importing.formats import DatasetFormatError
+from annotations.importing.hf import import_hf_folder
 from annotations.importing.items import (
     ITEM_FORMATS,
     ItemImportError,
@@ -52,7 +58,7 @@ from annotations.services.taxonomy import (
 )
 from annotations.taxonomy_files import TaxonomyFileError, read_taxonomy_file
 
-FORMATS = ("mafalda", "doccano", "text", *ITEM_FORMATS)
+FORMATS = ("mafalda", "doccano", "text", "hf", *ITEM_FORMATS)
 
 
 class Command(BaseCommand):
@@ -66,9 +72,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("path", type=Path, help="the file to import")
+        parser.add_argument("path", type=Path, help="the file (hf: the folder) to import")
         parser.add_argument("--format", required=True, choices=FORMATS)
-        parser.add_argument("--project", required=True, help="project name")
+        parser.add_argument("--project", help="project name (hf: default, the card's)")
         parser.add_argument(
             "--annotator", help="username whose annotations a doccano file holds (created if new)"
         )
@@ -108,7 +114,7 @@ class Command(BaseCommand):
         self,
         *args,
         path: Path,
-        project: str,
+        project: str | None,
         annotator: str | None,
         taxonomy: str | None,
         form_preset: str | None,
@@ -118,6 +124,11 @@ class Command(BaseCommand):
         **options,
     ) -> None:
         file_format: str = options["format"]
+        if file_format == "hf":
+            self._import_hf(path, project, taxonomy)
+            return
+        if not project:
+            raise CommandError("--project is required")
         if text_column and file_format != "smartypat":
             raise CommandError("--text-column goes with --format smartypat")
         if set_metadata and file_format not in ITEM_FORMATS:
@@ -179,6 +190,16 @@ class Command(BaseCommand):
             f"  in {seconds:.2f} s ({records / seconds:,.0f} records/s;"
             f" {time.process_time() - cpu_started:.2f} s CPU)"
         )
+
+    def _import_hf(self, path: Path, project_name: str | None, taxonomy: str | None) -> None:
+        try:
+            with transaction.atomic():
+                report = import_hf_folder(path=path, project_name=project_name, taxonomy=taxonomy)
+        except (DatasetFormatError, TaxonomyFileError, TaxonomyExistsError, LookupError) as error:
+            raise CommandError(str(error)) from error
+        except ValidationError as error:
+            raise CommandError("; ".join(_messages(error))) from error
+        self.stdout.write(self.style.SUCCESS(report.summary()))
 
     def _import(
         self, path: Path, file_format: str, project_name: str, annotator: str | None, taxonomy: str

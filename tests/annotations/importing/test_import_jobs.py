@@ -289,3 +289,64 @@ def test_a_large_file_fails_its_job_when_the_broker_is_down(monkeypatch) -> None
     assert bytes(job.content) == b""
     assert not Document.objects.filter(project=project).exists()
     assert current_app._get_current_object() is previous
+
+
+# --- what a running job writes ------------------------------------------------------------
+
+
+def _updates_of_lines_done(queries: list[dict]) -> int:
+    return sum(
+        1
+        for q in queries
+        if q["sql"].startswith("UPDATE") and "importjob" in q["sql"] and "lines_done" in q["sql"]
+    )
+
+
+@pytest.mark.parametrize(("seconds", "expected"), [(3600.0, "one"), (0.0, "many")])
+def test_validation_saves_its_progress_by_time_not_by_line(
+    project, monkeypatch, seconds, expected
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotations.importing import validation
+    from annotations.importing.jobs import create_import_job
+
+    monkeypatch.setattr(validation, "PROGRESS_SECONDS", seconds)
+    content = "\n\n".join(f"Text {i}. It is here." for i in range(2000)).encode()
+    job = create_import_job(project=project, file_name="t.txt", content=content, format="text")
+
+    with CaptureQueriesContext(connection) as queries:
+        check = validation.FileCheck(job, content)
+        check.run()
+
+    assert check.errors.count == 0
+    updates = _updates_of_lines_done(queries.captured_queries)
+    # a poller sees lines_done move while validation runs, at most every PROGRESS_SECONDS;
+    # the last save (every line checked) is always written
+    assert updates == 1 if expected == "one" else updates >= 2000
+    assert ImportJob.objects.get(pk=job.pk).lines_done == job.lines_total
+
+
+def test_the_uploaded_bytes_are_a_row_of_their_own_deleted_when_the_job_ends(
+    admin, project
+) -> None:
+    from annotations.importing.jobs import create_import_job, run_import_job
+    from annotations.models import ImportUpload
+
+    content = b"A first text.\n\nA second one, longer.\n"
+    job = create_import_job(project=project, file_name="t.txt", content=content, format="text")
+    # the job's row (written while it runs: claim, progress, heartbeat) holds no bytes
+    assert "content" not in {f.name for f in ImportJob._meta.concrete_fields}
+    assert bytes(ImportUpload.objects.get(job=job).content) == content
+    assert job.content == content
+
+    job = run_import_job(job_id=job.pk)
+
+    assert job.status == "succeeded" and job.report["documents_created"] == 2
+    assert not ImportUpload.objects.filter(job_id=job.pk).exists()
+    assert job.content == b""
+
+    bad = post_import(admin, project, "bad.txt", b"Fine.\n\nFine.\n", format="text").json()
+    assert bad["status"] == "failed" and bad["errors"][0]["text"].startswith("3: text:")
+    assert not ImportUpload.objects.filter(job_id=bad["id"]).exists()

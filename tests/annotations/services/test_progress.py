@@ -157,3 +157,31 @@ def test_non_members_see_nothing(study: Study) -> None:
     client.force_login(study.stranger)
     assert client.get(f"/api/projects/{study.project.pk}/progress/").status_code == 404
     assert client.get(f"/api/projects/{study.project.pk}/documents/").status_code == 404
+
+
+def test_staff_rows_count_members_from_their_counters_and_former_members_row_by_row(
+    study: Study,
+) -> None:
+    from annotations.services.projects import remove_member
+
+    newcomer = User.objects.create_user("mafalda-newcomer")
+    Membership.objects.create(project=study.project, user=newcomer, role="annotator")
+    leaver = Membership.objects.get(project=study.project, user__username="mafalda-user5")
+    remove_member(membership=leaver)  # their annotated assignments and annotations stay
+    Annotation.objects.filter(annotator__username="mafalda-user4", document__position__lt=3).update(
+        status="in_progress", submitted_at=None
+    )
+
+    progress = study.progress(study.admin)
+
+    assert rows(progress) == [
+        ("mafalda-newcomer", 0, 0, 0),  # an annotator member without work yet
+        ("mafalda-user1", 20, 0, 20),
+        ("mafalda-user2", 20, 0, 20),
+        ("mafalda-user4", 20, 3, 17),
+        ("mafalda-user5", 20, 0, 20),  # no longer a member: counted row by row
+    ]
+    last = {r["username"]: r["last_active"] for r in progress["annotators"]}
+    assert last["mafalda-newcomer"] is None and last["mafalda-user5"] is not None
+    # the reviewer and the admin, members without assignments, have no row
+    assert study.progress(study.annotator)["annotators"][0]["assigned"] == 20

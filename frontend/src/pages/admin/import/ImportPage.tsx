@@ -14,7 +14,8 @@ import { ItemExports } from "./ItemExports";
 import { OutputsImport } from "./OutputsImport";
 import { RecentImports } from "./RecentImports";
 
-const POLL_MS = 500;
+// A poll reads one small row; the page learns a job ended within 200 ms (100 on average).
+const POLL_MS = 200;
 
 export function ImportPage({ me, projectId }: { me: Me; projectId: number }) {
   const project = useResource<Project & Pick<ProjectAdminDetail, "form">>(`/api/projects/${projectId}/`);

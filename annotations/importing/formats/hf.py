@@ -1,0 +1,246 @@
+"""Hugging Face dataset folders (pure Python, pyarrow and PyYAML; no Django import).
+
+A folder ``datasets.load_dataset(path)`` loads::
+
+    README.md                                  dataset card: YAML front matter, then Markdown
+    data/<split>-00000-of-00001.parquet        one Parquet file per split
+
+The card's front matter holds the Hub's keys (``license``, ``language``, ``task_categories``,
+``configs`` with the data files of each split, ``dataset_info`` with the features) and
+``fallacy_platform``: what the import needs back (``kind``: ``spans`` or ``items``, the
+project, the gold version, the taxonomy's name and version, an item project's form).
+
+Span rows: ``id``, ``text``, ``sentences`` (``[{start, end}]``, the sentence units),
+``spans`` (``[{start, end, labels, details}]``: ``labels`` the alternatives, ``details``
+the template slots and explanation per label), ``comments``. Item rows: ``id``, ``text``,
+``options`` (``[{key, text}]``), ``candidate`` and ``gold``, a struct with one member per
+answer field of the form (``null`` where the item has no answer key for it).
+
+``read_hf_folder`` checks the card and every file's columns and raises ``HFFormatError``
+naming the file, the row (1-based) and the field at the first problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+
+from annotations.importing.formats.errors import DatasetFormatError
+
+CARD = "README.md"
+DATA = "data"
+PLATFORM_KEY = "fallacy_platform"
+DEFAULT_SPLIT = "test"
+
+DETAIL = pa.struct(
+    [
+        ("label", pa.string()),
+        ("slots", pa.list_(pa.struct([("name", pa.string()), ("value", pa.string())]))),
+        ("explanation", pa.string()),
+    ]
+)
+SPAN = pa.struct(
+    [
+        ("start", pa.int64()),
+        ("end", pa.int64()),
+        ("labels", pa.list_(pa.string())),
+        ("details", pa.list_(DETAIL)),
+    ]
+)
+SPAN_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("text", pa.string()),
+        ("sentences", pa.list_(pa.struct([("start", pa.int64()), ("end", pa.int64())]))),
+        ("spans", pa.list_(SPAN)),
+        ("comments", pa.list_(pa.string())),
+    ]
+)
+SEGMENT = pa.struct([("start", pa.int64()), ("end", pa.int64()), ("label", pa.string())])
+# Arrow type of the answer key of each answer kind (``annotations.items``).
+GOLD_TYPES: dict[str, pa.DataType] = {
+    "multiple-choice": pa.string(),
+    "classification": pa.string(),
+    "free-text": pa.string(),
+    "ranked": pa.list_(pa.string()),
+    "detection": pa.bool_(),
+    "segmentation": pa.list_(SEGMENT),
+}
+
+
+class HFFormatError(DatasetFormatError):
+    """``data/test-00000-of-00001.parquet: row 3: spans[0].end: 90 is beyond the text``."""
+
+    def __str__(self) -> str:
+        where = f"{self.path}: row {self.line}" if self.line else self.path
+        return (
+            f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+        )
+
+
+def item_schema(answer_fields: Sequence[tuple[str, str]]) -> pa.Schema:
+    """The item rows' schema for the form's answer fields ``(name, kind)``."""
+    gold = pa.struct([(name, GOLD_TYPES[kind]) for name, kind in answer_fields])
+    return pa.schema(
+        [
+            ("id", pa.string()),
+            ("text", pa.string()),
+            ("options", pa.list_(pa.struct([("key", pa.string()), ("text", pa.string())]))),
+            ("candidate", pa.string()),
+            ("gold", gold),
+        ]
+    )
+
+
+def split_file(split: str) -> str:
+    return f"{DATA}/{split}-00000-of-00001.parquet"
+
+
+def feature_yaml(data_type: pa.DataType) -> dict[str, Any]:
+    """A feature as ``dataset_info.features`` writes it (``dtype``, ``list`` or ``struct``)."""
+    if pa.types.is_struct(data_type):
+        return {"struct": [{"name": f.name, **feature_yaml(f.type)} for f in data_type]}
+    if pa.types.is_list(data_type):
+        inner = feature_yaml(data_type.value_type)
+        return {"list": inner["dtype"] if set(inner) == {"dtype"} else inner.get("struct", inner)}
+    names = {pa.string(): "string", pa.int64(): "int64", pa.bool_(): "bool"}
+    return {"dtype": names[data_type]}
+
+
+def card_metadata(
+    *, schema: pa.Schema, counts: Mapping[str, int], hub: Mapping[str, Any], platform: Any
+) -> dict[str, Any]:
+    """The front matter: the Hub's keys (``hub``: license, language, ...), the configs and
+    features of the splits (``counts``: rows per split), and ``fallacy_platform``."""
+    return {
+        **hub,
+        "configs": [
+            {
+                "config_name": "default",
+                "data_files": [{"split": split, "path": split_file(split)} for split in counts],
+            }
+        ],
+        "dataset_info": {"features": [{"name": f.name, **feature_yaml(f.type)} for f in schema]},
+        PLATFORM_KEY: platform,
+    }
+
+
+def write_hf_folder(
+    folder: Path,
+    *,
+    schema: pa.Schema,
+    splits: Mapping[str, list[dict[str, Any]]],
+    metadata: Mapping[str, Any],
+    body: str,
+) -> dict[str, int]:
+    """Write the splits' rows as Parquet and the card; returns rows per split."""
+    (folder / DATA).mkdir(parents=True, exist_ok=True)
+    counts = {}
+    for split, rows in splits.items():
+        table = pa.Table.from_pylist(rows, schema=schema)
+        pq.write_table(table, folder / split_file(split))
+        counts[split] = len(rows)
+    front = yaml.safe_dump(dict(metadata), allow_unicode=True, sort_keys=False)
+    (folder / CARD).write_text(f"---\n{front}---\n\n{body}", encoding="utf-8")
+    return counts
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HFSplit:
+    name: str
+    path: str  # relative to the folder, as errors name it
+    rows: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class HFFolder:
+    metadata: dict[str, Any]
+    platform: dict[str, Any]
+    splits: list[HFSplit]
+
+    def rows(self) -> Iterator[tuple[HFSplit, int, dict[str, Any]]]:
+        """``(split, 1-based row, row)`` over every split."""
+        for split in self.splits:
+            for number, row in enumerate(split.rows, 1):
+                yield split, number, row
+
+
+def read_card(folder: Path) -> dict[str, Any]:
+    """The card's front matter; ``HFFormatError`` naming ``README.md`` when unusable."""
+    card = folder / CARD
+    if not card.is_file():
+        raise HFFormatError(str(card), 0, None, "no dataset card (README.md) in the folder")
+    text = card.read_text(encoding="utf-8")
+    if not text.startswith("---\n") or "\n---" not in text[3:]:
+        raise HFFormatError(CARD, 0, None, "the card has no YAML front matter (--- ... ---)")
+    try:
+        metadata = yaml.safe_load(text[4 : text.index("\n---", 3)])
+    except yaml.YAMLError as error:
+        raise HFFormatError(CARD, 0, None, f"the front matter is not valid YAML: {error}") from None
+    if not isinstance(metadata, dict):
+        raise HFFormatError(CARD, 0, None, "the front matter is not a mapping")
+    return metadata
+
+
+def _data_files(metadata: dict[str, Any]) -> list[tuple[str, str]]:
+    configs = metadata.get("configs")
+    if not isinstance(configs, list) or not configs or not isinstance(configs[0], dict):
+        raise HFFormatError(CARD, 0, "configs", "missing: the card names no data files")
+    files = configs[0].get("data_files")
+    if not isinstance(files, list) or not all(
+        isinstance(f, dict) and isinstance(f.get("split"), str) and isinstance(f.get("path"), str)
+        for f in files
+    ):
+        raise HFFormatError(CARD, 0, "configs[0].data_files", "expected [{split, path}, ...]")
+    return [(f["split"], f["path"]) for f in files]
+
+
+def _read_split(folder: Path, split: str, relative: str, schema: pa.Schema) -> HFSplit:
+    path = folder / relative
+    if ".." in Path(relative).parts or not path.is_file():
+        raise HFFormatError(relative, 0, None, f"split {split!r}: no such Parquet file")
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as error:
+        raise HFFormatError(relative, 0, None, f"not a readable Parquet file: {error}") from None
+    for wanted in schema:
+        if wanted.name not in table.schema.names:
+            raise HFFormatError(relative, 0, wanted.name, "missing column")
+        found = table.schema.field(wanted.name).type
+        if not found.equals(wanted.type):
+            try:
+                table = table.set_column(
+                    table.schema.get_field_index(wanted.name),
+                    wanted.name,
+                    table[wanted.name].cast(wanted.type),
+                )
+            except (pa.ArrowException, ValueError):
+                raise HFFormatError(
+                    relative, 0, wanted.name, f"column of type {found}, expected {wanted.type}"
+                ) from None
+    return HFSplit(split, relative, table.select(schema.names).to_pylist())
+
+
+def read_hf_folder(folder: Path, schema_of: Any) -> HFFolder:
+    """The card and every split's rows, columns checked against ``schema_of(platform)`` (the
+    schema the card's ``fallacy_platform`` entry calls for)."""
+    if not folder.is_dir():
+        raise HFFormatError(str(folder), 0, None, "not a folder")
+    metadata = read_card(folder)
+    platform = metadata.get(PLATFORM_KEY)
+    if not isinstance(platform, dict) or platform.get("kind") not in ("spans", "items"):
+        raise HFFormatError(
+            CARD, 0, PLATFORM_KEY, "missing or without kind spans|items: not a platform export"
+        )
+    schema = schema_of(platform)
+    splits = [_read_split(folder, split, path, schema) for split, path in _data_files(metadata)]
+    return HFFolder(metadata, platform, splits)

@@ -1,0 +1,324 @@
+"""Importing a Hugging Face dataset folder written by ``services.hf_exports``.
+
+A span export becomes the project's next published gold version (texts not yet in the
+project become documents with the exported sentence units; identical texts are reused),
+each span with its alternatives and details. An item export adds its items (options,
+candidate, answer key, the split in ``metadata["split"]``) to an item project; an id
+already in the project is refused. Every row is checked before anything is written, and
+the first problem raises ``HFFormatError`` naming the file, the row and the field; the
+import is one transaction, so nothing is left behind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from django.db import transaction
+from django.utils import timezone
+
+from annotations.importing.formats.hf import (
+    CARD,
+    PLATFORM_KEY,
+    SPAN_SCHEMA,
+    HFFolder,
+    HFFormatError,
+    item_schema,
+    read_hf_folder,
+)
+from annotations.importing.formats.storable import text_problem
+from annotations.importing.sentences import SentenceError, check_tiling
+from annotations.items import ANSWER_KINDS, FormError, parse_form
+from annotations.labels import LabelResolver
+from annotations.models import Document, GoldDocument, GoldSpan, GoldStandard, Project, Taxonomy
+from annotations.selectors.taxonomy import label_resolver
+from annotations.services.documents import NewDocument, create_documents, next_position
+from annotations.services.projects import create_project
+from annotations.services.taxonomy import available_presets, install_preset, load_taxonomy_file
+from annotations.taxonomy_files import read_taxonomy_file
+
+
+@dataclass
+class HFImportReport:
+    folder: str
+    kind: str
+    rows: dict[str, int] = field(default_factory=dict)  # per split
+    documents_created: int = 0
+    documents_reused: int = 0
+    spans: int = 0
+    gold_version: int | None = None
+
+    def summary(self) -> str:
+        splits = ", ".join(f"{split} {n}" for split, n in self.rows.items())
+        lines = [
+            f"Imported {sum(self.rows.values())} rows from {self.folder} ({splits}):",
+            f"  documents: {self.documents_created} created, {self.documents_reused} reused",
+        ]
+        if self.gold_version is not None:
+            lines.append(
+                f"  spans: {self.spans}; published gold standard version {self.gold_version}"
+            )
+        return "\n".join(lines)
+
+
+def _answer_fields(form: Any) -> list[tuple[str, str]]:
+    try:
+        parsed = parse_form(form)
+    except (FormError, TypeError, ValueError) as error:
+        raise HFFormatError(CARD, 0, f"{PLATFORM_KEY}.form", str(error)) from None
+    return [(f.name, f.kind) for f in parsed.fields if f.kind in ANSWER_KINDS]
+
+
+def schema_of(platform: dict[str, Any]) -> pa.Schema:
+    if platform["kind"] == "spans":
+        return SPAN_SCHEMA
+    return item_schema(_answer_fields(platform.get("form")))
+
+
+def read_folder(path: Path) -> HFFolder:
+    return read_hf_folder(path, schema_of)
+
+
+class _Rows:
+    """Checks of one row: ``fail(field, message)`` names the file and the row."""
+
+    def __init__(self, path: str, number: int) -> None:
+        self.path, self.number = path, number
+
+    def fail(self, place: str, message: str) -> HFFormatError:
+        return HFFormatError(self.path, self.number, place, message)
+
+    def text(self, row: dict[str, Any], seen: dict[str, str]) -> str:
+        text = row["text"]
+        if not isinstance(text, str) or not text.strip():
+            raise self.fail("text", "missing or blank")
+        problem = text_problem(text)
+        if problem:
+            raise self.fail("text", problem)
+        if text in seen:
+            raise self.fail("text", f"same text as {seen[text]}")
+        seen[text] = f"{self.path} row {self.number}"
+        return text
+
+
+def _span_draft(
+    check: _Rows, index: int, span: dict[str, Any], text: str, resolver: LabelResolver
+) -> dict[str, Any]:
+    place = f"spans[{index}]"
+    start, end = span["start"], span["end"]
+    if start is None or end is None or not 0 <= start < end:
+        raise check.fail(place, f"[{start}, {end}) is not a range (0 <= start < end)")
+    if end > len(text):
+        raise check.fail(f"{place}.end", f"{end} is beyond the text (length {len(text)})")
+    labels = []
+    for number, raw in enumerate(span["labels"] or []):
+        label = resolver.resolve(raw or "")
+        if label is None:
+            raise check.fail(f"{place}.labels[{number}]", f"unknown label {raw!r}")
+        labels.append(label)
+    if not labels:
+        raise check.fail(f"{place}.labels", "a span needs at least one label")
+    details = {}
+    for number, detail in enumerate(span["details"] or []):
+        label = resolver.resolve(detail["label"] or "")
+        if label not in labels:
+            raise check.fail(f"{place}.details[{number}].label", "not one of the span's labels")
+        entry: dict[str, Any] = {"slots": {s["name"]: s["value"] for s in detail["slots"] or []}}
+        if detail["explanation"]:
+            entry["explanation"] = detail["explanation"]
+        details[label] = entry
+    return {"start": start, "end": end, "labels": sorted(set(labels)), "details": details}
+
+
+@dataclass
+class _SpanRow:
+    split: str
+    row: dict[str, Any]
+    sentences: list[tuple[int, int]]
+    spans: list[dict[str, Any]]
+
+
+def _checked_span_rows(folder: HFFolder, resolver: LabelResolver) -> list[_SpanRow]:
+    seen: dict[str, str] = {}
+    checked = []
+    for split, number, row in folder.rows():
+        check = _Rows(split.path, number)
+        text = check.text(row, seen)
+        sentences = [(s["start"], s["end"]) for s in row["sentences"] or []]
+        try:
+            check_tiling(text, sentences)
+        except SentenceError as error:
+            raise check.fail("sentences", str(error)) from None
+        spans = [
+            _span_draft(check, index, span, text, resolver)
+            for index, span in enumerate(row["spans"] or [])
+        ]
+        checked.append(_SpanRow(split.name, row, sentences, spans))
+    return checked
+
+
+@transaction.atomic
+def import_hf_gold(*, folder: HFFolder, path: Path, project: Project) -> HFImportReport:
+    """A span export as the project's next published gold version."""
+    report = HFImportReport(folder=path.name, kind="spans")
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    rows = _checked_span_rows(folder, label_resolver(project.taxonomy))
+    existing = dict(
+        Document.objects.filter(project=project, text__in=[r.row["text"] for r in rows])
+        .order_by("-pk")
+        .values_list("text", "pk")
+    )
+    new = [r for r in rows if r.row["text"] not in existing]
+    created, _ = create_documents(
+        project=project,
+        texts=[
+            NewDocument(
+                text=r.row["text"],
+                external_id=r.row["id"] or "",
+                source=path.name,
+                metadata={"split": r.split},
+                sentences=r.sentences,
+            )
+            for r in new
+        ],
+        first_position=next_position(project),
+    )
+    ids = {**existing, **{document.text: document.pk for document in created}}
+    version = (
+        project.gold_standards.order_by("-version").values_list("version", flat=True).first() or 0
+    ) + 1
+    gold = GoldStandard.objects.create(
+        project=project, version=version, source=path.name, note=f"imported from {path.name}"
+    )
+    GoldDocument.objects.bulk_create(
+        GoldDocument(
+            gold_standard=gold, document_id=ids[r.row["text"]], comments=r.row["comments"] or []
+        )
+        for r in rows
+    )
+    GoldSpan.objects.bulk_create(
+        GoldSpan(gold_standard=gold, document_id=ids[r.row["text"]], **span)
+        for r in rows
+        for span in r.spans
+    )
+    gold.status, gold.published_at = GoldStandard.Status.PUBLISHED, timezone.now()
+    gold.save(update_fields=["status", "published_at"])
+    for split in folder.splits:
+        report.rows[split.name] = len(split.rows)
+    report.documents_created, report.documents_reused = len(created), len(rows) - len(new)
+    report.spans, report.gold_version = sum(len(r.spans) for r in rows), gold.version
+    return report
+
+
+def _gold(check: _Rows, row: dict[str, Any], fields: list[tuple[str, str]]) -> dict[str, Any]:
+    options = {option["key"]: option["text"] for option in row["options"] or []}
+    gold = {}
+    for name, kind in fields:
+        value = (row["gold"] or {}).get(name)
+        if value is None:
+            continue
+        if kind == "multiple-choice" and value not in options:
+            raise check.fail(f"gold.{name}", f"{value!r} is not an option key")
+        if kind == "segmentation":
+            for index, segment in enumerate(value):
+                if not 0 <= segment["start"] < segment["end"] <= len(row["text"]):
+                    raise check.fail(f"gold.{name}[{index}]", "segment outside the text")
+            value = [[s["start"], s["end"], s["label"]] for s in value]
+        gold[name] = value
+    return gold
+
+
+@transaction.atomic
+def import_hf_items(*, folder: HFFolder, path: Path, project: Project) -> HFImportReport:
+    """An item export's items added to an item project."""
+    report = HFImportReport(folder=path.name, kind="items")
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    fields = _answer_fields(project.form)
+    wanted = dict(_answer_fields(folder.platform.get("form")))
+    for name, kind in fields:
+        if name in wanted and wanted[name] != kind:
+            raise HFFormatError(
+                CARD,
+                0,
+                f"{PLATFORM_KEY}.form",
+                f"field {name!r} is {wanted[name]}, the project's is {kind}",
+            )
+    seen: dict[str, str] = {}
+    taken = set(Document.objects.filter(project=project).values_list("external_id", flat=True))
+    drafts = []
+    for split, number, row in folder.rows():
+        check = _Rows(split.path, number)
+        text = check.text(row, seen)
+        if row["id"] and row["id"] in taken:
+            raise check.fail("id", f"id {row['id']!r} is already an item of the project")
+        taken.add(row["id"] or "")
+        metadata: dict[str, Any] = {
+            "format": "hf",
+            "options": {o["key"]: o["text"] for o in row["options"] or []},
+            "gold": _gold(check, row, [f for f in fields if f[0] in wanted]),
+            "split": split.name,
+        }
+        if row["candidate"]:
+            metadata["candidate"] = row["candidate"]
+        drafts.append(
+            NewDocument(text=text, external_id=row["id"] or "", source=path.name, metadata=metadata)
+        )
+        report.rows[split.name] = report.rows.get(split.name, 0) + 1
+    created, _ = create_documents(
+        project=project, texts=drafts, first_position=next_position(project)
+    )
+    report.documents_created = len(created)
+    return report
+
+
+def _taxonomy(platform: dict[str, Any], given: str | None) -> Taxonomy:
+    """``given`` (a preset name or a taxonomy file), else the card's taxonomy when installed
+    or a preset of that name."""
+    if given:
+        if given in available_presets():
+            return install_preset(name=given)
+        spec = read_taxonomy_file(given)
+        existing = Taxonomy.objects.filter(name=spec.name, version=spec.version).first()
+        return existing or load_taxonomy_file(path=Path(given))
+    named = platform.get("taxonomy") if isinstance(platform.get("taxonomy"), dict) else {}
+    name, version = str(named.get("name") or ""), str(named.get("version") or "")
+    found = Taxonomy.objects.filter(name=name, version=version).first()
+    if found is None and name in available_presets():
+        found = install_preset(name=name)
+    if found is None:
+        raise HFFormatError(
+            CARD,
+            0,
+            f"{PLATFORM_KEY}.taxonomy",
+            f"taxonomy {name!r} {version!r} is not installed; pass --taxonomy",
+        )
+    return found
+
+
+def import_hf_folder(
+    *, path: Path, project_name: str | None = None, taxonomy: str | None = None
+) -> HFImportReport:
+    """Read and check the folder, then import it into ``project_name`` (default: the card's
+    project), created when missing (kind and form from the card)."""
+    folder = read_folder(path)
+    platform = folder.platform
+    name = project_name or str(platform.get("project") or "")
+    if not name:
+        raise HFFormatError(CARD, 0, f"{PLATFORM_KEY}.project", "missing; pass --project")
+    kind = platform["kind"]
+    project = Project.objects.filter(name=name).first()
+    if project is None:
+        extra = {"kind": "items", "form": platform.get("form")} if kind == "items" else {}
+        project = create_project(name=name, taxonomy=_taxonomy(platform, taxonomy), **extra)
+    if project.kind != kind:
+        raise HFFormatError(
+            CARD,
+            0,
+            f"{PLATFORM_KEY}.kind",
+            f"the folder holds {kind}; project {name!r} is of kind {project.kind}",
+        )
+    if kind == "spans":
+        return import_hf_gold(folder=folder, path=path, project=project)
+    return import_hf_items(folder=folder, path=path, project=project)

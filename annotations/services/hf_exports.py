@@ -1,0 +1,285 @@
+"""Exporting a gold version (span project) or an item project's answer key as a Hugging Face
+dataset folder (``annotations.importing.formats.hf``). Reads only.
+
+Rows go to the split named by the document's ``metadata["split"]``, else ``test``. The
+card's body describes the taxonomy (definitions, templates and slots as stored), the gold
+version (span projects) with its agreement figures when the agreement page has computed
+them, and the scoring profile the platform scores it under.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from django.apps import apps
+
+from annotations.importing.formats.hf import (
+    DEFAULT_SPLIT,
+    SPAN_SCHEMA,
+    card_metadata,
+    item_schema,
+    write_hf_folder,
+)
+from annotations.items import ANSWER_KINDS, parse_form
+from annotations.models import Document, GoldDocument, GoldSpan, GoldStandard, Project, Sentence
+from annotations.selectors.taxonomy import taxonomy_spec
+from annotations.services.exports import ExportError, published_gold
+from evaluation.scoring.item_profiles import BENCHMARK_PROFILES, profiles_for
+from evaluation.scoring.item_profiles import PROFILES as ITEM_PROFILES
+
+CHUNK_SIZE = 500
+SPLIT_NAME = re.compile(r"\w+(\.\w+)*")
+SPAN_PROFILE = (
+    "paper",
+    "the disjunctive precision, recall and F1 of the MAFALDA paper (levels 0 to 2); a gold "
+    "span's labels are alternatives, any one of them predicted is right",
+)
+
+
+def _split(metadata: Mapping[str, Any] | None) -> str:
+    value = (metadata or {}).get("split")
+    return str(value) if isinstance(value, str | int) and str(value).strip() else DEFAULT_SPLIT
+
+
+def _details(details: Any) -> list[dict[str, Any]]:
+    if not isinstance(details, Mapping):
+        return []
+    out = []
+    for label, detail in sorted(details.items()):
+        detail = detail if isinstance(detail, Mapping) else {}
+        slots = detail.get("slots") if isinstance(detail.get("slots"), Mapping) else {}
+        out.append(
+            {
+                "label": label,
+                "slots": [{"name": k, "value": str(v)} for k, v in slots.items()],
+                "explanation": str(detail.get("explanation") or ""),
+            }
+        )
+    return out
+
+
+def span_rows(gold: GoldStandard) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(split, row)`` for every document of the gold version, in document order."""
+    entries = (
+        GoldDocument.objects.filter(gold_standard=gold)
+        .select_related("document")
+        .order_by("document__position", "document_id")
+    )
+    offset = 0
+    while chunk := list(entries[offset : offset + CHUNK_SIZE]):
+        offset += CHUNK_SIZE
+        ids = [entry.document_id for entry in chunk]
+        spans: dict[int, list[GoldSpan]] = {}
+        for span in GoldSpan.objects.filter(gold_standard=gold, document_id__in=ids):
+            spans.setdefault(span.document_id, []).append(span)
+        sentences: dict[int, list[dict[str, int]]] = {}
+        for sentence in Sentence.objects.filter(document_id__in=ids).order_by("index"):
+            sentences.setdefault(sentence.document_id, []).append(
+                {"start": sentence.start, "end": sentence.end}
+            )
+        for entry in chunk:
+            document = entry.document
+            yield (
+                _split(document.metadata),
+                {
+                    "id": document.external_id or str(document.pk),
+                    "text": document.text,
+                    "sentences": sentences.get(document.pk, []),
+                    "spans": [
+                        {
+                            "start": span.start,
+                            "end": span.end,
+                            "labels": list(span.labels),
+                            "details": _details(span.details),
+                        }
+                        for span in spans.get(document.pk, [])
+                    ],
+                    "comments": [str(comment) for comment in entry.comments or []],
+                },
+            )
+
+
+def answer_fields(project: Project) -> list[tuple[str, str]]:
+    """The form's answer fields ``(name, kind)`` (rating fields have no answer key)."""
+    return [(f.name, f.kind) for f in parse_form(project.form).fields if f.kind in ANSWER_KINDS]
+
+
+def _gold_value(kind: str, value: Any) -> Any:
+    if value is None:
+        return None
+    if kind == "segmentation":
+        return [{"start": s, "end": e, "label": label} for s, e, label in value]
+    return value
+
+
+def item_rows(project: Project) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(split, row)`` for every item of the project, in position order."""
+    fields = answer_fields(project)
+    documents = (
+        Document.objects.filter(project=project)
+        .order_by("position", "pk")
+        .only("id", "text", "external_id", "metadata")
+        .iterator(chunk_size=CHUNK_SIZE)
+    )
+    for document in documents:
+        metadata = document.metadata or {}
+        gold = metadata.get("gold") or {}
+        yield (
+            _split(metadata),
+            {
+                "id": document.external_id or str(document.pk),
+                "text": document.text,
+                "options": [
+                    {"key": str(k), "text": str(v)}
+                    for k, v in (metadata.get("options") or {}).items()
+                ],
+                "candidate": str(metadata.get("candidate") or ""),
+                "gold": {name: _gold_value(kind, gold.get(name)) for name, kind in fields},
+            },
+        )
+
+
+def _agreement(gold: GoldStandard) -> dict[str, Any] | None:
+    """The latest computed agreement payload against this gold version, if any (read through
+    the app registry: the agreement figures belong to the evaluation app)."""
+    if not apps.is_installed("evaluation"):
+        return None
+    result = (
+        apps.get_model("evaluation", "AgreementResult")
+        .objects.filter(gold_standard=gold, status="done")
+        .order_by("-finished_at", "-pk")
+        .first()
+    )
+    return result.payload if result is not None else None
+
+
+def _number(value: Any) -> str:
+    return f"{value:.3f}" if isinstance(value, int | float) else "n/a"
+
+
+def agreement_lines(payload: Mapping[str, Any] | None) -> list[str]:
+    if not payload:
+        return ["No agreement figures were computed against this version."]
+    lines = [
+        f"Computed on {payload.get('documents', '?')} documents and "
+        f"{len(payload.get('annotators') or [])} annotators.",
+        "",
+        "| level | α (MASI) | α (Jaccard) | Fleiss' κ |",
+        "|---|---|---|---|",
+    ]
+    for level, figures in sorted((payload.get("levels") or {}).items()):
+        alpha = figures.get("alpha") or {}
+        lines.append(
+            f"| {level} | {_number((alpha.get('masi') or {}).get('value'))} "
+            f"| {_number((alpha.get('jaccard') or {}).get('value'))} "
+            f"| {_number((figures.get('fleiss_kappa') or {}).get('value'))} |"
+        )
+    return lines
+
+
+def taxonomy_lines(project: Project) -> list[str]:
+    spec = taxonomy_spec(project.taxonomy)
+    lines = [f"## Taxonomy: {spec.title or spec.name} ({spec.name} {spec.version})", ""]
+    if spec.description:
+        lines += [spec.description, ""]
+    for category in spec.categories:
+        lines += [f"### {category.name}", ""]
+        if category.definition:
+            lines += [category.definition, ""]
+        for node in category.types:
+            entry = f"- **{node.name}**: {node.definition or '(no definition)'}"
+            if node.template:
+                entry += f" Template: `{node.template}`"
+                if node.slots:
+                    entry += f" (slots {', '.join(node.slots)})"
+            lines.append(entry)
+        lines.append("")
+    return lines
+
+
+def profile_lines(project: Project, gold: GoldStandard | None) -> list[str]:
+    """The profile the platform scores the dataset under (item benchmarks: also their own)."""
+    if gold is not None:
+        return [f"`{SPAN_PROFILE[0]}`: {SPAN_PROFILE[1]}."]
+    form = project.form if isinstance(project.form, dict) else {}
+    benchmark = form.get("benchmark") or project.taxonomy.name
+    names = profiles_for(benchmark if benchmark in BENCHMARK_PROFILES else None)
+    return [f"- `{name}`: {ITEM_PROFILES[name].description}" for name in names]
+
+
+def _card_body(
+    project: Project, gold: GoldStandard | None, counts: Mapping[str, int], rows: str
+) -> str:
+    splits = ", ".join(f"{split} ({n} {rows})" for split, n in counts.items())
+    lines = [f"# {project.name}", ""]
+    if project.description:
+        lines += [project.description, ""]
+    lines += [f"Splits: {splits}.", ""]
+    if gold is not None:
+        lines += [
+            f"## Gold version {gold.version}",
+            "",
+            f"Published {gold.published_at:%Y-%m-%d}" + (f": {gold.note}" if gold.note else "."),
+            "",
+            "Each span lists its alternative labels: a prediction of any one of them is right.",
+            "",
+            "### Agreement",
+            "",
+            *agreement_lines(_agreement(gold)),
+            "",
+        ]
+    lines += ["## Scoring profile", "", *profile_lines(project, gold), ""]
+    return "\n".join([*lines, *taxonomy_lines(project)])
+
+
+def export_hf(
+    *,
+    project: Project,
+    out: Path,
+    gold_version: int | None = None,
+    license: str = "unknown",
+    languages: tuple[str, ...] = ("en",),
+) -> dict[str, int]:
+    """Write the dataset folder ``out``; returns rows per split. A span project exports a
+    published gold version (the latest by default); an item project its items."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ExportError(f"{out}: exists and is not an empty folder")
+    taxonomy = {"name": project.taxonomy.name, "version": project.taxonomy.version}
+    if project.kind == "items":
+        if gold_version is not None:
+            raise ExportError("--gold-version: an item project's answer key has no versions")
+        gold, schema, rows = None, item_schema(answer_fields(project)), item_rows(project)
+        platform: dict[str, Any] = {"kind": "items", "form": project.form}
+        tasks = ["multiple-choice", "text-classification"]
+    else:
+        gold = published_gold(project, gold_version)
+        schema, rows = SPAN_SCHEMA, span_rows(gold)
+        platform = {"kind": "spans", "gold_version": gold.version}
+        tasks = ["token-classification", "text-classification"]
+    splits: dict[str, list[dict[str, Any]]] = {}
+    for split, row in rows:
+        if not SPLIT_NAME.fullmatch(split):
+            raise ExportError(
+                f"item {row['id']!r}: split {split!r} is not a split name the Hub accepts "
+                "(letters, digits and _, parts joined by .)"
+            )
+        splits.setdefault(split, []).append(row)
+    if not splits:
+        raise ExportError(f"project {project.name!r}: nothing to export (no texts)")
+    counts = {split: len(r) for split, r in splits.items()}
+    metadata = card_metadata(
+        schema=schema,
+        counts=counts,
+        hub={
+            "license": license,
+            "language": list(languages),
+            "task_categories": tasks,
+            "pretty_name": project.name,
+        },
+        platform={"project": project.name, **platform, "taxonomy": taxonomy},
+    )
+    body = _card_body(project, gold, counts, "items" if gold is None else "texts")
+    return write_hf_folder(out, schema=schema, splits=splits, metadata=metadata, body=body)
