@@ -64,7 +64,7 @@ migrate: install
 
 demo: install
 	$(PY) manage.py migrate --noinput -v 0
-	$(PY) manage.py load_demo
+	$(PY) manage.py load_demo --prepare-model
 	$(PY) manage.py serve --host $(HOST) --port $(PORT)
 
 test: install install-vllm

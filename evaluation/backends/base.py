@@ -122,6 +122,10 @@ class Backend(ABC):
     def generate(self, requests: Sequence[GenerationRequest]) -> Iterator[list[GenerationResult]]:
         """Yield results in batches as they complete (every request exactly once)."""
 
+    def load(self) -> None:  # noqa: B027 - optional hook
+        """Load the model now (``generate`` otherwise loads it on first use), so that the
+        runner can tell the load from the generation."""
+
     def environment(self) -> dict[str, Any]:
         """Versions and device facts recorded with the run."""
         return {}

@@ -5,18 +5,28 @@ The contract (see ``base.Backend``):
 - ``spec.model`` is a local folder, a hub id (offline, it must already be in the cache) or a
   ``.gguf`` file; ``settings["gguf_file"]`` names a GGUF file inside the folder (or hub repo),
   which transformers de-quantizes on load.
-- Settings: ``gguf_file``, ``revision``, ``batch_size`` (16), ``dtype`` (``auto``: float32 on
-  CPU, bfloat16 on CUDA when supported, else float16), ``device`` (``auto``: CUDA when
-  available), ``trust_remote_code`` (false). ``check`` validates them without importing torch.
-- The tokenizer and the model are loaded lazily, on the first ``generate`` (``render_prompt``
-  loads only the tokenizer); ``close`` frees them.
+- Settings: ``gguf_file``, ``revision``, ``batch_size`` (16), ``prefix_cache`` (true),
+  ``dtype`` (``auto``: float32 on CPU, bfloat16 on CUDA when supported, else float16),
+  ``device`` (``auto``: CUDA when available), ``trust_remote_code`` (false). ``check``
+  validates them without importing torch.
+- The tokenizer and the model are loaded lazily, on the first ``generate`` or ``load``
+  (``render_prompt`` loads only the tokenizer); ``close`` frees them. A local GGUF file is
+  de-quantized once into a cached safetensors copy (``model_files.ensure_safetensors``),
+  which later loads read; the tokenizer reads the copy once it exists.
 - A prompt is rendered with the tokenizer's chat template (one user message, generation
   prompt added) when it has one, else used raw. Requests are sorted by prompt length
   (longest first) and generated in left-padded batches (with the attention mask, a batch
-  gives what one-at-a-time generation gives); results are yielded batch by batch. Greedy
-  when ``params.greedy``, else sampling with ``temperature`` and ``top_p`` (no top-k),
-  ``torch.manual_seed(seed)`` before each batch; the model's own sampling defaults are not
-  used. Only new tokens are decoded, up to the first end-of-sequence token.
+  gives what one-at-a-time generation gives); results are yielded batch by batch.
+- Prompts that share a long token prefix (MAFALDA: the definitions, the whole text and the
+  labels; only the sentence differs) are grouped (``prefix_groups``): the prefix runs once,
+  its ``DynamicCache`` is copied for each member (on CUDA, each batch of members, padded
+  between prefix and rest), and only the rest of each prompt runs with it; greedy outputs
+  stay those of one-at-a-time generation. On a CPU the members run one at a time: there a
+  decoding step over a ~1,000-token cache costs about as much per row in a batch as alone,
+  and a padding mask doubles it. Setting ``prefix_cache: false`` turns this off.
+- Decoding: greedy when ``params.greedy``, else sampling with ``temperature`` and ``top_p``
+  (no top-k), ``torch.manual_seed(seed)`` before each batch; the model's own sampling
+  defaults are not used. Only new tokens are decoded, up to the first end-of-sequence token.
 - ``guided`` requests with labels are answered by scoring, not sampling: the label whose
   tokens followed by an end-of-sequence token have the highest log-likelihood after the
   prompt, i.e. the most likely complete answer among the labels (exact; one prompt pass,
@@ -49,6 +59,7 @@ from evaluation.backends.base import (
     package_versions,
     render_chat,
 )
+from evaluation.backends.prefixes import prefix_groups
 
 DEFAULT_BATCH_SIZE = 16
 DTYPES = ("auto", "float32", "bfloat16", "float16")
@@ -84,7 +95,15 @@ class TransformersBackend(Backend):
 
     name = "transformers"
     settings_keys: ClassVar[frozenset[str]] = frozenset(
-        {"gguf_file", "revision", "batch_size", "dtype", "device", "trust_remote_code"}
+        {
+            "gguf_file",
+            "revision",
+            "batch_size",
+            "prefix_cache",
+            "dtype",
+            "device",
+            "trust_remote_code",
+        }
     )
 
     def __init__(self, spec: ModelSpec, params: GenerationParams) -> None:
@@ -94,11 +113,15 @@ class TransformersBackend(Backend):
             raise BackendError("; ".join(str(problem) for problem in problems))
         settings = spec.settings
         self.batch_size: int = int(settings.get("batch_size") or DEFAULT_BATCH_SIZE)
+        self.prefix_cache: bool = settings.get("prefix_cache", True) is not False
+        #: a shared-prefix group's members in padded batches (None: on CUDA only)
+        self.batch_groups: bool | None = None
         self.model_ref, self.gguf_file = _split_model(spec)
         self._tokenizer: Any = None
         self._model: Any = None
         self._device: str | None = None
         self._dtype: Any = None
+        self._loaded_from: str | None = None
 
     # -- launch-time checks (no torch) -------------------------------------------------
 
@@ -153,22 +176,43 @@ class TransformersBackend(Backend):
                         f"settings.{key}", f"{value!r} is not one of {', '.join(choices)}"
                     )
                 )
-        trust = settings.get("trust_remote_code")
-        if trust is not None and not isinstance(trust, bool):
-            problems.append(SettingProblem("settings.trust_remote_code", "must be true or false"))
+        for key in ("trust_remote_code", "prefix_cache"):
+            value = settings.get(key)
+            if value is not None and not isinstance(value, bool):
+                problems.append(SettingProblem(f"settings.{key}", "must be true or false"))
         return problems
 
     # -- loading -----------------------------------------------------------------------
 
-    def _load_kwargs(self) -> dict[str, Any]:
+    def _local_gguf(self) -> Path | None:
+        """The GGUF file when the model is a local one (a hub GGUF is not copied)."""
+        if not self.gguf_file:
+            return None
+        path = Path(self.model_ref) / self.gguf_file
+        return path if path.is_file() else None
+
+    def _source(self, *, make_copy: bool) -> tuple[str, dict[str, Any]]:
+        """Where to load from, with the loading arguments: the safetensors copy of a local
+        GGUF file (made first when ``make_copy``, else used only once it exists), else the
+        model itself."""
         kwargs: dict[str, Any] = {
             "trust_remote_code": bool(self.spec.settings.get("trust_remote_code", False))
         }
+        gguf = self._local_gguf()
+        if gguf is not None:
+            from evaluation.backends import model_files
+
+            copy_dir = model_files.default_copy_dir(gguf.parent, gguf.name)
+            if make_copy or model_files.is_complete(copy_dir):
+                try:
+                    return str(model_files.ensure_safetensors(gguf.parent, gguf.name)), kwargs
+                except OSError:  # no writable data folder: de-quantize in memory
+                    pass
         if self.gguf_file:
             kwargs["gguf_file"] = self.gguf_file
         if self.spec.settings.get("revision"):
             kwargs["revision"] = self.spec.settings["revision"]
-        return kwargs
+        return self.model_ref, kwargs
 
     @property
     def tokenizer(self) -> Any:
@@ -176,8 +220,9 @@ class TransformersBackend(Backend):
         if self._tokenizer is None:
             from transformers import AutoTokenizer
 
+            source, kwargs = self._source(make_copy=False)
             try:
-                tokenizer = AutoTokenizer.from_pretrained(self.model_ref, **self._load_kwargs())
+                tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
             except (OSError, ValueError) as error:
                 raise BackendError(
                     f"cannot load the tokenizer of {self.spec.model}: {error}"
@@ -217,7 +262,7 @@ class TransformersBackend(Backend):
             from transformers import AutoModelForCausalLM
 
             device, dtype = self._resolve_device_and_dtype()
-            kwargs = self._load_kwargs()
+            source, kwargs = self._source(make_copy=True)
             # transformers 4.56 renamed torch_dtype to dtype (the old name is deprecated).
             kwargs["dtype" if _version(transformers.__version__) >= (4, 56) else "torch_dtype"] = (
                 dtype
@@ -226,15 +271,19 @@ class TransformersBackend(Backend):
             if use_device_map:
                 kwargs["device_map"] = "auto"
             try:
-                model = AutoModelForCausalLM.from_pretrained(self.model_ref, **kwargs)
+                model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
             except (OSError, ValueError) as error:
                 raise BackendError(f"cannot load model {self.spec.model}: {error}") from error
             if not use_device_map:
                 model = model.to(device)
             model.eval()
             self._device, self._dtype = device, dtype
-            self._model = model
+            self._model, self._loaded_from = model, source
         return self._model
+
+    def load(self) -> None:
+        """Load the tokenizer and the model now (``generate`` would on first use)."""
+        _ = self.model, self.tokenizer
 
     # -- prompts -----------------------------------------------------------------------
 
@@ -291,8 +340,9 @@ class TransformersBackend(Backend):
         return GenerationConfig(**values)
 
     def generate(self, requests: Sequence[GenerationRequest]) -> Iterator[list[GenerationResult]]:
-        """Yield one list of results per batch: free generation in length-sorted batches,
-        then guided requests (label scoring) in groups of ``batch_size``."""
+        """Yield one list of results per batch: prompts sharing a long prefix by group (the
+        prefix computed once), the others in length-sorted batches, then guided requests
+        (label scoring) in groups of ``batch_size``."""
         import torch
 
         if not requests:
@@ -304,9 +354,19 @@ class TransformersBackend(Backend):
         # the fields a passed config leaves at their defaults from the model's own config.
         model.generation_config = self._generation_config()
         encoded = {request.key: self.encode_prompt(request.prompt) for request in free}
+        groups = (
+            prefix_groups([encoded[request.key] for request in free]) if self.prefix_cache else []
+        )
+        grouped = {index for _, members in groups for index in members}
+        for prefix_length, members in groups:
+            batches = self._generate_group(
+                prefix_length, [(free[i].key, encoded[free[i].key]) for i in members]
+            )
+            yield from batches
         # Longest first: similar lengths share a batch (little padding), and a batch too big
         # for the device fails at the start of a run, not at its end.
-        order = sorted(free, key=lambda request: -len(encoded[request.key]))
+        rest = [request for index, request in enumerate(free) if index not in grouped]
+        order = sorted(rest, key=lambda request: -len(encoded[request.key]))
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
             began = time.perf_counter()
@@ -327,21 +387,79 @@ class TransformersBackend(Backend):
                 for request, output in zip(batch, outputs, strict=True)
             ]
 
-    def _generate_batch(self, prompts: list[list[int]]) -> list[str]:
-        """Generate from left-padded token ids; decode only the new tokens."""
+    def _generate_group(
+        self, prefix_length: int, members: list[tuple[str, list[int]]]
+    ) -> Iterator[list[GenerationResult]]:
+        """Run the shared prefix once, then the members in batches, each on a copy of the
+        prefix's cache; a batch's time includes the prefix for the first batch."""
+        import torch
+        from transformers import DynamicCache
+
+        model = self.model
+        device = model.get_input_embeddings().weight.device
+        began = time.perf_counter()
+        prefix = members[0][1][:prefix_length]
+        try:
+            empty = DynamicCache(config=model.config)  # transformers >= 4.56 asks for it
+        except TypeError:
+            empty = DynamicCache()
+        with torch.inference_mode():
+            cache = model(
+                input_ids=torch.tensor([prefix], device=device),
+                past_key_values=empty,
+                use_cache=True,
+                **self._logits_to_keep_kwarg(),
+            ).past_key_values
+        # Longest rest first, as for ordinary batches; on a CPU one member at a time (no
+        # padding mask, and a decoding step costs about as much per row in a batch).
+        members = sorted(members, key=lambda member: -len(member[1]))
+        rows = self.batch_size if self._batch_groups() else 1
+        for start in range(0, len(members), rows):
+            batch = members[start : start + rows]
+            torch.manual_seed(self.params.seed)
+            batch_cache = copy.deepcopy(cache)
+            if len(batch) > 1:
+                batch_cache.batch_repeat_interleave(len(batch))
+            outputs = self._generate_batch(
+                [ids for _, ids in batch], prefix_length=prefix_length, cache=batch_cache
+            )
+            share = (time.perf_counter() - began) / len(batch)
+            yield [
+                GenerationResult(key, output, share)
+                for (key, _), output in zip(batch, outputs, strict=True)
+            ]
+            began = time.perf_counter()
+
+    def _batch_groups(self) -> bool:
+        """Whether a group's members run in padded batches: on CUDA (``batch_groups`` None),
+        or as set on the instance."""
+        if self.batch_groups is not None:
+            return self.batch_groups
+        return self._device == "cuda"
+
+    def _generate_batch(
+        self, prompts: list[list[int]], *, prefix_length: int = 0, cache: Any = None
+    ) -> list[str]:
+        """Generate from token ids padded on the left of what follows their shared first
+        ``prefix_length`` tokens (whose keys and values ``cache`` holds, for each row);
+        decode only the new tokens."""
         import torch
 
         model, tokenizer = self.model, self.tokenizer
         width = max(len(ids) for ids in prompts)
         pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        input_ids = torch.tensor([[pad] * (width - len(ids)) + ids for ids in prompts])
-        attention_mask = torch.tensor(
-            [[0] * (width - len(ids)) + [1] * len(ids) for ids in prompts]
-        )
+        rows, masks = [], []
+        for ids in prompts:
+            padding = width - len(ids)
+            rows.append(ids[:prefix_length] + [pad] * padding + ids[prefix_length:])
+            masks.append([1] * prefix_length + [0] * padding + [1] * (len(ids) - prefix_length))
         device = model.get_input_embeddings().weight.device
+        extra = {} if cache is None else {"past_key_values": cache}
         with torch.inference_mode():
             generated = model.generate(
-                input_ids=input_ids.to(device), attention_mask=attention_mask.to(device)
+                input_ids=torch.tensor(rows, device=device),
+                attention_mask=torch.tensor(masks, device=device),
+                **extra,
             )
         eos_ids = self._eos_ids()
         outputs = []
@@ -418,7 +536,9 @@ class TransformersBackend(Backend):
                 "torch", "transformers", "accelerate", "gguf", "tokenizers"
             ),
             "gguf_file": self.gguf_file,
+            "loaded_from": self._loaded_from,
             "batch_size": self.batch_size,
+            "prefix_cache": self.prefix_cache,
         }
         try:
             device, dtype = (

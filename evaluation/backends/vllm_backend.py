@@ -305,6 +305,10 @@ class VLLMBackend(Backend):
             self._model_path = self._model_folder()
         return self._model_path
 
+    def load(self) -> None:
+        """Start the engine now (``generate`` would on first use)."""
+        _ = self.llm
+
     @property
     def llm(self) -> Any:
         """The engine (built on first use; the model load is the slow part)."""

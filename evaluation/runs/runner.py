@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.utils import timezone
 
 from evaluation.backends import (
     GenerationParams,
@@ -43,6 +44,7 @@ from evaluation.runs.outputs import (
     record_environment,
     record_generated,
 )
+from evaluation.runs.progress import GENERATING, LOADING
 from evaluation.runs.prompts import parse_answer, run_parser, run_prompts
 from evaluation.runs.stored import taxonomy_mapping
 
@@ -154,8 +156,9 @@ def _generate(
     readers: tuple[Callable[[str], str], Callable[[str], Any]],
     log: Callable[[str], None],
 ) -> None:
-    """Send each distinct key of ``remaining`` once and record the outputs batch by batch; the
-    environment is recorded with the first batch, once the model is loaded."""
+    """Load the model, then send each distinct key of ``remaining`` once and record the
+    outputs batch by batch. The environment says ``phase: loading`` (since when) during the
+    load, then the backend's facts, ``phase: generating`` and the load's seconds."""
     answer_of, labels_of = readers
     requests: dict[str, GenerationRequest] = {}
     by_key: dict[str, list[PendingUnit]] = {}
@@ -164,15 +167,30 @@ def _generate(
         requests.setdefault(
             p.key, GenerationRequest(p.key, p.unit.prompt, p.unit.labels, p.unit.guided)
         )
-    first = True
+    record_environment(
+        run=run,
+        shard=shard,
+        environment={
+            **environment,
+            "model_loaded": False,
+            "phase": LOADING,
+            "loading_since": timezone.now().isoformat(),
+        },
+    )
+    began = time.monotonic()
+    backend.load()
+    record_environment(
+        run=run,
+        shard=shard,
+        environment={
+            **environment,
+            **backend.environment(),
+            "model_loaded": True,
+            "phase": GENERATING,
+            "load_seconds": round(time.monotonic() - began, 3),
+        },
+    )
     for results in backend.generate(list(requests.values())):
-        if first:
-            record_environment(
-                run=run,
-                shard=shard,
-                environment={**environment, **backend.environment(), "model_loaded": True},
-            )
-            first = False
         results = [clean(result) for result in results]
         outputs = {r.key: (r.output, r.seconds) for r in results}
         batch_units = [p for r in results for p in by_key.get(r.key, ())]

@@ -20,10 +20,11 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, QuerySet
+from django.utils import timezone
 
 from annotations.models import Annotation, GoldStandard
-from evaluation.models import ModelRun
-from evaluation.runs import stored
+from evaluation.models import ModelRun, RunShard
+from evaluation.runs import progress, stored
 from evaluation.scoring import (
     Corpus,
     Report,
@@ -262,3 +263,34 @@ def annotator_agreement(
         for name, corpus in corpora.items()
     ]
     return result
+
+
+def run_progress(run: ModelRun) -> progress.Progress:
+    """A running run's phase and ETA (``runs.progress``); earlier runs of the same backend
+    and model give the figures it has not measured yet (its load, its time per request)."""
+    if run.status != ModelRun.Status.RUNNING or not run.total:
+        return progress.Progress(None, None)
+    earlier = (
+        ModelRun.objects.filter(backend=run.backend, model_name=run.model_name, generated__gt=0)
+        .exclude(pk=run.pk)
+        .order_by("-created_at")
+        .values_list("generated", "generation_seconds", "environment")[:5]
+    )
+    per_request: float | None = None
+    load: float | None = None
+    for generated, seconds, environment in earlier:
+        if per_request is None and seconds > 0:
+            per_request = seconds / generated
+        if load is None:
+            load = progress.load_seconds_of(environment or {})
+    running = run.run_shards.filter(status=RunShard.Status.RUNNING).count()
+    return progress.estimate(
+        environment=run.environment or {},
+        remaining=run.total - run.done,
+        generated=run.generated,
+        generation_seconds=run.generation_seconds,
+        running_shards=running,
+        now=timezone.now(),
+        earlier_per_request=per_request,
+        earlier_load=load,
+    )

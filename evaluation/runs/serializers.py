@@ -17,6 +17,8 @@ from rest_framework.exceptions import ValidationError as DRFValidationError
 from evaluation.benchmarks import TASKS, TaskError, VariantSpec, get_task
 from evaluation.benchmarks.mafalda import MafaldaTask
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore, RunShard
+from evaluation.runs.progress import Progress
+from evaluation.runs.selectors import run_progress
 from evaluation.scoring import PROFILES
 
 LEVEL_CHOICES = (0, 1, 2)
@@ -225,6 +227,7 @@ class RunSerializer(serializers.ModelSerializer):
     generation_seconds = serializers.SerializerMethodField()
     throughput = serializers.SerializerMethodField()
     eta_seconds = serializers.SerializerMethodField()
+    phase = serializers.SerializerMethodField()
     imported = serializers.BooleanField(read_only=True)
     model_label = serializers.CharField(
         read_only=True,
@@ -261,6 +264,7 @@ class RunSerializer(serializers.ModelSerializer):
             "generation_seconds",
             "throughput",
             "eta_seconds",
+            "phase",
             "imported",
             "created_by",
             "created_at",
@@ -285,12 +289,24 @@ class RunSerializer(serializers.ModelSerializer):
         seconds = ((run.finished_at or timezone.now()) - run.started_at).total_seconds()
         return run.done / seconds if seconds > 0 else None
 
+    @staticmethod
+    def _progress(run: ModelRun) -> Progress:
+        if not hasattr(run, "_progress"):
+            run._progress = run_progress(run)
+        return run._progress
+
     @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_eta_seconds(self, run: ModelRun) -> float | None:
-        throughput = self.get_throughput(run)
-        if run.status != ModelRun.Status.RUNNING or not throughput or not run.total:
-            return None
-        return max(run.total - run.done, 0) / throughput
+        """Seconds left while running: the requests left times the measured seconds per
+        request, plus the rest of the model load while it loads (``runs.progress``)."""
+        return self._progress(run).eta_seconds
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=["loading", "generating"], allow_null=True)
+    )
+    def get_phase(self, run: ModelRun) -> str | None:
+        """While running: ``loading`` (the model), ``generating``, or null (starting)."""
+        return self._progress(run).phase
 
     @extend_schema_field(serializers.BooleanField())
     def get_can_manage(self, run: ModelRun) -> bool:

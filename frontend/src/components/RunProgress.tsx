@@ -1,4 +1,4 @@
-import { formatEta, formatThroughput, isActive } from "../lib/format";
+import { formatEta, formatThroughput, isActive, startingNote } from "../lib/format";
 import type { Run } from "../types";
 import { ProgressBar } from "./ProgressBar";
 
@@ -17,7 +17,7 @@ export function RunProgress({
   run,
   compact = false,
 }: {
-  run: Pick<Run, "done" | "total" | "status" | "throughput" | "eta_seconds">;
+  run: Pick<Run, "done" | "total" | "status" | "throughput" | "eta_seconds"> & Partial<Pick<Run, "phase">>;
   compact?: boolean;
 }) {
   // Imported runs (published outputs) never generated anything: no bar to show.
@@ -29,6 +29,7 @@ export function RunProgress({
     );
   const eta = formatEta(run.status, run.eta_seconds);
   const running = run.status === "running";
+  const note = startingNote(run);
   return (
     <div class={`run-progress${compact ? " compact" : ""}`}>
       <ProgressBar done={run.done} total={run.total} label="Requests done" testId="run-progress" tone={TONE[run.status] ?? "ok"} />
@@ -36,8 +37,8 @@ export function RunProgress({
         <span class="done-total">
           {run.done} / {run.total}
         </span>
-        {running && run.done === 0 ? (
-          <span data-testid="run-eta"> · starting…</span>
+        {note ? (
+          <span data-testid="run-eta"> · {note}</span>
         ) : (
           <>
             {running && run.throughput != null && <span data-testid="run-throughput"> · {formatThroughput(run.throughput)}</span>}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasErrors, mergeErrors, messagesFor, summarize, toFormErrors } from "./formErrors";
+import { NO_ERRORS, clearFields, hasErrors, mergeErrors, messagesFor, onlyCleared, summarize, toFormErrors } from "./formErrors";
 
 describe("400 bodies to per-field messages", () => {
   it("keeps flat paths as the launch service sends them", () => {
@@ -56,5 +56,28 @@ describe("400 bodies to per-field messages", () => {
     expect(summarize(toFormErrors({ template: ["template: unknown placeholder {foo}"] }))).toEqual([
       { path: "template", text: "template: unknown placeholder {foo}" },
     ]);
+  });
+});
+
+describe("clearFields", () => {
+  const errors = toFormErrors({ name: ["Taken."], models: [{ model: ["Pick one."], settings: { base_url: ["No server."] } }], detail: "Refused." });
+
+  it("drops a field's messages and those under it, keeps the rest", () => {
+    const cleared = clearFields(errors, ["models[0].settings"]);
+    expect(cleared.fields).toEqual({ name: ["Taken."], "models[0].model": ["Pick one."] });
+    expect(cleared.general).toEqual(["Refused."]);
+    expect(clearFields(errors, ["models"]).fields).toEqual({ name: ["Taken."] });
+  });
+
+  it("leaves a path that only starts alike, and returns the same object when nothing goes", () => {
+    const named = toFormErrors({ name: ["Taken."], name_short: ["Too long."] });
+    expect(Object.keys(clearFields(named, ["name"]).fields)).toEqual(["name_short"]);
+    expect(clearFields(errors, ["description"])).toBe(errors);
+  });
+
+  it("tells a clearing from a new answer", () => {
+    expect(onlyCleared(errors, clearFields(errors, ["name"]))).toBe(true);
+    expect(onlyCleared(errors, toFormErrors({ name: ["Taken."] }))).toBe(false);
+    expect(onlyCleared(NO_ERRORS, errors)).toBe(false);
   });
 });

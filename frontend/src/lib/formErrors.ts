@@ -88,3 +88,25 @@ export function summarize(errors: FormErrors, describe: (path: string) => string
     ),
   ];
 }
+
+function under(key: string, path: string): boolean {
+  return key === path || key.startsWith(`${path}.`) || key.startsWith(`${path}[`);
+}
+
+/**
+ * The errors without the messages of `paths` (and of the paths under them): a field's
+ * messages go as soon as its value changes, the next submit checks it again. The same object
+ * when none goes.
+ */
+export function clearFields(errors: FormErrors, paths: string[]): FormErrors {
+  const keys = Object.keys(errors.fields);
+  const kept = keys.filter((k) => !paths.some((p) => under(k, p)));
+  if (kept.length === keys.length) return errors;
+  return { fields: Object.fromEntries(kept.map((k) => [k, errors.fields[k]])), general: errors.general };
+}
+
+/** `next` only drops messages of `prev` (what `clearFields` makes): no new refusal to point at. */
+export function onlyCleared(prev: FormErrors, next: FormErrors): boolean {
+  if (next.general !== prev.general && next.general.join("\n") !== prev.general.join("\n")) return false;
+  return Object.entries(next.fields).every(([k, ms]) => prev.fields[k] === ms);
+}

@@ -8,6 +8,7 @@ import {
   formatThroughput,
   formatWithInterval,
   isActive,
+  startingNote,
   shortModel,
   variantLabel,
 } from "./format";
@@ -32,6 +33,16 @@ describe("durations and ETA", () => {
     expect(formatEta("scoring", null)).toBe("scoring…");
     expect(formatEta("queued", 10)).toBeNull();
     expect(formatEta("done", 10)).toBeNull();
+  });
+
+  it("says the model loads, with the ETA once known, then starts", () => {
+    const run = { status: "running", done: 0, eta_seconds: null, phase: "loading" };
+    expect(startingNote(run)).toBe("loading the model…");
+    expect(startingNote({ ...run, eta_seconds: 75 })).toBe("loading the model… ETA 1 min 15 s");
+    expect(startingNote({ ...run, phase: "generating" })).toBe("starting…");
+    expect(startingNote({ ...run, phase: "generating", eta_seconds: 12 })).toBe("ETA 12 s");
+    expect(startingNote({ ...run, phase: "generating", done: 2, eta_seconds: 12 })).toBeNull();
+    expect(startingNote({ ...run, status: "queued" })).toBeNull();
   });
 });
 

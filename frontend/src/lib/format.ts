@@ -44,6 +44,19 @@ export function formatEta(status: RunStatus | string, etaSeconds: number | null 
   return `ETA ${formatDuration(etaSeconds)}`;
 }
 
+/** What a running run says before its throughput: "loading the model…" (with the ETA when
+ * known) while its runner loads the model, the ETA or "starting…" before its first output;
+ * null once it produces outputs (throughput and ETA then). */
+export function startingNote(
+  run: { status: RunStatus | string; done: number; eta_seconds: number | null; phase?: string | null },
+): string | null {
+  if (run.status !== "running") return null;
+  const eta = run.eta_seconds != null ? formatEta(run.status, run.eta_seconds) : null;
+  if (run.phase === "loading") return eta ? `loading the model… ${eta}` : "loading the model…";
+  if (run.done === 0) return eta ?? "starting…";
+  return null;
+}
+
 /** A score in [0, 1] with two decimals ("0.42"), a dash when missing. */
 export function formatScore(x: number | null | undefined, digits = 2): string {
   if (x == null || !Number.isFinite(x)) return DASH;

@@ -67,7 +67,10 @@ export interface Run {
   generation_seconds: number | null;
   /** Requests done per second since started_at; null before it started. */
   throughput: number | null;
+  /** Seconds left while running: requests left x measured seconds per request (+ the rest of the model load). */
   eta_seconds: number | null;
+  /** While running: the runner loads the model, or generates; null before either. */
+  phase: "loading" | "generating" | null;
   imported: boolean;
   created_by: string | null;
   created_at: string;

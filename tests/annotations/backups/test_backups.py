@@ -430,6 +430,24 @@ def test_importing_twice_is_refused_and_rename_makes_an_identical_copy(archives,
         assert getattr(copy, counter) == getattr(original, counter), counter
 
 
+def test_an_archive_written_before_the_templates_setting_restores_with_its_default(
+    archives, tmp_path
+) -> None:
+    def without_setting(lines: list[str]) -> list[str]:
+        row = json.loads(lines[0])
+        del row["justification_templates"]
+        return [json.dumps(row)]
+
+    older = damaged(archives["spans"], tmp_path / "older.zip", "project.jsonl", without_setting)
+    call_command("import_project", str(older), rename="From older", stdout=io.StringIO())
+    assert Project.objects.get(name="From older").justification_templates == "optional"
+    unknown = damaged(
+        archives["spans"], tmp_path / "unknown.zip", "project.jsonl", edit_line(1, extra=1)
+    )
+    with pytest.raises(ArchiveError, match="project.jsonl:1: extra: unknown field"):
+        import_project(path=unknown, rename="Not imported")
+
+
 def test_a_different_taxonomy_or_variant_here_gets_a_new_version(archives) -> None:
     items = Project.objects.get(name="Backup items")
     TaxonomyNode.objects.filter(taxonomy=items.taxonomy, name="ad hominem").update(

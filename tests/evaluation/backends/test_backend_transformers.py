@@ -24,6 +24,7 @@ from evaluation.backends.base import (
     GenerationResult,
     ModelSpec,
 )
+from evaluation.backends.prefixes import prefix_groups
 from evaluation.backends.transformers_backend import TransformersBackend
 from tests.support.paths import ROOT
 from tests.support.tiny_model import ASSISTANT_MARKER, CORPUS, LABELS, USER_MARKER, build_tiny_llama
@@ -84,7 +85,10 @@ def test_every_request_answered_once_in_batches(tiny_model_dir: Path) -> None:
     assert sorted(keys) == sorted(request.key for request in requests)
     assert len(keys) == len(set(keys))
     assert all(1 <= len(batch) <= 3 for batch in batches)
-    assert len(batches) == 4  # 8 free requests in batches of 3, then 2 guided
+    # 8 free requests: key-2 and guided-no-labels (the same prompt) share their prefix and
+    # run from its cache one at a time (on a CPU), the other 6 in batches of 3; then 2 guided
+    assert sorted(len(batch) for batch in batches[:-1]) == [1, 1, 3, 3]
+    assert len(batches[-1]) == 2
     for batch in batches:
         assert all(isinstance(result, GenerationResult) for result in batch)
         assert all(isinstance(result.output, str) and result.seconds > 0 for result in batch)
@@ -144,6 +148,61 @@ def test_a_long_prompt_runs(tiny: TransformersBackend) -> None:
     found = outputs(tiny, requests)
     assert set(found) == {"key-0", "key-1", "guided"}
     assert found["guided"] in LABELS
+
+
+# ------------------------------------------------------------------ shared prefixes
+
+
+def shared_prefix_prompts() -> list[str]:
+    """MAFALDA's shape: per text, one long part (instructions and the whole text) and then
+    one of its sentences; three texts of 4, 3 and 1 sentences of different lengths."""
+    paragraphs = [paragraph.split() for paragraph in CORPUS.split("\n\n")]
+    prompts = []
+    for text, count in zip(paragraphs[1:4], (4, 3, 1), strict=True):
+        whole = " ".join(paragraphs[0] + text)
+        for index in range(count):
+            sentence = " ".join(text[index * 5 : index * 5 + 3 + index * 4])
+            prompts.append(f"{whole}\n\nSentence: {sentence}\n\nOutput:")
+    return prompts
+
+
+def test_prefix_groups_find_the_shared_prefix_of_each_text() -> None:
+    assert prefix_groups([]) == []
+    ab, ac, x = [1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5, 7, 8], [9, 2, 3]
+    assert prefix_groups([ab, x, ac]) == [(5, [0, 2])]
+    assert prefix_groups([ab, [1, 2, 9, 9, 9, 9]]) == []  # 2 of 6 tokens: not worth it
+    assert prefix_groups([ab, ab]) == [(5, [0, 1])]  # something is always left to run
+    # prompts that share the instructions only (under half) are separate groups
+    first = [[7] * 10 + [1] * 40 + [n] for n in range(3)]
+    second = [[7] * 10 + [2] * 40 + [n, n] for n in range(2)]
+    assert prefix_groups(first + second) == [(50, [0, 1, 2]), (50, [3, 4])]
+
+
+def test_shared_prefix_reuse_gives_one_at_a_time_outputs(tiny_model_dir: Path) -> None:
+    """The prefix of a text runs once and its cache serves the text's sentences, one at a
+    time (the CPU's way) or in batches padded between prefix and sentence (CUDA's): the
+    greedy outputs are those of one prompt at a time without any cache reuse."""
+    prompts = shared_prefix_prompts()
+    requests = requests_of(prompts)
+    reused = make(tiny_model_dir, settings={"batch_size": 3}, max_new_tokens=24)
+    groups = prefix_groups([reused.encode_prompt(prompt) for prompt in prompts])
+    assert sorted(len(members) for _, members in groups) == [3, 4]
+    assert all(length > 100 for length, _ in groups)
+    alone = outputs(
+        make(tiny_model_dir, settings={"batch_size": 1, "prefix_cache": False}, max_new_tokens=24),
+        requests,
+    )
+    assert len(set(alone.values())) > 1
+
+    batches = list(reused.generate(requests))
+    assert [len(batch) for batch in batches] == [1] * 8  # on a CPU: one member at a time
+    assert {result.key: result.output for batch in batches for result in batch} == alone
+
+    reused.batch_groups = True
+    batches = list(reused.generate(requests))
+    # each group's batches (4 = 3 + 1), then the lone prompt
+    assert sorted(len(batch) for batch in batches[:-1]) == [1, 3, 3] and len(batches[-1]) == 1
+    assert {result.key: result.output for batch in batches for result in batch} == alone
 
 
 # ------------------------------------------------------------------ guided
@@ -248,6 +307,7 @@ def test_check_names_each_bad_setting(tiny_model_dir: Path) -> None:
         dtype="int4",
         device="tpu",
         trust_remote_code="yes",
+        prefix_cache="yes",
         revision="",
         temperature=0.5,
     )
@@ -257,6 +317,7 @@ def test_check_names_each_bad_setting(tiny_model_dir: Path) -> None:
         "settings.dtype",
         "settings.device",
         "settings.trust_remote_code",
+        "settings.prefix_cache",
         "settings.revision",
         "settings.temperature",
     }
@@ -371,5 +432,36 @@ def test_gguf_model_generates() -> None:
         assert found["key-0"] and found["key-1"]
         assert found["guided"] in ("yes", "no")
         assert backend.environment()["parameters"] > 100_000_000
+    finally:
+        backend.close()
+
+
+@pytest.mark.slow
+def test_gguf_loads_its_safetensors_copy_and_prefix_reuse_keeps_mafalda_outputs(
+    mafalda_gold_path: Path,
+) -> None:
+    """The packaged GGUF is de-quantized once into the data folder's safetensors copy, which
+    every later load reads; on the first two MAFALDA texts (6 sentence prompts sharing each
+    text's ~1,000-token prefix) the demo's settings (prefix reuse, batches of 4) give the
+    greedy outputs of one prompt at a time without reuse."""
+    from evaluation.backends.model_files import default_copy_dir, is_complete
+    from evaluation.benchmarks.mafalda import prompts_from_gold_file
+
+    folder, name = smollm2_gguf()
+    backend = make(folder, settings={"gguf_file": name, "batch_size": 4}, max_new_tokens=12)
+    try:
+        backend.load()
+        copy_dir = default_copy_dir(folder, name)
+        assert is_complete(copy_dir)
+        assert backend.environment()["loaded_from"] == str(copy_dir)
+        prompts = prompts_from_gold_file(mafalda_gold_path, limit=6)
+        groups = prefix_groups([backend.encode_prompt(prompt) for prompt in prompts])
+        assert sorted(len(members) for _, members in groups) == [2, 4]
+        assert all(length > 800 for length, _ in groups)
+        requests = requests_of(prompts)
+        reused = outputs(backend, requests)
+        backend.prefix_cache, backend.batch_size = False, 1
+        assert reused == outputs(backend, requests)
+        assert all(reused.values())
     finally:
         backend.close()

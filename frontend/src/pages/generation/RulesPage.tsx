@@ -1,6 +1,7 @@
 import { useMemo, useState } from "preact/hooks";
 import { ApiError, post } from "../../api";
 import { Crumbs } from "../../components/Crumbs";
+import { lazyComponent } from "../../components/Lazy";
 import { LoadErrorMessage } from "../../components/PageMessage";
 import { TopBar } from "../../components/TopBar";
 import { useResource } from "../../hooks/useResource";
@@ -9,6 +10,9 @@ import type { Me, PrologRule } from "../../types";
 import { fieldMessages, refusalLine } from "./logic";
 
 const GLOBAL = "global";
+
+// CodeMirror is a chunk of its own, loaded when an edit starts.
+const RuleEditor = lazyComponent(() => import("./RuleEditor").then((m) => m.RuleEditor));
 
 /**
  * The Prolog rule files of a project (its own versions and the shipped, global ones): view
@@ -24,7 +28,12 @@ export function RulesPage({ me }: { me: Me }) {
   const shown = useMemo(() => (scope === GLOBAL ? (rules.data ?? []).filter((r) => r.project == null) : (rules.data ?? [])), [rules.data, scope]);
   const [selected, setSelected] = useState<number | null>(null);
   const [draft, setDraft] = useState<string | null>(null);
+  // The text the editor started from (the draft is the editor's from then on).
+  const [initial, setInitial] = useState("");
   const [errors, setErrors] = useState<string[]>([]);
+  // The refused line as the editor marks it, and what was edited since the refusal.
+  const [refused, setRefused] = useState<{ line: number } | null>(null);
+  const [edited, setEdited] = useState<"nothing" | "elsewhere" | "line">("nothing");
   const [saved, setSaved] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const canEdit = !!me.is_superuser || staff.some((p) => String(p.id) === scope && p.role === "admin");
@@ -35,19 +44,29 @@ export function RulesPage({ me }: { me: Me }) {
     return [...map.entries()].sort(([a], [b]) => a.localeCompare(b));
   }, [shown]);
   const rule = shown.find((r) => r.id === selected) ?? null;
-  const line = errors.map(refusalLine).find((l) => l != null) ?? null;
+  const line = refused?.line ?? null;
+
+  const showErrors = (messages: string[]) => {
+    setErrors(messages);
+    const n = messages.map(refusalLine).find((l) => l != null) ?? null;
+    setRefused(n != null && n > 0 ? { line: n } : null);
+    setEdited("nothing");
+  };
+  const edit = (text: string) => {
+    setDraft(text);
+    if (errors.length) setEdited((e) => (e === "nothing" ? "elsewhere" : e));
+  };
 
   const open = (id: number) => {
     setSelected(id);
     setDraft(null);
-    setErrors([]);
+    showErrors([]);
     setSaved(null);
   };
 
   const save = async () => {
     if (!rule || draft == null) return;
     setBusy(true);
-    setErrors([]);
     setSaved(null);
     try {
       const project = scope === GLOBAL ? null : Number(scope);
@@ -55,10 +74,11 @@ export function RulesPage({ me }: { me: Me }) {
       await rules.reload();
       setSelected(created.id);
       setDraft(null);
+      showErrors([]);
       setSaved(`Saved as ${created.type} v${created.version}.`);
     } catch (e) {
       const messages = e instanceof ApiError ? fieldMessages(e.data) : [];
-      setErrors(messages.length ? messages : [String((e as Error).message ?? e)]);
+      showErrors(messages.length ? messages : [String((e as Error).message ?? e)]);
     } finally {
       setBusy(false);
     }
@@ -71,7 +91,7 @@ export function RulesPage({ me }: { me: Me }) {
       </TopBar>
       <main class="page wide" data-testid="rules-page">
         <h1>Prolog rule files</h1>
-        <label class="field">
+        <label class="field rules-scope">
           <span>Project</span>
           <select
             value={scope}
@@ -90,13 +110,13 @@ export function RulesPage({ me }: { me: Me }) {
           </select>
         </label>
         {rules.error && !rules.data && <LoadErrorMessage error={rules.error} onRetry={() => void rules.reload()} />}
-        <div class="rules-layout" style={{ display: "grid", gridTemplateColumns: "minmax(14rem, 1fr) 3fr", gap: "1rem" }}>
-          <nav class="panel" aria-label="Rule files">
-            <ul>
+        <div class="rules-layout">
+          <nav class="panel rule-files" aria-label="Rule files">
+            <ul class="rule-types">
               {byType.map(([type, versions]) => (
                 <li key={type}>
                   <strong>{type}</strong>
-                  <ul>
+                  <ul class="rule-versions">
                     {versions.map((r) => (
                       <li key={r.id}>
                         <button class={`btn small ${r.id === selected ? "primary" : "ghost"}`} onClick={() => open(r.id)} data-testid="rule-version">
@@ -120,7 +140,14 @@ export function RulesPage({ me }: { me: Me }) {
                     {rule.type} v{rule.version}
                   </h2>
                   {canEdit && draft == null && (
-                    <button class="btn" onClick={() => setDraft(rule.source)} data-testid="rule-copy">
+                    <button
+                      class="btn"
+                      onClick={() => {
+                        setInitial(rule.source);
+                        setDraft(rule.source);
+                      }}
+                      data-testid="rule-copy"
+                    >
                       Copy and edit
                     </button>
                   )}
@@ -136,35 +163,34 @@ export function RulesPage({ me }: { me: Me }) {
                   </pre>
                 ) : (
                   <>
-                    <textarea
-                      rows={28}
-                      spellcheck={false}
-                      style={{ width: "100%", fontFamily: "monospace" }}
-                      value={draft}
-                      onInput={(e) => setDraft((e.target as HTMLTextAreaElement).value)}
-                      data-testid="rule-editor"
-                      aria-label="Rule file"
-                    />
+                    <RuleEditor key={rule.id} initial={initial} onChange={edit} refused={refused} onRefusedCleared={() => setEdited("line")} label="Rule file" />
                     {errors.length > 0 && (
                       <div class="form-error" role="alert" data-testid="rule-errors">
-                        <p>swipl refused the file:</p>
+                        <p>swipl refused the file{edited !== "nothing" ? " (before your last edits)" : ""}:</p>
                         <ul>
                           {errors.map((m) => (
                             <li key={m}>{m}</li>
                           ))}
                         </ul>
-                        {line != null && line > 0 && (
+                        {line != null && edited === "nothing" && (
                           <p data-testid="rule-error-line">
-                            Line {line}: <code>{draft.split("\n")[line - 1] ?? ""}</code>
+                            Line {line} (marked in the editor): <code>{draft.split("\n")[line - 1] ?? ""}</code>
                           </p>
                         )}
+                        {line != null && edited === "line" && <p data-testid="rule-error-edited">You changed line {line} since: save to have swipl check it again.</p>}
                       </div>
                     )}
                     <div class="form-actions">
                       <button class="btn primary" disabled={busy} onClick={() => void save()} data-testid="rule-save">
                         {busy ? "Checking with swipl…" : `Save as ${rule.type} v${Math.max(...shown.filter((r) => r.type === rule.type).map((r) => r.version)) + 1}`}
                       </button>
-                      <button class="btn ghost" onClick={() => setDraft(null)}>
+                      <button
+                        class="btn ghost"
+                        onClick={() => {
+                          setDraft(null);
+                          showErrors([]);
+                        }}
+                      >
                         Cancel
                       </button>
                     </div>

@@ -1,6 +1,7 @@
 import { Fragment } from "preact";
+import { ScrollX } from "../../components/ScrollX";
 import { LevelGroupHeads, LevelScoreHeads } from "../../components/table";
-import { DASH, formatDuration, formatScore, formatShare, formatWithInterval } from "../../lib/format";
+import { DASH, formatDuration, formatScore, formatShare } from "../../lib/format";
 import { describeComparison, explainComparison, formatCoverage, formatDifference, formatP, groupRows } from "../../lib/significance";
 import { linkHandler, paths } from "../../router";
 import type { Leaderboard, LeaderboardRow } from "../../types";
@@ -24,6 +25,21 @@ function bestF1(rows: LeaderboardRow[], level: string): number | null {
 
 function describe(row: LeaderboardRow): string {
   return [row.model, row.backend, row.variant].filter(Boolean).join(" · ");
+}
+
+/** F1 over its 95% interval (a second, smaller line: the column stays narrow). */
+function F1({ score, low, high }: { score: number | null | undefined; low: number | null | undefined; high: number | null | undefined }) {
+  const main = formatScore(score);
+  if (main === DASH || low == null || high == null || !Number.isFinite(low) || !Number.isFinite(high)) return <>{main}</>;
+  return (
+    <>
+      {main}
+      <span class="lb-ci">
+        {" "}
+        [{formatScore(low)}–{formatScore(high)}]
+      </span>
+    </>
+  );
 }
 
 function Row({ r, levels, best }: { r: LeaderboardRow; levels: string[]; best: Record<string, number | null> }) {
@@ -56,7 +72,7 @@ function Row({ r, levels, best }: { r: LeaderboardRow; levels: string[]; best: R
             <td class="right tabular">{formatScore(s?.precision)}</td>
             <td class="right tabular">{formatScore(s?.recall)}</td>
             <td class={`right tabular f1${s && best[l] != null && s.f1 === best[l] ? " best" : ""}`} title={interval} data-level={l} data-f1={s?.f1 ?? ""}>
-              {s ? formatWithInterval(s.f1, s.f1_low, s.f1_high) : DASH}
+              {s ? <F1 score={s.f1} low={s.f1_low} high={s.f1_high} /> : DASH}
             </td>
           </Fragment>
         );
@@ -89,7 +105,7 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
   const levels = (board.levels?.length ? board.levels : [0, 1, 2]).map(String);
   const width = 2 + levels.length * 3 + 5;
   return (
-    <div class="table-wrap">
+    <ScrollX label="Leaderboard table" testId="leaderboard-scroll">
       <table class="table leaderboard-table" data-testid="leaderboard-table">
         <caption class="sr-only">
           Models and annotators against gold version {board.gold_standard.version}, profile {board.profile}
@@ -99,7 +115,7 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
             <th scope="col" rowSpan={2} class="num">
               #
             </th>
-            <th scope="col" rowSpan={2}>
+            <th scope="col" rowSpan={2} class="lb-name-head">
               Name
             </th>
             <LevelGroupHeads levels={levels} />
@@ -152,6 +168,6 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
           );
         })}
       </table>
-    </div>
+    </ScrollX>
   );
 }

@@ -41,13 +41,14 @@ function ProjectView({ me, id }: { me: Me; id: number }) {
       <TopBar me={me}>
         <Crumbs items={[{ label: p?.name ?? "…" }]} />
       </TopBar>
+      {!failed && <ProjectNav me={me} projectId={id} role={p?.role} active="documents" />}
       <main class="page wide project-page" data-testid="project-page">
         {failed ? (
           <LoadErrorMessage error={project.error!} onRetry={() => void project.reload()} />
         ) : (
           <>
             {p ? (
-              <ProjectHead me={me} project={p} />
+              <ProjectHead project={p} />
             ) : (
               <p class="muted">Loading…</p>
             )}
@@ -75,19 +76,16 @@ function ProjectView({ me, id }: { me: Me; id: number }) {
   );
 }
 
-function ProjectHead({ me, project: p }: { me: Me; project: Project }) {
+function ProjectHead({ project: p }: { project: Project }) {
   return (
-    <>
-      <div class="page-head">
-        <div>
-          <h1>
-            {p.name}
-            {p.archived && <span class="badge subtle">archived</span>}
-          </h1>
-          {p.description && <p class="muted">{p.description}</p>}
-        </div>
+    <div class="page-head">
+      <div>
+        <h1>
+          {p.name}
+          {p.archived && <span class="badge subtle">archived</span>}
+        </h1>
+        {p.description && <p class="muted">{p.description}</p>}
       </div>
-      <ProjectNav me={me} projectId={p.id} role={p.role} active="documents" />
-    </>
+    </div>
   );
 }

@@ -47,8 +47,8 @@ export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
       <TopBar me={me}>
         <Crumbs items={[{ label: projectName, href: paths.project(projectId) }, { label: "Results" }]} />
       </TopBar>
+      <ProjectNav me={me} projectId={projectId} role={project?.role} active="results" />
       <main class="page wide" data-testid="results-page">
-        <ProjectNav me={me} projectId={projectId} role={project?.role} active="results" />
         {board.error && !data ? (
           <LoadErrorMessage error={board.error} onRetry={() => void board.reload()} />
         ) : (

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { Crumbs } from "../../components/Crumbs";
 import { LoadErrorMessage } from "../../components/PageMessage";
 import { Pager } from "../../components/Pager";
+import { ProjectNav } from "../../components/ProjectNav";
 import { TopBar } from "../../components/TopBar";
 import { usePoll, useResource } from "../../hooks/useResource";
 import { useProject } from "../../hooks/useProject";
@@ -31,6 +32,7 @@ export function RunsPage({ me, projectId }: { me: Me; projectId: number }) {
       <TopBar me={me}>
         <Crumbs items={[{ label: project?.name ?? `Project ${projectId}`, href: paths.project(projectId) }, { label: "Runs" }]} />
       </TopBar>
+      <ProjectNav me={me} projectId={projectId} role={project?.role} active="runs" />
       <main class="page wide" data-testid="runs-page">
         {fatal ? (
           <LoadErrorMessage error={fatal} onRetry={() => void runs.reload()} />

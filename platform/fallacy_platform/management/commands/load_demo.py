@@ -1,5 +1,8 @@
 """Load the demo: users for each role, a small project of our own texts, and — when
-``../shared/datasets`` is present — the MAFALDA gold standard and user study. Idempotent."""
+``../shared/datasets`` is present — the MAFALDA gold standard and user study. Idempotent.
+With ``--prepare-model`` (``make demo``), the packaged SmolLM2 GGUF, the launch page's
+preselected model, is also de-quantized once into its cached safetensors copy, so that the
+first run loads the copy instead of de-quantizing while the user waits."""
 
 from pathlib import Path
 
@@ -41,7 +44,16 @@ def shared_datasets() -> Path:
 class Command(BaseCommand):
     help = "Create the demo users and projects (safe to run again)."
 
+    def add_arguments(self, parser) -> None:
+        parser.add_argument(
+            "--prepare-model",
+            action="store_true",
+            help="also de-quantize the packaged SmolLM2 once (its cached safetensors copy)",
+        )
+
     def handle(self, *args, **options) -> None:
+        if options.get("prepare_model"):
+            self._prepare_model()
         taxonomy = install_preset(name="mafalda")
         users = self._users()
         demo = self._demo_project(taxonomy, users)
@@ -64,6 +76,17 @@ class Command(BaseCommand):
         for username, role in DEMO_USERS.items():
             extra = " + Django admin" if role == "admin" else ""
             self.stdout.write(f"  {username:<16} {role}{extra}")
+
+    def _prepare_model(self) -> None:
+        from evaluation.backends.base import BackendError
+        from evaluation.backends.model_files import smollm2_safetensors
+
+        try:
+            folder = smollm2_safetensors()
+        except (BackendError, OSError) as error:
+            self.stdout.write(f"(SmolLM2 not prepared: {error})")
+            return
+        self.stdout.write(f"SmolLM2 weights: {folder}")
 
     def _users(self) -> dict:
         user_model = get_user_model()

@@ -5,13 +5,13 @@ import { useState } from "preact/hooks";
 import { Crumbs } from "../../../components/Crumbs";
 import { sendJson } from "../../../components/form";
 import { TopBar } from "../../../components/TopBar";
-import { type FormErrors, NO_ERRORS, messagesFor, toFormErrors } from "../../../lib/formErrors";
+import { type FormErrors, NO_ERRORS, clearFields, messagesFor, toFormErrors } from "../../../lib/formErrors";
 import { linkHandler, paths } from "../../../router";
 import type { Me, ProjectAdminDetail } from "../../../types";
 import { EMPTY_KIND, type KindChoice } from "../shared/itemForm";
 import { ProjectFields } from "../shared/ProjectFields";
 import { KindPicker } from "./KindPicker";
-import { EMPTY_PROJECT, type ProjectForm, buildCreate } from "../shared/projectForm";
+import { EMPTY_PROJECT, type ProjectForm, buildCreate, changedPaths } from "../shared/projectForm";
 import "../admin.css";
 
 export function NewProjectPage({ me }: { me: Me }) {
@@ -19,7 +19,10 @@ export function NewProjectPage({ me }: { me: Me }) {
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [busy, setBusy] = useState(false);
   const [kind, setKind] = useState<KindChoice>(EMPTY_KIND);
-  const update = (patch: Partial<ProjectForm>) => setForm((f) => ({ ...f, ...patch }));
+  const update = (patch: Partial<ProjectForm>) => {
+    setForm((f) => ({ ...f, ...patch }));
+    setErrors((e) => clearFields(e, changedPaths(patch)));
+  };
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -56,7 +59,10 @@ export function NewProjectPage({ me }: { me: Me }) {
           </div>
         </div>
         <form class="admin-form" onSubmit={submit} noValidate data-testid="new-project-form">
-          <KindPicker value={kind} onValue={(patch) => setKind((k) => ({ ...k, ...patch }))} messages={{ form: [...messagesFor(errors, "form", true), ...messagesFor(errors, "form_preset")], kind: messagesFor(errors, "kind") }} />
+          <KindPicker value={kind} onValue={(patch) => {
+              setKind((k) => ({ ...k, ...patch }));
+              setErrors((e) => clearFields(e, ["kind", "form", "form_preset"]));
+            }} messages={{ form: [...messagesFor(errors, "form", true), ...messagesFor(errors, "form_preset")], kind: messagesFor(errors, "kind") }} />
           <ProjectFields form={form} update={update} errors={errors} summaryTitle="The project was not created:" summaryTestId="project-errors" />
           <div class="launch-bar">
             <span class="muted">{kind.kind === "items" ? "Items come next" : "Texts come next"}: the import page opens once the project exists.</span>

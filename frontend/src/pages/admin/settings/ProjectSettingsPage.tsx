@@ -4,12 +4,12 @@ import { useEffect, useState } from "preact/hooks";
 import { sendJson } from "../../../components/form";
 import { LoadErrorMessage } from "../../../components/PageMessage";
 import { useResource } from "../../../hooks/useResource";
-import { type FormErrors, NO_ERRORS, toFormErrors } from "../../../lib/formErrors";
+import { type FormErrors, NO_ERRORS, clearFields, toFormErrors } from "../../../lib/formErrors";
 import { projectDetail } from "../../../prefetch";
 import type { Me, ProjectAdminDetail } from "../../../types";
 import { AdminLayout, Loading } from "../shared/AdminLayout";
 import { ProjectFields } from "../shared/ProjectFields";
-import { type ProjectForm, buildPatch, formFromProject } from "../shared/projectForm";
+import { type ProjectForm, buildPatch, changedPaths, formFromProject } from "../shared/projectForm";
 import { ArchiveSection } from "./ArchiveSection";
 
 export function ProjectSettingsPage({ me, projectId }: { me: Me; projectId: number }) {
@@ -36,6 +36,7 @@ export function ProjectSettingsPage({ me, projectId }: { me: Me; projectId: numb
     const update = (patch: Partial<ProjectForm>) => {
       setSaved(null);
       setForm((f) => (f ? { ...f, ...patch } : f));
+      setErrors((e) => clearFields(e, changedPaths(patch)));
     };
     const submit = async (e: Event) => {
       e.preventDefault();

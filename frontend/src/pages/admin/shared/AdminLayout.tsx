@@ -38,8 +38,8 @@ export function AdminLayout({
       <TopBar me={me}>
         <Crumbs items={[{ label: name, href: paths.project(projectId) }, { label: title }]} />
       </TopBar>
+      <ProjectNav me={me} projectId={projectId} role={project?.role} active={active} />
       <main class="page admin-page" data-testid={testId}>
-        <ProjectNav me={me} projectId={projectId} role={project?.role} active={active} />
         <div class="page-head">
           <div>
             <h1>{title}</h1>

@@ -4,7 +4,7 @@
 import { useEffect, useRef } from "preact/hooks";
 import { ErrorSummary } from "../../../components/FieldErrors";
 import { MarkdownEditor, NumberField, Select, TextArea, TextField } from "../../../components/form";
-import { type FormErrors, hasErrors, messagesFor } from "../../../lib/formErrors";
+import { type FormErrors, hasErrors, messagesFor, onlyCleared } from "../../../lib/formErrors";
 import { TaxonomyPicker } from "../new/TaxonomyPicker";
 import type { ProjectForm } from "./projectForm";
 
@@ -43,8 +43,11 @@ export function ProjectFields({
   showTemplates?: boolean;
 }) {
   const summaryRef = useRef<HTMLDivElement>(null);
+  const shown = useRef(errors);
   useEffect(() => {
-    if (hasErrors(errors)) summaryRef.current?.focus();
+    // A refusal moves the focus to its summary; a message going as its field is edited does not.
+    if (hasErrors(errors) && !onlyCleared(shown.current, errors)) summaryRef.current?.focus();
+    shown.current = errors;
   }, [errors]);
 
   return (

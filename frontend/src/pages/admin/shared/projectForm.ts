@@ -17,6 +17,14 @@ export interface ProjectForm {
   templates?: TemplateMode;
 }
 
+/** The error path of each form field that the API names otherwise (others: their own key). */
+const ERROR_PATHS: Partial<Record<keyof ProjectForm, string>> = { perDocument: "annotators_per_document", templates: "justification_templates" };
+
+/** The error paths a change of these form fields answers (their messages then go). */
+export function changedPaths(patch: Partial<ProjectForm>): string[] {
+  return (Object.keys(patch) as (keyof ProjectForm)[]).map((k) => ERROR_PATHS[k] ?? k);
+}
+
 export const EMPTY_PROJECT: ProjectForm = { name: "", description: "", guidelines: "", taxonomy: "", perDocument: "2" };
 
 export function formFromProject(p: ProjectAdminDetail): ProjectForm {

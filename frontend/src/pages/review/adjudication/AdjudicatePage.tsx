@@ -182,8 +182,8 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
       <TopBar me={me}>
         <Crumbs items={[{ label: project?.name ?? `Project ${projectId}`, href: paths.project(projectId) }, { label: "Adjudication", href: paths.adjudicationQueue(projectId) }, { label: title }]} />
       </TopBar>
+      <ProjectNav me={me} projectId={projectId} role={project?.role} active="adjudication" />
       <main class="page wide" data-testid="adjudicate-page">
-        <ProjectNav me={me} projectId={projectId} role={project?.role} active="adjudication" />
         {data.error && !doc ? (
           <LoadErrorMessage error={data.error} onRetry={() => void data.reload()} />
         ) : !doc ? (

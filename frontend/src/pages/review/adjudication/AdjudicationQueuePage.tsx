@@ -26,8 +26,8 @@ export function AdjudicationQueuePage({ me, projectId }: { me: Me; projectId: nu
       <TopBar me={me}>
         <Crumbs items={[{ label: project?.name ?? `Project ${projectId}`, href: paths.project(projectId) }, { label: "Adjudication" }]} />
       </TopBar>
+      <ProjectNav me={me} projectId={projectId} role={project?.role} active="adjudication" />
       <main class="page wide" data-testid="adjudication-queue">
-        <ProjectNav me={me} projectId={projectId} role={project?.role} active="adjudication" />
         <div class="page-head">
           <div>
             <h1>Adjudication</h1>

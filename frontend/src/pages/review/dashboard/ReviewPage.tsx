@@ -65,8 +65,8 @@ export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
       <TopBar me={me}>
         <Crumbs items={[{ label: project?.name ?? `Project ${projectId}`, href: paths.project(projectId) }, { label: "Agreement" }]} />
       </TopBar>
+      <ProjectNav me={me} projectId={projectId} role={project?.role} active="review" />
       <main class="page wide" data-testid="review-page">
-        <ProjectNav me={me} projectId={projectId} role={project?.role} active="review" />
         <div class="page-head">
           <div>
             <h1>Agreement</h1>

@@ -33,8 +33,8 @@ export function GoldVersionPage({ me, projectId, version }: { me: Me; projectId:
       <TopBar me={me}>
         <Crumbs items={[{ label: project?.name ?? `Project ${projectId}`, href: paths.project(projectId) }, { label: "Gold versions", href: paths.goldVersions(projectId) }, { label: `v${version}` }]} />
       </TopBar>
+      <ProjectNav me={me} projectId={projectId} role={project?.role} active="gold" />
       <main class="page wide" data-testid="gold-version">
-        <ProjectNav me={me} projectId={projectId} role={project?.role} active="gold" />
         {detail.error && !v && <LoadErrorMessage error={detail.error} onRetry={() => void detail.reload()} />}
         {!v && !detail.error && <p class="muted">Loading…</p>}
         {v && (

@@ -47,8 +47,8 @@ export function GoldVersionsPage({ me, projectId }: { me: Me; projectId: number 
       <TopBar me={me}>
         <Crumbs items={[{ label: project?.name ?? `Project ${projectId}`, href: paths.project(projectId) }, { label: "Gold versions" }]} />
       </TopBar>
+      <ProjectNav me={me} projectId={projectId} role={project?.role} active="gold" />
       <main class="page wide" data-testid="gold-versions">
-        <ProjectNav me={me} projectId={projectId} role={project?.role} active="gold" />
         <div class="page-head">
           <div>
             <h1>Gold standard versions</h1>
