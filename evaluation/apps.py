@@ -13,9 +13,11 @@ class EvaluationConfig(AppConfig):
 
         from annotations import orderings
         from annotations.backups.format import register_part
+        from annotations.services.hf_exports import register_item_profiles
         from evaluation.agreement.jobs import adjudication_order
         from evaluation.runs.backups import PART
         from evaluation.runs.liveness import fail_stale_scoring, fail_stale_shards
+        from evaluation.scoring.item_profiles import describe_profiles
         from evaluation.suggestions.services import disagreement_first
         from evaluation.synthesis.liveness import fail_stale_generation_jobs
 
@@ -23,3 +25,4 @@ class EvaluationConfig(AppConfig):
         orderings.register_adjudication_order(adjudication_order)
         register_sweep(fail_stale_shards, fail_stale_scoring, fail_stale_generation_jobs)
         register_part(PART)
+        register_item_profiles(describe_profiles)

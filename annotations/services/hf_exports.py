@@ -10,7 +10,7 @@ them, and the scoring profile the platform scores it under.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +27,6 @@ from annotations.items import ANSWER_KINDS, parse_form
 from annotations.models import Document, GoldDocument, GoldSpan, GoldStandard, Project, Sentence
 from annotations.selectors.taxonomy import taxonomy_spec
 from annotations.services.exports import ExportError, published_gold
-from evaluation.scoring.item_profiles import BENCHMARK_PROFILES, profiles_for
-from evaluation.scoring.item_profiles import PROFILES as ITEM_PROFILES
 
 CHUNK_SIZE = 500
 SPLIT_NAME = re.compile(r"\w+(\.\w+)*")
@@ -200,14 +198,25 @@ def taxonomy_lines(project: Project) -> list[str]:
     return lines
 
 
+#: The item scoring profiles of a benchmark name (``None``: none of its own), as
+#: ``(name, description)``; registered by the evaluation app (this app imports none of it).
+_item_profiles: Callable[[str | None], list[tuple[str, str]]] | None = None
+
+
+def register_item_profiles(describe: Callable[[str | None], list[tuple[str, str]]]) -> None:
+    global _item_profiles
+    _item_profiles = describe
+
+
 def profile_lines(project: Project, gold: GoldStandard | None) -> list[str]:
     """The profile the platform scores the dataset under (item benchmarks: also their own)."""
     if gold is not None:
         return [f"`{SPAN_PROFILE[0]}`: {SPAN_PROFILE[1]}."]
+    if _item_profiles is None:
+        return []
     form = project.form if isinstance(project.form, dict) else {}
     benchmark = form.get("benchmark") or project.taxonomy.name
-    names = profiles_for(benchmark if benchmark in BENCHMARK_PROFILES else None)
-    return [f"- `{name}`: {ITEM_PROFILES[name].description}" for name in names]
+    return [f"- `{name}`: {description}" for name, description in _item_profiles(benchmark)]
 
 
 def _card_body(

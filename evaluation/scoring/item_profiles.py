@@ -436,3 +436,10 @@ def profile_report(
             },
         }
     return None
+
+
+def describe_profiles(benchmark: str | None) -> list[tuple[str, str]]:
+    """``(name, description)`` of the profiles an item project of ``benchmark`` is scored
+    under (a name that is no benchmark with profiles of its own: ``definition`` only)."""
+    names = profiles_for(benchmark if benchmark in BENCHMARK_PROFILES else None)
+    return [(name, PROFILES[name].description) for name in names]

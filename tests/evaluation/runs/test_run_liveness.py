@@ -13,7 +13,7 @@ from fallacy_platform.errors import api_exception_handler
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 from annotations.importing.liveness import fail_stale_import_jobs
-from annotations.models import ImportJob, Project
+from annotations.models import ImportJob, ImportUpload, Project
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.dispatch import QueueUnavailable
@@ -98,13 +98,16 @@ def test_cancel_takes_effect_at_once_on_a_shard_whose_heartbeats_stopped(project
 def test_the_sweep_fails_an_import_whose_process_died(project):
     old = timezone.now() - timedelta(seconds=STALE + 5)
     dead = ImportJob.objects.create(
-        project=project, format="text", file_name="a.txt", content=b"x", status="running",
+        project=project, format="text", file_name="a.txt", status="running",
         started_at=old, heartbeat_at=old,
     )  # fmt: skip
     live = ImportJob.objects.create(
-        project=project, format="text", file_name="b.txt", content=b"x", status="running",
+        project=project, format="text", file_name="b.txt", status="running",
         started_at=old, heartbeat_at=timezone.now(),
     )  # fmt: skip
+    for job in (dead, live):
+        ImportUpload.objects.create(job=job, content=b"x")
+    assert dead.content == b"x"
     assert fail_stale_import_jobs(stale_after=STALE) == [f"import job {dead.pk}: failed"]
     dead.refresh_from_db()
     assert dead.status == "failed" and dead.content == b""
