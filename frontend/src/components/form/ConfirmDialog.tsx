@@ -3,6 +3,18 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 
+/** A ref for a <dialog> that is shown as a modal while `open` and closed otherwise. */
+export function useModal(open: boolean) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return ref;
+}
+
 export function ConfirmDialog({
   open,
   title,
@@ -26,13 +38,7 @@ export function ConfirmDialog({
   onCancel: () => void;
   testId?: string;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
-  }, [open]);
+  const ref = useModal(open);
   return (
     <dialog
       ref={ref}

@@ -3,6 +3,7 @@
 // how to leave (`onLeave`: it asks first when the gold spans are not saved).
 
 import { useEffect, useRef } from "preact/hooks";
+import { useModal } from "../../../components/form/ConfirmDialog";
 import { useResource } from "../../../hooks/useResource";
 import { paths } from "../../../router";
 import type { AdjudicationNeighbours } from "../../../types";
@@ -73,13 +74,7 @@ export function AdjudicationNav({ projectId, documentId, onLeave }: { projectId:
 
 /** Leaving with unsaved gold spans: save and go, discard and go, or stay (Escape). */
 export function LeaveDialog({ open, saving, onSave, onDiscard, onStay }: { open: boolean; saving: boolean; onSave(): void; onDiscard(): void; onStay(): void }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const d = ref.current;
-    if (!d) return;
-    if (open && !d.open) d.showModal();
-    if (!open && d.open) d.close();
-  }, [open]);
+  const ref = useModal(open);
   return (
     <dialog
       ref={ref}
