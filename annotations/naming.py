@@ -31,6 +31,16 @@ def _width(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
+def _wider_than_word(part: str) -> bool:
+    """More than ``LONG_WORD`` columns wide (measured only when it could be: a character
+    is at most two columns, an ASCII one exactly one)."""
+    if len(part) * 2 <= LONG_WORD:
+        return False
+    if part.isascii():
+        return len(part) > LONG_WORD
+    return sum(map(_width, part)) > LONG_WORD
+
+
 def _first_columns(text: str, columns: int) -> str:
     """The longest start of ``text`` at most ``columns`` wide."""
     used = 0
@@ -49,7 +59,7 @@ def readable_name(text: str, external_id: str = "", *, words: int = FIRST_WORDS)
     parts = text.split(maxsplit=words)  # the first words, and the rest (if any) in one
     name = " ".join(parts[:words])
     cut = len(parts) > words
-    if any(sum(map(_width, part)) > LONG_WORD for part in parts[:words]):
+    if any(map(_wider_than_word, parts[:words])):
         short = _first_columns(name, NAME_COLUMNS)
         cut, name = cut or short != name, short
     if cut:

@@ -7,6 +7,8 @@ bad record raises ``DatasetFormatError`` (file, line, field), rolling back every
 already written. Files are read one line at a time, never loaded whole. Into a project that
 had no documents, no batch looks for texts or ids already there (repeats within the file
 are errors of their own), so a large import is one query per batch and table.
+``defer_search_index=True`` writes the documents outside the text's search index
+(PostgreSQL); the caller runs ``services.search_index.index_pending`` once it committed.
 
 Shared rules for labelled records:
 - triples with identical ``(start, end)`` form one span whose labels are the alternatives,
@@ -188,11 +190,15 @@ def _add_documents(
     first_position: int,
     batch_size: int,
     report: ImportReport,
+    defer_search_index: bool,
 ) -> tuple[list[Document], dict[str, int]]:
     """Create a batch's new documents and count the batch; returns the created documents and
     the document id of every text of the batch (``existing`` ones reused)."""
     created, sentence_count = create_documents(
-        project=project, texts=texts, first_position=first_position
+        project=project,
+        texts=texts,
+        first_position=first_position,
+        defer_search_index=defer_search_index,
     )
     report.texts += batch_size
     report.documents_created += len(created)
@@ -289,6 +295,7 @@ def import_mafalda_gold(
     created_by: AbstractBaseUser | None = None,
     note: str = "",
     name: str | None = None,
+    defer_search_index: bool = False,
 ) -> ImportReport:
     """Import a MAFALDA-format file as the project's next published gold standard version.
 
@@ -325,6 +332,7 @@ def import_mafalda_gold(
             first_position=position,
             batch_size=len(batch),
             report=report,
+            defer_search_index=defer_search_index,
         )
         position += len(created)
         _write_gold_batch(gold, batch, document_ids)
@@ -404,7 +412,12 @@ def _replace_annotations(
 
 @transaction.atomic
 def import_doccano_annotations(
-    *, path: Source, project: Project, annotator: AbstractBaseUser, name: str | None = None
+    *,
+    path: Source,
+    project: Project,
+    annotator: AbstractBaseUser,
+    name: str | None = None,
+    defer_search_index: bool = False,
 ) -> ImportReport:
     """Import one annotator's doccano export as submitted annotations, one per text.
 
@@ -460,6 +473,7 @@ def import_doccano_annotations(
             first_position=position,
             batch_size=len(batch),
             report=report,
+            defer_search_index=defer_search_index,
         )
         position += len(created)
         _record_doccano_ids(batch, existing, username)
@@ -493,6 +507,7 @@ def import_texts(
     project: Project,
     name: str | None = None,
     records: Iterable[TextRecord] | None = None,
+    defer_search_index: bool = False,
 ) -> ImportReport:
     """Add unannotated texts: ``.txt`` files hold one text per blank-line-separated block,
     ``.jsonl`` files objects with ``text`` and optional ``id`` (kept as ``external_id``),
@@ -540,6 +555,7 @@ def import_texts(
             ],
             first_position=position,
             split=split,
+            defer_search_index=defer_search_index,
         )
         position += len(created)
         report.texts += len(batch)

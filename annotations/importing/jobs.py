@@ -24,9 +24,11 @@ Imports into one project serialise on the project row (see ``importing.datasets`
 
 from __future__ import annotations
 
+import gc
 import io
 import logging
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from django.conf import settings
@@ -58,6 +60,7 @@ from annotations.importing.items import (
 from annotations.importing.liveness import beat_import_job
 from annotations.importing.validation import FileCheck, error_entry
 from annotations.models import ImportJob, ImportUpload, Project
+from annotations.services import search_index
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +75,9 @@ MAX_UPLOAD_BYTES = settings.UPLOAD_MAX_BYTES
 def count_lines(content: bytes) -> int:
     """Physical lines, as the readers number them (``len(content.splitlines())`` without
     the list of lines)."""
-    breaks = content.count(b"\n") + content.count(b"\r") - content.count(b"\r\n")
+    breaks = content.count(b"\n")
+    if b"\r" in content:
+        breaks += content.count(b"\r") - content.count(b"\r\n")
     return breaks + (1 if content and not content.endswith((b"\n", b"\r")) else 0)
 
 
@@ -199,7 +204,9 @@ def _enqueue(job_id: int) -> None:
 
 
 def run_import_job(*, job_id: int) -> ImportJob:
-    """Validate, then import all or nothing (see the module docstring). Returns the job."""
+    """Validate, then import all or nothing (see the module docstring). Returns the job.
+    Once it has succeeded, the imported documents join the text's search index
+    (``services.search_index``; they are listed and found by the search before)."""
     now = timezone.now()
     claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
         status=ImportJob.Status.RUNNING, started_at=now, heartbeat_at=now
@@ -207,8 +214,34 @@ def run_import_job(*, job_id: int) -> ImportJob:
     job = ImportJob.objects.select_related("project__taxonomy").get(pk=job_id)
     if not claimed:
         return job
-    with Heartbeat(lambda: beat_import_job(job_id=job_id)):
-        return _run_claimed(job)
+    with Heartbeat(lambda: beat_import_job(job_id=job_id)), _collector_paused():
+        job = _run_claimed(job)
+    if job.status == ImportJob.Status.SUCCEEDED:
+        _index_imported(job)
+    return job
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cycle collector off while a job validates and imports: the objects a large
+    import keeps (records, documents, sentence ranges) made it scan them again and again,
+    15% of the job's time (10,000 texts, 26 MB: 0.94-1.03 s without, 1.11-1.23 s with,
+    alternating runs in one process). Whatever cycles other threads make meanwhile are
+    collected once it is back on; a job that finds it off leaves it off."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _index_imported(job: ImportJob) -> None:
+    try:
+        search_index.index_pending(project_id=job.project_id)
+    except Exception:  # the import stands; its documents are found by a scan until indexed
+        logger.exception("adding the documents of import job %s to the search index", job.pk)
 
 
 def _run_claimed(job: ImportJob) -> ImportJob:
@@ -219,7 +252,7 @@ def _run_claimed(job: ImportJob) -> ImportJob:
         check.run()
         if check.errors.count:
             return _finish(job, errors=check.errors.entries())
-        report = _import(job, content, texts_only=check.texts_only)
+        report = _import(job, content, texts_only=check.texts_only, records=check.records)
     except DatasetFormatError as error:
         return _finish(job, errors=[error_entry(error.line, error.field, error.message)])
     except Exception as error:
@@ -246,12 +279,16 @@ def _finish(
     return job
 
 
-def _import(job: ImportJob, content: bytes, *, texts_only: bool) -> dict[str, Any]:
+def _import(
+    job: ImportJob, content: bytes, *, texts_only: bool, records: list[TextRecord] | None
+) -> dict[str, Any]:
+    """The import proper; ``records``: a text file's records as validation read them."""
     project, name = job.project, job.file_name
     source = io.BytesIO(content)
+    later = {"defer_search_index": True}  # indexed once the job succeeded
     if job.format == "mafalda" and texts_only:
-        records = (TextRecord(line=line, text=text) for line, text in _mafalda_texts(source, name))
-        report = import_texts(path=source, name=name, project=project, records=records)
+        texts = (TextRecord(line=line, text=text) for line, text in _mafalda_texts(source, name))
+        report = import_texts(path=source, name=name, project=project, records=texts, **later)
         return {
             **report.as_dict(),
             "format": "mafalda",
@@ -260,13 +297,13 @@ def _import(job: ImportJob, content: bytes, *, texts_only: bool) -> dict[str, An
         }
     if job.format == "mafalda":
         report = import_mafalda_gold(
-            path=source, name=name, project=project, created_by=job.created_by
+            path=source, name=name, project=project, created_by=job.created_by, **later
         )
         return {**report.as_dict(), "texts_only": False}
     if job.format == "doccano":
         annotator = get_user_model().objects.get(pk=job.options["annotator"])
         return import_doccano_annotations(
-            path=source, name=name, project=project, annotator=annotator
+            path=source, name=name, project=project, annotator=annotator, **later
         ).as_dict()
     if job.format in ITEM_FORMATS:
         return import_items(
@@ -279,15 +316,15 @@ def _import(job: ImportJob, content: bytes, *, texts_only: bool) -> dict[str, An
             set_metadata=job.options.get("set_metadata"),
         ).as_dict()
     if job.format == "csv":
-        records = read_csv_texts(
+        rows = read_csv_texts(
             source,
             name=name,
             text_column=job.options["text_column"],
             id_column=job.options.get("id_column", ""),
         )
-        report = import_texts(path=source, name=name, project=project, records=records)
+        report = import_texts(path=source, name=name, project=project, records=rows, **later)
         return {**report.as_dict(), "format": "csv"}
-    return import_texts(path=source, name=name, project=project).as_dict()
+    return import_texts(path=source, name=name, project=project, records=records, **later).as_dict()
 
 
 def _mafalda_texts(source: io.BytesIO, name: str) -> Iterator[tuple[int, str]]:

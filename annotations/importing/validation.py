@@ -92,6 +92,8 @@ class FileCheck:
         self.text_lines: dict[bytes, int] = {}  # digest of a text -> its first line
         self.id_lines: dict[str, int] = {}
         self.pending_ids: list[tuple[int, str, str]] = []  # (line, id, text) to look up
+        # a text file's records as read here, for the import to take instead of reading again
+        self.records: list[TextRecord] | None = None
         self.reported_at = time.monotonic()
 
     def run(self) -> None:
@@ -227,9 +229,11 @@ class FileCheck:
             line = self.content[: error.start].count(b"\n") + 1
             self.errors.add(line, None, f"not UTF-8 text: {error.reason}")
             return
+        self.records = []
         for record in read_text_blocks(io.BytesIO(self.content), name=self.name):
             self.progress(record.line)
             self.repeated_text(record.line, record.text)
+            self.records.append(record)
 
     def labelled(self, record: Any, field_name: str, errors: Errors, line: int) -> None:
         def fail(place: str, message: str) -> DatasetFormatError:

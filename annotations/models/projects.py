@@ -154,7 +154,10 @@ class Membership(CountersNotSaved):
 class Document(CountersNotSaved):
     COUNTERS = ("assignment_count", "annotation_count", "submitted_count")
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="documents")
+    # no index of its own: the (project, id) index leads with it
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="documents", db_index=False
+    )
     name = models.CharField(
         max_length=NAME_LENGTH,
         blank=True,
@@ -169,6 +172,11 @@ class Document(CountersNotSaved):
     assignment_count = counter("Assignments of the document (kept by the database).")
     annotation_count = counter("Annotations of the document, any status.")
     submitted_count = counter("Submitted annotations of the document.")
+    in_search_index = models.BooleanField(
+        default=True,
+        help_text="In the text's trigram search index (PostgreSQL); a bulk import adds its "
+        "documents to it after it commits (``services.search_index``).",
+    )
 
     class Meta:
         ordering = ["project", "position", "id"]
@@ -179,7 +187,18 @@ class Document(CountersNotSaved):
                 name="document_external_id_unique",
             )
         ]
-        indexes = [models.Index(fields=["project", "position"])]
+        indexes = [
+            models.Index(fields=["project", "position"]),
+            # a project's document ids from the index alone (PostgreSQL's index-only scans:
+            # joins from a project's annotations to its documents, the progress page)
+            models.Index(fields=["project", "id"], name="document_project_id"),
+            # the documents not yet in the text's search index (none, after an import)
+            models.Index(
+                fields=["project"],
+                condition=Q(in_search_index=False),
+                name="document_search_pending",
+            ),
+        ]
 
     def __str__(self) -> str:
         return self.name or self.external_id or f"document {self.pk}"

@@ -162,6 +162,17 @@ def default_ordering(project: Project, *, staff: bool) -> str:
     return "disagreement" if disagreement else "position"
 
 
+def text_search(q: str) -> Q:
+    """Documents whose text or name holds ``q`` (any case). The text's condition is written
+    once for the documents in its trigram index and once for those an import has not yet
+    added to it (``services.search_index``), so that on PostgreSQL each half has an index:
+    the partial trigram index, and the partial one of the few pending documents."""
+    text = Q(text__icontains=q)
+    return (Q(in_search_index=True) & text) | (Q(in_search_index=False) & text) | Q(
+        name__icontains=q
+    )
+
+
 @dataclass(frozen=True)
 class DocumentQuery:
     """Search, filters and order of the document list (validated by the API)."""
@@ -188,7 +199,7 @@ def document_list(
     if not staff:
         qs = qs.filter(annotator_documents(user))
     if query.q:
-        qs = qs.filter(Q(text__icontains=query.q) | Q(name__icontains=query.q))
+        qs = qs.filter(text_search(query.q))
     if staff:
         required = project.annotators_per_document
         if query.status:

@@ -32,6 +32,7 @@ from django.utils import timezone
 from annotations.importing.sentences import Range, SentenceError, check_tiling, split_sentences
 from annotations.models import Annotation, Assignment, Document, GoldSpan, Project, Sentence
 from annotations.naming import readable_name
+from annotations.services import search_index
 
 BATCH_SIZE = 500
 SENTENCE_ROWS = 500  # rows per INSERT on SQLite: 2,000 parameters (its limit: 32,766)
@@ -73,13 +74,18 @@ def create_documents(
     texts: Sequence[NewDocument],
     first_position: int,
     split: Mapping[str, list[Range]] | None = None,
+    defer_search_index: bool = False,
 ) -> tuple[list[Document], int]:
     """Bulk-create documents and their sentences (no transaction of its own: importers call
     it batch by batch inside theirs); returns the documents and how many sentences.
+    ``defer_search_index``: the documents are written outside the text's search index where
+    it is filled afterwards (``services.search_index``; the caller runs ``index_pending``
+    once its transaction has committed).
     Sentence ranges given are checked to tile the text; split ones tile it by construction
     (``annotations.importing.sentences``; ``split`` maps a text to its ``split_sentences`` ranges
     when the caller split it already, see ``annotations.importing.split_ahead``). A text without
     sentences (blank) is refused."""
+    in_index = not (defer_search_index and search_index.deferred())
     documents = [
         _new_document(
             project,
@@ -91,6 +97,7 @@ def create_documents(
                 "external_id": new.external_id,
                 "metadata": new.metadata,
                 "position": first_position + offset,
+                "in_search_index": in_index,
             },
         )
         for offset, new in enumerate(texts)
@@ -155,6 +162,7 @@ def insert_documents(documents: Sequence[Document]) -> None:
                     "external_id": document.external_id,
                     "metadata": connection.ops.adapt_json_value(document.metadata, None),
                     "position": document.position,
+                    "in_search_index": document.in_search_index,
                     "created_at": created,
                 }
                 params += [row[name] for name in names]

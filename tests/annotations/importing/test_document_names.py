@@ -36,6 +36,20 @@ def test_readable_names() -> None:
     assert readable_name("年满二十岁是弱冠。", HASH) == "年满二十岁是弱冠。"
 
 
+def test_a_word_s_width_is_measured_only_when_it_could_be_too_wide() -> None:
+    """``readable_name`` skips measuring short and ASCII words: the same answer as
+    measuring every character."""
+    from annotations.naming import LONG_WORD, _wider_than_word, _width
+
+    words = (
+        ["a" * n for n in (1, LONG_WORD // 2, LONG_WORD // 2 + 1, LONG_WORD, LONG_WORD + 1)]
+        + [CHINESE[:n] for n in (1, LONG_WORD // 2, LONG_WORD // 2 + 1, LONG_WORD)]
+        + ["é" * (LONG_WORD + 1), "é" * LONG_WORD, "Ｆｕｌｌ" * 4, "mixed明天" * 3]
+    )
+    for word in words:
+        assert _wider_than_word(word) == (sum(map(_width, word)) > LONG_WORD), word
+
+
 def flub_line(record_id: str | int, text: str) -> str:
     record = {
         "text": text,
