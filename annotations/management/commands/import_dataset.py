@@ -1,5 +1,9 @@
-"""``manage.py import_dataset --format mafalda|doccano|text|hf|flub|smartypat|items PATH
---project NAME``.
+"""``manage.py import_dataset --format mafalda|doccano|text|labelstudio|hf|flub|smartypat|items
+PATH --project NAME``.
+
+``labelstudio`` reads Label Studio's JSON export (``annotations.importing.label_studio``): one
+annotator per completed annotation, regions snapped to sentences (the report says how many
+moved and by how much), predictions as one imported run per model version.
 
 ``hf`` reads a Hugging Face dataset folder written by ``export_dataset --format hf``
 (``annotations.importing.hf``): a span export becomes the project's next published gold
@@ -48,6 +52,7 @@ from annotations.importing.items import (
     import_items,
     parse_set_metadata,
 )
+from annotations.importing.label_studio import LabelStudioReport, import_label_studio
 from annotations.models import Project, Taxonomy
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import (
@@ -58,7 +63,7 @@ from annotations.services.taxonomy import (
 )
 from annotations.taxonomy_files import TaxonomyFileError, read_taxonomy_file
 
-FORMATS = ("mafalda", "doccano", "text", "hf", *ITEM_FORMATS)
+FORMATS = ("mafalda", "doccano", "text", "labelstudio", "hf", *ITEM_FORMATS)
 
 
 class Command(BaseCommand):
@@ -67,7 +72,8 @@ class Command(BaseCommand):
     requires_system_checks: list[str] = []
     help = (
         "Import a dataset into a project (created if missing): a MAFALDA gold standard as a "
-        "new published version, one annotator's doccano export, plain texts, or items "
+        "new published version, one annotator's doccano export, plain texts, a Label Studio "
+        "JSON export (annotations and predictions), or items "
         "(FLUB, SmartyPat, or any CSV/JSONL file with --columns) into an item project."
     )
 
@@ -203,7 +209,7 @@ class Command(BaseCommand):
 
     def _import(
         self, path: Path, file_format: str, project_name: str, annotator: str | None, taxonomy: str
-    ) -> ImportReport:
+    ) -> ImportReport | LabelStudioReport:
         project = Project.objects.filter(name=project_name).first()
         if project is None:
             project = create_project(name=project_name, taxonomy=_taxonomy(taxonomy))
@@ -218,6 +224,8 @@ class Command(BaseCommand):
         if file_format == "doccano":
             user, _ = get_user_model().objects.get_or_create(username=annotator)
             return import_doccano_annotations(path=path, project=project, annotator=user)
+        if file_format == "labelstudio":
+            return import_label_studio(path=path, project=project)
         return import_texts(path=path, project=project)
 
     def _import_items(
