@@ -257,6 +257,19 @@ def read_label_studio(source: Source, *, name: str | None = None) -> list[LabelS
     ]
 
 
+def check_label_studio(
+    source: Source, *, name: str | None = None
+) -> Iterator[LabelStudioTask | DatasetFormatError]:
+    """Each task of the file, or the error that task has (browser imports list them all);
+    an error of the JSON itself is raised."""
+    name = source_name(source, name)
+    for position, (line, element) in enumerate(_iter_array(source, name), start=1):
+        try:
+            yield _task(name, line, element, position)
+        except DatasetFormatError as error:
+            yield error
+
+
 def checker(task: LabelStudioTask, file_name: str) -> _TaskChecker:
     """Errors about ``task`` found after reading (labels, stored texts)."""
     return _TaskChecker(file_name, task.line, task.id)

@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
+from rest_framework.test import APIClient
 
 from annotations.importing.label_studio import import_label_studio
 from annotations.labels import NO_FALLACY
@@ -362,3 +364,57 @@ def test_an_unknown_label_is_refused(project, tmp_path):
         write(tmp_path / "unknown.json", tasks),
         "task 101: annotations[1].result[0].value.labels[0]: unknown label 'Whataboutery'",
     )
+
+
+# --- the browser's Import tab ----------------------------------------------------------------
+
+
+def _post(project: Project, name: str, content: bytes) -> dict[str, Any]:
+    admin = User.objects.create_user("admin")
+    Membership.objects.create(project=project, user=admin, role="admin")
+    client = APIClient()
+    client.force_authenticate(admin)
+    upload = SimpleUploadedFile(name, content, "application/json")
+    response = client.post(
+        f"/api/projects/{project.pk}/imports/",
+        {"file": upload, "format": "labelstudio"},
+        format="multipart",
+    )
+    assert response.status_code in (200, 201, 202), response.content
+    return response.json()
+
+
+def test_the_import_tab_imports_a_label_studio_export(project):
+    content = json.dumps(label_studio_export(), indent=2).encode()
+    job = _post(project, "ls.json", content)
+    assert job["status"] == "succeeded", job["errors"]
+    report = job["report"]
+    assert (report["annotations_created"], report["regions_moved"], report["chars_moved"]) == (
+        5,
+        5,
+        134,
+    )
+    assert [run["name"] for run in report["runs"]] == ["Label Studio fallacy-bert-v1"]
+    assert ModelRun.objects.filter(project=project, name="Label Studio fallacy-bert-v1").exists()
+
+
+def test_the_import_tab_lists_every_bad_task_and_imports_nothing(project):
+    tasks = label_studio_export()
+    tasks[0]["annotations"][1]["result"][0]["value"]["labels"] = ["Whataboutery"]
+    tasks[1]["annotations"][0]["result"][0]["value"]["end"] = 500
+    tasks[2]["data"] = {"text": T1}
+    before = _counts()
+    content = json.dumps(tasks, indent=2).encode()
+    job = _post(project, "bad.json", content)
+
+    assert job["status"] == "failed"
+    lines = [n for n, line in enumerate(content.splitlines(), start=1) if line == b"  {"]
+    assert [error["text"] for error in job["errors"]] == [
+        f"{lines[0]}: task 101: annotations[1].result[0].value.labels[0]: unknown label "
+        "'Whataboutery' (not in the project's taxonomy)",
+        f"{lines[1]}: task 102: annotations[0].result[0].value: region [34, 500) is outside "
+        f"the text (length {len(T2)})",
+        f"{lines[2]}: task 103: data.text: same text as the task on line {lines[0]}",
+    ]
+    assert job["report"] == {}
+    assert _counts() == before[:5] + (before[5] + 1,)  # only the admin who posted
