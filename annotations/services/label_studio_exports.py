@@ -4,7 +4,8 @@ them (reads only; documents in chunks).
 Every document is one task (``id``: the Label Studio id it was imported with, else the
 document's; ``data``: ``text`` and ``external_id``). Without a gold version, each submitted
 annotation is one annotation of its task (``completed_by``: the annotator's id and email; an
-``ls-user-<id>`` annotator gets back its Label Studio id); with one, the version's documents
+``ls-user-<id>`` annotator gets back its Label Studio id; one without an email comes back
+from a re-import as ``ls-user-<id>``); with one, the version's documents
 only, each with one ``ground_truth`` annotation by whoever created the version. A span is one
 region whose labels are its alternatives (canonical names; ⊥ as "no fallacy").
 """

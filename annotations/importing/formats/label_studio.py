@@ -194,6 +194,9 @@ def _completion(
             place, model_version="" if version is None else str(version), regions=regions
         )
     user_id, email = _completed_by(check, place, entry.get("completed_by"))
+    if not email:  # a bare id: Label Studio writes "email, id" in created_username too
+        named = str(entry.get("created_username") or "").split(",")[0].strip()
+        email = named if "@" in named else ""
     return Completion(place, user_id=user_id, email=email, regions=regions)
 
 

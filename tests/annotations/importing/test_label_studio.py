@@ -125,10 +125,15 @@ def label_studio_export() -> list[dict]:
             ],
         ),
         _annotation(2, 2, [_region(T1, "Everyone knows the government", ["ad populum"], "b1")]),
-        _annotation(3, {"id": 3, "email": "carol@example.org"}, [], was_cancelled=True),
+        _annotation(3, 3, [], was_cancelled=True, created_username="carol@example.org, 3"),
     ]
     task2 = [
-        _annotation(4, ALICE, [_region(T2, "He was divorced twice!", ["ad hominem"], "a4")]),
+        _annotation(
+            4,
+            1,
+            [_region(T2, "He was divorced twice!", ["ad hominem"], "a4")],
+            created_username=" alice@example.org, 1",
+        ),
         _annotation(
             5, 2, [_region(T2, "divorced twice", ["ad hominem", "nothing"], "b2"), choices]
         ),
