@@ -1,5 +1,9 @@
-"""``manage.py export_dataset --project NAME --format mafalda|doccano|hf|flub|smartypat|items
+"""``manage.py export_dataset --project NAME --format mafalda|doccano|hf|xmi|flub|smartypat|items
 --out PATH``.
+
+``xmi`` writes UIMA CAS XMI in an INCEpTION project export's layout (``--out DIR``, new or
+empty; ``services.uima_exports``): every annotator's annotations, or with ``--gold-version N``
+that published gold version as the curated CASes.
 
 ``hf`` writes a Hugging Face dataset folder (``--out DIR``, new or empty): a span project's
 published gold version (``--gold-version N``, else the latest), an item project's items with
@@ -25,6 +29,7 @@ from annotations.services.exports import ExportError, export_doccano, export_maf
 from annotations.services.hf_exports import export_hf
 from annotations.services.item_exports import EXPORTERS as ITEM_EXPORTERS
 from annotations.services.item_exports import export_items
+from annotations.services.uima_exports import export_uima
 
 
 class Command(BaseCommand):
@@ -41,7 +46,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--project", required=True, help="project name")
         parser.add_argument(
-            "--format", required=True, choices=("mafalda", "doccano", "hf", *ITEM_EXPORTERS)
+            "--format", required=True, choices=("mafalda", "doccano", "hf", "xmi", *ITEM_EXPORTERS)
         )
         parser.add_argument("--out", required=True, type=Path, help="file to write ('-': stdout)")
         parser.add_argument("--annotator", help="username (doccano only): their annotations")
@@ -78,6 +83,9 @@ class Command(BaseCommand):
             raise CommandError(f"no project named {project!r}")
         if file_format == "hf":
             self._export_hf(found, out, gold_version, options)
+            return
+        if file_format == "xmi":
+            self._export_xmi(found, out, gold_version)
             return
         if file_format in ITEM_EXPORTERS:
             self._export_items(found, file_format, out, responses)
@@ -117,6 +125,17 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         splits = ", ".join(f"{split} {n}" for split, n in counts.items())
         self.stdout.write(f"Wrote a Hugging Face dataset folder to {out} ({splits}).")
+
+    def _export_xmi(self, project: Project, out: Path, gold_version: int | None) -> None:
+        try:
+            counts = export_uima(project=project, out=Path(out), gold_version=gold_version)
+        except ExportError as error:
+            raise CommandError(str(error)) from error
+        what = f"gold standard v{counts.gold_version}" if counts.gold_version else "annotations"
+        self.stdout.write(
+            f"Wrote {counts.files} CAS XMI files ({what}, {counts.documents} documents) and "
+            f"TypeSystem.xml to {out}."
+        )
 
     def _export_items(self, project: Project, file_format: str, out: Path, responses: bool) -> None:
         def write(stream: IO[str]) -> int:
