@@ -181,9 +181,11 @@ def _documents(
         .values_list("external_id", flat=True)
     )
     new: list[NewDocument] = []
+    seen = set(ids)
     for item in items:
-        if item.cas.text in ids or any(n.text == item.cas.text for n in new):
+        if item.cas.text in seen:
             continue
+        seen.add(item.cas.text)
         sentences = _cas_sentences(item.cas)
         report.sentences_from_cas += sentences is not None
         name = item.name[:255]

@@ -210,8 +210,8 @@ def _span(annotation: Any, text: str, name: str) -> CasSpan:
         raise UimaFormatError(
             name, span.place, f"not a range of the text (0 ≤ begin < end ≤ {len(text)})"
         )
-    array = annotation.get("labels")
-    labels = list(getattr(array, "elements", None) or [])
+    array = annotation.get("labels")  # a StringArray; a plain String feature is one label
+    labels = [array] if isinstance(array, str) else list(getattr(array, "elements", None) or [])
     if not labels or not all(isinstance(label, str) and label.strip() for label in labels):
         raise UimaFormatError(name, f"{span.place}: labels", "expected one label or more")
     slots = _json_object(span, annotation.get("slots"), "slots", name)
