@@ -1,9 +1,13 @@
-"""``manage.py export_dataset --project NAME --format mafalda|doccano|labelstudio|hf|flub|
+"""``manage.py export_dataset --project NAME --format mafalda|doccano|labelstudio|hf|xmi|flub|
 smartypat|items --out PATH``.
 
 ``labelstudio`` writes Label Studio JSON tasks (``services.label_studio_exports``): the
 submitted annotations, one per annotator, or with ``--gold-version N`` that version as one
 annotation per task; the labeling config goes beside it (``<out stem>.config.xml``).
+
+``xmi`` writes UIMA CAS XMI in an INCEpTION project export's layout (``--out DIR``, new or
+empty; ``services.uima_exports``): every annotator's annotations, or with ``--gold-version N``
+that published gold version as the curated CASes.
 
 ``hf`` writes a Hugging Face dataset folder (``--out DIR``, new or empty): a span project's
 published gold version (``--gold-version N``, else the latest), an item project's items with
@@ -30,6 +34,7 @@ from annotations.services.hf_exports import export_hf
 from annotations.services.item_exports import EXPORTERS as ITEM_EXPORTERS
 from annotations.services.item_exports import export_items
 from annotations.services.label_studio_exports import export_label_studio, project_labeling_config
+from annotations.services.uima_exports import export_uima
 
 
 class Command(BaseCommand):
@@ -48,7 +53,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--format",
             required=True,
-            choices=("mafalda", "doccano", "labelstudio", "hf", *ITEM_EXPORTERS),
+            choices=("mafalda", "doccano", "labelstudio", "hf", "xmi", *ITEM_EXPORTERS),
         )
         parser.add_argument("--out", required=True, type=Path, help="file to write ('-': stdout)")
         parser.add_argument("--annotator", help="username (doccano only): their annotations")
@@ -88,6 +93,9 @@ class Command(BaseCommand):
             return
         if file_format == "labelstudio":
             self._export_label_studio(found, out, gold_version, annotator)
+            return
+        if file_format == "xmi":
+            self._export_xmi(found, out, gold_version)
             return
         if file_format in ITEM_EXPORTERS:
             self._export_items(found, file_format, out, responses)
@@ -147,6 +155,17 @@ class Command(BaseCommand):
         config.write_text(project_labeling_config(project), encoding="utf-8")
         what = f"gold standard v{gold.version}" if gold else "submitted annotations"
         self.stdout.write(f"Wrote {count} tasks ({what}) to {out}; labeling config: {config}.")
+
+    def _export_xmi(self, project: Project, out: Path, gold_version: int | None) -> None:
+        try:
+            counts = export_uima(project=project, out=Path(out), gold_version=gold_version)
+        except ExportError as error:
+            raise CommandError(str(error)) from error
+        what = f"gold standard v{counts.gold_version}" if counts.gold_version else "annotations"
+        self.stdout.write(
+            f"Wrote {counts.files} CAS XMI files ({what}, {counts.documents} documents) and "
+            f"TypeSystem.xml to {out}."
+        )
 
     def _export_items(self, project: Project, file_format: str, out: Path, responses: bool) -> None:
         def write(stream: IO[str]) -> int:
