@@ -21,12 +21,14 @@ from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.csv import CsvColumns, csv_rows
 from annotations.importing.formats.doccano import read_doccano
 from annotations.importing.formats.flub import read_flub
+from annotations.importing.formats.hf import HFFormatError
 from annotations.importing.formats.item_columns import ItemRows, is_jsonl, read_item_columns
 from annotations.importing.formats.jsonl import RecordChecker, iter_json_objects
 from annotations.importing.formats.label_studio import check_label_studio
 from annotations.importing.formats.mafalda import read_mafalda
 from annotations.importing.formats.plaintext import TextRecord, read_text_blocks, read_text_jsonl
 from annotations.importing.formats.smartypat import smartypat_columns
+from annotations.importing.hf_archive import check_hf_archive
 from annotations.importing.items import (
     ITEM_FORMATS,
     IdCheck,
@@ -42,6 +44,14 @@ from annotations.selectors.taxonomy import label_resolver
 
 PROGRESS_SECONDS = 0.5
 ID_BATCH = 500
+
+
+def format_error_entry(error: DatasetFormatError) -> dict[str, Any]:
+    """A reader's error as a job lists it; a file inside an uploaded dataset folder is named
+    (``data/test-00000-of-00001.parquet: row 2: spans[0].end: ...``)."""
+    if not isinstance(error, HFFormatError):
+        return error_entry(error.line, error.field, error.message)
+    return {**error_entry(error.line or None, error.field, error.message), "text": str(error)}
 
 
 def error_entry(line: int | None, field_name: str | None, message: str) -> dict[str, Any]:
@@ -65,6 +75,11 @@ class Errors:
     def add(self, line: int | None, field_name: str | None, message: str) -> None:
         self.count += 1
         self.kept.append(error_entry(line, field_name, message))
+
+    def add_file_error(self, error: DatasetFormatError) -> None:
+        """An error naming its own file and place (``format_error_entry``)."""
+        self.count += 1
+        self.kept.append(format_error_entry(error))
 
     def add_error(self, error: DatasetFormatError, line: int | None = None) -> None:
         self.add(line if line is not None else error.line, error.field, error.message)
@@ -97,6 +112,10 @@ class FileCheck:
 
     def run(self) -> None:
         fmt = self.job.format
+        if fmt == "hf":
+            self.hf_archive()
+            self.progress(self.job.lines_total, force=True)
+            return
         if fmt in ITEM_FORMATS:
             self.items()
             self.progress(self.job.lines_total, force=True)
@@ -252,6 +271,26 @@ class FileCheck:
             if record is not None:
                 self.labelled(record, "label", self.errors, line)
                 self.repeated_text(line, record.text)
+
+    def hf_archive(self) -> None:
+        """Every bad row of the uploaded dataset folder (its rows are the job's lines)."""
+
+        def total(rows: int) -> None:
+            self.job.lines_total = rows
+            ImportJob.objects.filter(pk=self.job.pk).update(lines_total=rows)
+
+        try:
+            problems = check_hf_archive(
+                content=self.content,
+                name=self.name,
+                project=self.job.project,
+                on_total=total,
+                on_row=self.progress,
+            )
+        except HFFormatError as error:
+            problems = [error]
+        for problem in problems:
+            self.errors.add_file_error(problem)
 
     def label_studio(self) -> None:
         """Every task's problems and unknown labels; what needs the stored documents (a
