@@ -66,7 +66,8 @@ class Command(BaseCommand):
             "--language",
             action="append",
             dest="languages",
-            help="hf: a language code of the texts (repeatable; default en)",
+            help="hf: a language code of the texts (repeatable; default: those the documents' "
+            "metadata declares, else told from the texts' script: zh, ja, ko or en)",
         )
         parser.add_argument(
             "--responses",
@@ -129,7 +130,7 @@ class Command(BaseCommand):
                 out=Path(out),
                 gold_version=gold_version,
                 license=options.get("license") or "unknown",
-                languages=tuple(options.get("languages") or ("en",)),
+                languages=tuple(options.get("languages") or ()) or None,
             )
         except ExportError as error:
             raise CommandError(str(error)) from error
