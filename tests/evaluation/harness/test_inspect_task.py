@@ -62,7 +62,14 @@ def test_inspect_runs_the_exported_task_and_its_f1_equals_the_platforms(
 
     [log_file] = (tmp_path / "logs").glob("*.eval")
     call_command(
-        "import_run", str(log_file), "--project", project.name, "--name", "mock", "--gold-version", "1"
+        "import_run",
+        str(log_file),
+        "--project",
+        project.name,
+        "--name",
+        "mock",
+        "--gold-version",
+        "1",
     )
     run = ModelRun.objects.get(name="mock")
     assert run.imported and run.status == ModelRun.Status.DONE
