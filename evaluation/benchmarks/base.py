@@ -107,5 +107,3 @@ def check_template(template: str, allowed: frozenset[str], required: Sequence[st
     for name in required:
         if name not in names:
             raise TaskError(f"template: the placeholder {{{name}}} is required")
-
-

@@ -1,13 +1,18 @@
 """The harness tests' data: a MAFALDA-taxonomy project with a published three-text gold version
 (alternatives included), the scoring library importable as ``fallacy_scoring`` (as
-``pip install ./evaluation/scoring`` makes it), and the platform's own score of a run."""
+``pip install ./evaluation/scoring`` makes it), the platform's own score of a run, harness
+logs in their published shapes (lm-evaluation-harness sample lines) and Inspect's ``eval``
+with its mock model answering by sentence."""
 
 from __future__ import annotations
 
+import json
+import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from annotations.importing.datasets import import_mafalda_gold
 from annotations.models import GoldStandard, Project
@@ -75,3 +80,65 @@ def platform_f1(run: ModelRun) -> dict[str, float]:
     score_and_store(run=run)
     report = RunScore.objects.get(run=run, profile="paper").report
     return {level: data["f1"] for level, data in report["levels"].items()}
+
+
+def exported_units(folder: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (folder / "units.jsonl").read_text().splitlines()]
+
+
+def lm_eval_samples(units: list[dict[str, Any]], outputs: dict[str, str]) -> list[dict[str, Any]]:
+    """lm-evaluation-harness ``--log_samples`` lines answering each exported unit (by its
+    sentence; default "No fallacy.")."""
+    lines = []
+    for number, unit in enumerate(units):
+        output = outputs.get(unit["sentence"], "No fallacy.")
+        lines.append(
+            {
+                "doc_id": number,
+                "doc": unit,
+                "target": unit["target"],
+                "arguments": [[unit["prompt"], {"until": [], "max_gen_toks": 48}]],
+                "resps": [[output]],
+                "filtered_resps": [output],
+                "filter": "none",
+                "metrics": ["f1_level2", "f1_level1", "f1_level0"],
+                "f1_level2": {"document": unit["document"], "unit": unit["unit"], "output": output},
+            }
+        )
+    return lines
+
+
+def mock_answers(answers: dict[str, str]) -> Callable[..., Any]:
+    """Inspect's ``mockllm/model`` outputs: the answer for the sentence a prompt asks about
+    (its start), else "No fallacy."."""
+
+    def answer(messages, tools, tool_choice, config):
+        from inspect_ai.model import ModelOutput, ModelUsage
+
+        prompt = messages[-1].text
+        asked = prompt.rsplit('Sentence: "', 1)[1]
+        reply = next((text for unit, text in answers.items() if asked.startswith(unit)), None)
+        output = ModelOutput.from_content(model="mockllm/model", content=reply or "No fallacy.")
+        # usage given: the mock would otherwise count tokens with tiktoken (a download)
+        output.usage = ModelUsage(
+            input_tokens=len(prompt), output_tokens=1, total_tokens=len(prompt)
+        )
+        return output
+
+    return answer
+
+
+def run_inspect(task_file: Path, log_dir: Path, answers: dict[str, str]) -> Any:
+    """``inspect eval <task file> --model mockllm/model`` in the task's folder; the log."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
+
+    here = Path.cwd()
+    os.chdir(task_file.parent)
+    try:
+        with scoring_library(log_dir.parent):
+            model = get_model("mockllm/model", custom_outputs=mock_answers(answers))
+            [log] = inspect_eval(task_file.name, model=model, log_dir=str(log_dir), display="none")
+    finally:
+        os.chdir(here)
+    return log

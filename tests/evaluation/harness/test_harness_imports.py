@@ -6,7 +6,6 @@ and the sample, and write nothing. ``export_harness`` refuses what it cannot exp
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,16 @@ from django.core.management import CommandError, call_command
 
 from evaluation.models import ModelRun, RunOutput
 from evaluation.scoring.harness import HarnessTask, UnitOutput
-from tests.support.harness import S1, S3, S4, TEXT_A, platform_f1, three_text_gold
+from tests.support.harness import (
+    S1,
+    S3,
+    S4,
+    TEXT_A,
+    exported_units,
+    lm_eval_samples,
+    platform_f1,
+    three_text_gold,
+)
 from tests.support.runs import write_jsonl
 
 pytestmark = pytest.mark.django_db
@@ -24,29 +32,7 @@ pytestmark = pytest.mark.django_db
 def export(tmp_path: Path, *options: str) -> tuple[Path, list[dict[str, Any]]]:
     folder = tmp_path / "task"
     call_command("export_harness", "--gold-version", "1", "--to", "lm-eval", str(folder), *options)
-    units = [json.loads(line) for line in (folder / "units.jsonl").read_text().splitlines()]
-    return folder, units
-
-
-def samples(units: list[dict[str, Any]], outputs: dict[str, str]) -> list[dict[str, Any]]:
-    """lm-evaluation-harness sample lines (``--log_samples``) answering each unit."""
-    lines = []
-    for number, unit in enumerate(units):
-        output = outputs.get(unit["sentence"], "No fallacy.")
-        lines.append(
-            {
-                "doc_id": number,
-                "doc": unit,
-                "target": unit["target"],
-                "arguments": [[unit["prompt"], {"until": [], "max_gen_toks": 48}]],
-                "resps": [[output]],
-                "filtered_resps": [output],
-                "filter": "none",
-                "metrics": ["f1_level2", "f1_level1", "f1_level0"],
-                "f1_level2": {"document": unit["document"], "unit": unit["unit"], "output": output},
-            }
-        )
-    return lines
+    return folder, exported_units(folder)
 
 
 def import_log(path: Path, *options: str) -> None:
@@ -62,7 +48,7 @@ def test_a_chain_of_thought_log_is_read_and_scored_as_the_platform_does(tmp_path
         S4: "Many people buy it, which proves nothing; it is not a straw man. Answer: ad populum",
     }
     path = write_jsonl(
-        tmp_path / "samples_cot_2026-01-01T00-00-00.000001.jsonl", samples(units, outputs)
+        tmp_path / "samples_cot_2026-01-01T00-00-00.000001.jsonl", lm_eval_samples(units, outputs)
     )
     import_log(path, "--gold-version", "1")
     run = ModelRun.objects.get(name="log")
@@ -92,7 +78,7 @@ def test_samples_not_matching_the_units_name_file_and_sample_and_write_nothing(
 ) -> None:
     three_text_gold(tmp_path)
     _, units = export(tmp_path)
-    lines = samples(units, {})
+    lines = lm_eval_samples(units, {})
     lines[0]["doc"] = {**lines[0]["doc"], **change}
     path = write_jsonl(tmp_path / "samples_t_2026-01-01T00-00-00.000001.jsonl", lines)
     with pytest.raises(CommandError, match=rf"samples_t_.*\.jsonl:1: {message}"):
@@ -103,7 +89,7 @@ def test_samples_not_matching_the_units_name_file_and_sample_and_write_nothing(
 def test_a_unit_met_twice_and_other_formats_are_refused(tmp_path: Path) -> None:
     three_text_gold(tmp_path)
     _, units = export(tmp_path)
-    lines = samples(units, {})
+    lines = lm_eval_samples(units, {})
     path = write_jsonl(tmp_path / "samples_t_2026-01-01T00-00-00.000001.jsonl", lines + lines[:1])
     with pytest.raises(CommandError, match=r":6: sample 0: the same sentence as sample 0"):
         import_log(path, "--gold-version", "1")

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 
 from evaluation.models import ModelRun
-from tests.support.harness import S1, S3, S4, platform_f1, scoring_library, three_text_gold
+from tests.support.harness import S1, S3, S4, platform_f1, run_inspect, three_text_gold
 
 pytestmark = pytest.mark.django_db
 
@@ -20,24 +20,7 @@ pytestmark = pytest.mark.django_db
 ANSWERS = {S1: "Ad hominem.", S3: "This is an appeal to fear.", S4: "Straw man"}
 
 
-def answer(messages, tools, tool_choice, config):
-    from inspect_ai.model import ModelOutput, ModelUsage
-
-    prompt = messages[-1].text
-    asked = prompt.rsplit('Sentence: "', 1)[1]
-    reply = next((text for sentence, text in ANSWERS.items() if asked.startswith(sentence)), None)
-    output = ModelOutput.from_content(model="mockllm/model", content=reply or "No fallacy.")
-    # usage given: the mock would otherwise count tokens with tiktoken (a download)
-    output.usage = ModelUsage(input_tokens=len(prompt), output_tokens=1, total_tokens=len(prompt))
-    return output
-
-
-def test_inspect_runs_the_exported_task_and_its_f1_equals_the_platforms(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from inspect_ai import eval as inspect_eval
-    from inspect_ai.model import get_model
-
+def test_inspect_runs_the_exported_task_and_its_f1_equals_the_platforms(tmp_path: Path) -> None:
     project, gold = three_text_gold(tmp_path)
     folder = tmp_path / "inspect"
     call_command("export_harness", "--gold-version", "1", "--to", "inspect", str(folder))
@@ -48,12 +31,7 @@ def test_inspect_runs_the_exported_task_and_its_f1_equals_the_platforms(
     gold_rows = [json.loads(line) for line in (folder / "gold.jsonl").read_text().splitlines()]
     assert [sorted(span[2]) for span in gold_rows[0]["spans"]] == [["ad hominem", "no fallacy"]]
 
-    monkeypatch.chdir(folder)  # as `inspect eval mafalda_harness_v1.py` in the folder
-    with scoring_library(tmp_path):
-        model = get_model("mockllm/model", custom_outputs=answer)
-        [log] = inspect_eval(
-            task_file.name, model=model, log_dir=str(tmp_path / "logs"), display="none"
-        )
+    log = run_inspect(task_file, tmp_path / "logs", ANSWERS)
     assert log.status == "success", log.error
     [scores] = log.results.scores
     reported = {name: value.value for name, value in scores.metrics.items()}
