@@ -130,3 +130,27 @@ def test_export_harness_refuses_what_it_cannot_export(tmp_path: Path) -> None:
         with pytest.raises(CommandError, match=message):
             call_command("export_harness", *arguments)
     assert sorted(p.name for p in tmp_path.iterdir() if p.is_dir()) == ["full"]
+
+
+def test_a_taxonomy_of_its_own_is_scored_by_the_library_as_by_the_platform(
+    tmp_path: Path,
+) -> None:
+    from tests.support.runs import custom_taxonomy_project
+
+    project, gold, run, _ = custom_taxonomy_project(tmp_path)
+    folder = tmp_path / "own"
+    call_command(
+        "export_harness", "--project", project.name, "--gold-version", "1",
+        "--to", "inspect", str(folder),
+    )  # fmt: skip
+    task = HarnessTask.load(folder)
+    assert not task.mafalda and task.mapping.labels_at(1) == {"greek", "latin"}
+    outputs = [
+        UnitOutput(document_id, unit, output)
+        for document_id, unit, output in run.outputs.values_list(
+            "document_id", "unit_index", "raw_output"
+        )
+    ]
+    library = task.report(outputs)
+    platform = platform_f1(run)
+    assert {str(level): lr.f1 for level, lr in library.levels.items()} == pytest.approx(platform)
