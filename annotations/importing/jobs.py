@@ -14,6 +14,9 @@ Item formats (``flub``, ``smartypat``, ``items`` with a column mapping in ``opti
 go into item projects through ``importing.items``, validated the same way (every bad
 record listed, ids repeated in the file or already in the project included).
 
+A Label Studio JSON export (``labelstudio``) is checked task by task (``formats.label_studio``)
+and imported by ``importing.label_studio``: annotations, and predictions as imported runs.
+
 A MAFALDA file whose records carry no ``labels`` at all (texts for a user study) imports
 its texts only, and no gold standard. CSV rows are imported as texts.
 
@@ -55,13 +58,14 @@ from annotations.importing.items import (
     import_items,
     parse_set_metadata,
 )
+from annotations.importing.label_studio import import_label_studio
 from annotations.importing.liveness import beat_import_job
 from annotations.importing.validation import FileCheck, error_entry
 from annotations.models import ImportJob, ImportUpload, Project
 
 logger = logging.getLogger(__name__)
 
-FORMATS = ("mafalda", "doccano", "text", "csv", *ITEM_FORMATS)
+FORMATS = ("mafalda", "doccano", "text", "csv", "labelstudio", *ITEM_FORMATS)
 INLINE_MAX_BYTES = settings.IMPORT_INLINE_MAX_BYTES
 MAX_UPLOAD_BYTES = settings.UPLOAD_MAX_BYTES
 
@@ -267,6 +271,10 @@ def _import(job: ImportJob, content: bytes, *, texts_only: bool) -> dict[str, An
         annotator = get_user_model().objects.get(pk=job.options["annotator"])
         return import_doccano_annotations(
             path=source, name=name, project=project, annotator=annotator
+        ).as_dict()
+    if job.format == "labelstudio":
+        return import_label_studio(
+            path=source, name=name, project=project, created_by=job.created_by
         ).as_dict()
     if job.format in ITEM_FORMATS:
         return import_items(

@@ -23,6 +23,7 @@ from annotations.importing.formats.doccano import read_doccano
 from annotations.importing.formats.flub import read_flub
 from annotations.importing.formats.item_columns import ItemRows, is_jsonl, read_item_columns
 from annotations.importing.formats.jsonl import RecordChecker, iter_json_objects
+from annotations.importing.formats.label_studio import check_label_studio
 from annotations.importing.formats.mafalda import read_mafalda
 from annotations.importing.formats.plaintext import TextRecord, read_text_blocks, read_text_jsonl
 from annotations.importing.formats.smartypat import smartypat_columns
@@ -111,6 +112,8 @@ class FileCheck:
                     self.text_record(record)
         elif fmt == "doccano":
             self.doccano()
+        elif fmt == "labelstudio":
+            self.label_studio()
         else:
             self.mafalda()
         self.flush_ids()
@@ -249,6 +252,36 @@ class FileCheck:
             if record is not None:
                 self.labelled(record, "label", self.errors, line)
                 self.repeated_text(line, record.text)
+
+    def label_studio(self) -> None:
+        """Every task's problems and unknown labels; what needs the stored documents (a
+        changed text, a region between sentences) is found by the import itself."""
+        resolver = label_resolver(self.job.project.taxonomy)
+        try:
+            for task in check_label_studio(io.BytesIO(self.content), name=self.name):
+                if isinstance(task, DatasetFormatError):
+                    self.errors.add_error(task)
+                    continue
+                self.progress(task.line)
+                digest = _digest(task.text)
+                if digest in self.text_lines:
+                    self.errors.add(
+                        task.line,
+                        f"{task.name}: data.text",
+                        f"same text as the task on line {self.text_lines[digest]}",
+                    )
+                self.text_lines.setdefault(digest, task.line)
+                for completion in (*task.annotations, *task.predictions):
+                    for region in completion.regions:
+                        for index, raw in enumerate(region.labels):
+                            if resolver.resolve(raw) is None:
+                                self.errors.add(
+                                    task.line,
+                                    f"{task.name}: {region.place}.value.labels[{index}]",
+                                    f"unknown label {raw!r} (not in the project's taxonomy)",
+                                )
+        except DatasetFormatError as error:
+            self.errors.add_error(error)
 
     def mafalda(self) -> None:
         """Checked both ways at once, since only the whole file tells which applies: as a

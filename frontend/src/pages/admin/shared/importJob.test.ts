@@ -68,6 +68,13 @@ describe("import job state", () => {
       ["skipped_to_clean", 0],
     ]);
     expect(reportRows({ texts: 2 }).map((r) => r.key)).not.toContain("spans");
+    const ls = reportRows({ format: "labelstudio", texts: 3, spans: 5, annotations_created: 5, regions_moved: 5, chars_moved: 134, runs: [{ name: "Label Studio v1" }] });
+    expect(ls.slice(-4).map((r) => [r.key, r.value])).toEqual([
+      ["annotations_created", 5],
+      ["regions_moved", 5],
+      ["chars_moved", 134],
+      ["runs", 1],
+    ]);
     expect(jobSummary(job({ report: { documents_created: 3, documents_reused: 1 } }))).toBe("3 created, 1 reused");
     expect(jobSummary(job({ status: "failed", errors: [{ line: 1, field: null, message: "x", text: "1: x" }] }))).toBe("1 problem · nothing imported");
   });

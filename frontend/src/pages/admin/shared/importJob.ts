@@ -8,6 +8,7 @@ export const FORMATS: { value: ImportFormat; label: string; accept: string; hint
   { value: "doccano", label: "doccano (.jsonl)", accept: ".jsonl,.json", hint: 'doccano\'s JSONL export: "text" and "label" [start, end, name] triples.' },
   { value: "text", label: "Plain text (.txt or .jsonl)", accept: ".txt,.jsonl", hint: 'Texts separated by blank lines (.txt), or JSON lines with "text" and optionally "id", "source", "metadata" (.jsonl).' },
   { value: "csv", label: "CSV", accept: ".csv,.tsv", hint: "Pick the text column (and an optional id column) after choosing the file." },
+  { value: "labelstudio", label: "Label Studio (.json)", accept: ".json", hint: "Label Studio's JSON export: one annotator per completed annotation, regions snapped to whole sentences, predictions as an imported run." },
   { value: "flub", label: "FLUB (.jsonl)", accept: ".jsonl,.json", hint: "FLUB's JSONL: text, is_question, type, explanation, id, options A–D and answer on every line." },
   { value: "smartypat", label: "SmartyPat (.csv)", accept: ".csv,.tsv", hint: "Columns id, original post, fallacy types (comma-separated; empty: sound) and declarative rewrite." },
   { value: "items", label: "Items: CSV or JSONL with a column mapping", accept: ".csv,.tsv,.jsonl,.json", hint: "Pick which column holds the text, the id, the options and each answer key after choosing the file." },
@@ -71,7 +72,15 @@ export function reportRows(report: ImportReport): { key: string; label: string; 
     { key: "skipped_to_clean", label: 'Skipped "to clean" triples', value: n(report.skipped_to_clean) },
   ];
   // Spans and skipped triples only mean something for annotated formats; show them when set.
-  return rows.filter((r) => !(r.key === "spans" || r.key === "skipped_to_clean") || r.value > 0 || "spans" in report);
+  const shown = rows.filter((r) => !(r.key === "spans" || r.key === "skipped_to_clean") || r.value > 0 || "spans" in report);
+  // Label Studio's figures: annotations, snapping and the runs its predictions became.
+  const extra = [
+    { key: "annotations_created", label: "Annotations submitted", value: n(report.annotations_created) },
+    { key: "regions_moved", label: "Regions moved to sentence boundaries", value: n(report.regions_moved) },
+    { key: "chars_moved", label: "Characters added by that snapping", value: n(report.chars_moved) },
+    { key: "runs", label: "Runs imported from predictions", value: Array.isArray(report.runs) ? report.runs.length : 0 },
+  ];
+  return [...shown, ...extra.filter((r) => r.key in report && report.format === "labelstudio")];
 }
 
 /** One line of the recent-imports table: "20 created, 0 reused" or "3 problems". */
