@@ -321,30 +321,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    args = parse_args(argv)
-    args.device = resolve_device(args.device)
-    if args.enforce_eager is None:
-        args.enforce_eager = args.device == "cpu"
-    if args.model:
-        model_path = str(Path(args.model).expanduser())
-    else:
-        from evaluation.backends.model_files import smollm2_safetensors
-
-        model_path = str(smollm2_safetensors())
-    prompts = load_prompts(args.gold, None if args.all_sentences else args.prompts)
-    token_ids = encode_all(model_path, prompts)
-    lengths = [len(ids) for ids in token_ids]
-
-    print(f"machine: {describe_machine()}")
-    print(device_line(args.device))
-    print(f"load average: {os.getloadavg()[0]:.2f} (1 min) at the start")
-    print(
-        f"model: {model_path} (load format {args.load_format}, vLLM dtype {args.dtype}); "
-        f"{len(prompts)} MAFALDA "
-        f"sentence prompts (level 2, zero-shot), {sum(lengths) / len(lengths):.0f} tokens on "
-        f"average ({min(lengths)}-{max(lengths)}); greedy, max_new_tokens={args.max_new_tokens}"
-    )
+def part_runners(
+    model_path: str, prompts: Sequence[str], token_ids: Sequence[list[int]], args
+) -> dict[str, Callable[[], Measure]]:
+    """Each part's measurement, to call in turn."""
     vllm_settings: dict[str, Any] = {
         "dtype": args.dtype,
         "enforce_eager": args.enforce_eager,
@@ -352,7 +332,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "tensor_parallel_size": args.tensor_parallel_size,
         "chunk_size": args.chunk_size,
     }
-    runners: dict[str, Callable[[], Measure]] = {
+    return {
         "a": lambda: one_at_a_time(model_path, token_ids, args),
         "b": lambda: through_backend(
             "b",
@@ -383,6 +363,33 @@ def main(argv: Sequence[str] | None = None) -> None:
         "c": lambda: through_backend("c", "vllm", model_path, prompts, vllm_settings, args),
         "d": lambda: bare_vllm(model_path, token_ids, args),
     }
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    args.device = resolve_device(args.device)
+    if args.enforce_eager is None:
+        args.enforce_eager = args.device == "cpu"
+    if args.model:
+        model_path = str(Path(args.model).expanduser())
+    else:
+        from evaluation.backends.model_files import smollm2_safetensors
+
+        model_path = str(smollm2_safetensors())
+    prompts = load_prompts(args.gold, None if args.all_sentences else args.prompts)
+    token_ids = encode_all(model_path, prompts)
+    lengths = [len(ids) for ids in token_ids]
+
+    print(f"machine: {describe_machine()}")
+    print(device_line(args.device))
+    print(f"load average: {os.getloadavg()[0]:.2f} (1 min) at the start")
+    print(
+        f"model: {model_path} (load format {args.load_format}, vLLM dtype {args.dtype}); "
+        f"{len(prompts)} MAFALDA "
+        f"sentence prompts (level 2, zero-shot), {sum(lengths) / len(lengths):.0f} tokens on "
+        f"average ({min(lengths)}-{max(lengths)}); greedy, max_new_tokens={args.max_new_tokens}"
+    )
+    runners = part_runners(model_path, prompts, token_ids, args)
     results: dict[str, Measure] = {}
     for round_index in range(args.rounds):
         for part in ORDER:
