@@ -296,7 +296,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--attention",
         choices=("auto", "eager", "sdpa"),
         default="auto",
-        help="(b) and (e): the backend's attention setting (auto: eager on a CPU)",
+        help="(b) and (e): the backend's attention setting (auto: the model's default)",
     )
     parser.add_argument(
         "--baseline-attention",

@@ -7,13 +7,9 @@ The contract (see ``base.Backend``):
   which transformers de-quantizes on load.
 - Settings: ``gguf_file``, ``revision``, ``batch_size`` (16), ``prefix_cache`` (true),
   ``dtype`` (``auto``: float32 on CPU, bfloat16 on CUDA when supported, else float16),
-  ``device`` (``auto``: CUDA when available), ``attention`` (``auto``: ``eager`` on CPU,
-  the model's default on CUDA; or ``eager``, ``sdpa``), ``trust_remote_code`` (false).
-  ``check`` validates them without importing torch. On a CPU, torch 2.13's fused attention
-  (``sdpa``) ran SmolLM2-135M's one-row decoding steps about 5x slower than the plain one
-  (0.25 s against 0.05 s a step over a 950-token cache) and a 950-token prefill 2.3x slower
-  (8.5 s against 3.1 s), on a 2-core AMD EPYC; ``bench/eval_throughput.py --attention`` and
-  ``--baseline-attention`` compare them on whole runs. Hence ``eager`` there.
+  ``device`` (``auto``: CUDA when available), ``attention`` (``auto``: the model's default,
+  torch's fused ``sdpa`` for most; or ``eager``, ``sdpa``), ``trust_remote_code`` (false).
+  ``check`` validates them without importing torch.
 - The tokenizer and the model are loaded lazily, on the first ``generate`` or ``load``
   (``render_prompt`` loads only the tokenizer); ``close`` frees them. A local GGUF file is
   de-quantized once into a cached safetensors copy (``model_files.ensure_safetensors``),
@@ -26,9 +22,9 @@ The contract (see ``base.Backend``):
   labels; only the sentence differs) are grouped (``prefix_groups``): the prefix runs once,
   its ``DynamicCache`` is copied for each batch of members (padded between prefix and
   rest), and only the rest of each prompt runs with it; greedy outputs stay those of
-  one-at-a-time generation. With eager attention on a CPU a decoding step of 6 rows over a
-  ~1,000-token cache costs 2.7x one row's, so batches pay there too. Setting
-  ``prefix_cache: false`` turns this off.
+  one-at-a-time generation. On a CPU too a batch pays: a decoding step of 5 rows over a
+  ~1,000-token cache cost about 2x one row's (SmolLM2-135M, one thread, 2-core AMD EPYC).
+  Setting ``prefix_cache: false`` turns this off.
 - Decoding: greedy when ``params.greedy``, else sampling with ``temperature`` and ``top_p``
   (no top-k), ``torch.manual_seed(seed)`` before each batch; the model's own sampling
   defaults are not used. Only new tokens are decoded, up to the first end-of-sequence token.
@@ -275,8 +271,6 @@ class TransformersBackend(Backend):
                 dtype
             )
             attention = self.spec.settings.get("attention") or "auto"
-            if attention == "auto" and device == "cpu":
-                attention = "eager"
             if attention != "auto":
                 kwargs["attn_implementation"] = attention
             use_device_map = device == "cuda" and importlib.util.find_spec("accelerate")
