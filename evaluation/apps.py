@@ -13,9 +13,11 @@ class EvaluationConfig(AppConfig):
 
         from annotations import orderings
         from annotations.backups.format import register_part
+        from annotations.importing.label_studio import register_prediction_importer
         from annotations.services.hf_exports import register_item_profiles
         from evaluation.agreement.jobs import adjudication_order
         from evaluation.runs.backups import PART
+        from evaluation.runs.label_studio import import_predictions
         from evaluation.runs.liveness import fail_stale_scoring, fail_stale_shards
         from evaluation.scoring.item_profiles import describe_profiles
         from evaluation.suggestions.services import disagreement_first
@@ -26,3 +28,4 @@ class EvaluationConfig(AppConfig):
         register_sweep(fail_stale_shards, fail_stale_scoring, fail_stale_generation_jobs)
         register_part(PART)
         register_item_profiles(describe_profiles)
+        register_prediction_importer(import_predictions)

@@ -35,7 +35,7 @@ if "$PY" -c "import xdist" 2>/dev/null; then
   # the models the tests run (torch) get the cores divided among the workers, not each all of them
   workers="${PYTEST_WORKERS:-2}"
   export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$(( $(nproc) / workers > 0 ? $(nproc) / workers : 1 ))}"
-  .venv/bin/pytest -n "$workers" --dist loadfile --no-loadscope-reorder "$@"
+  .venv/bin/pytest -n "$workers" --dist loadfile --no-loadscope-reorder --durations=30 "$@"
 else
   echo "pytest-xdist is not installed: the tests run in one process"
   .venv/bin/pytest "$@"

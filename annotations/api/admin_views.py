@@ -334,7 +334,9 @@ class ProjectImportsView(ServiceErrorsMixin, APIView):
         'its texts (no gold standard); CSV: text_column (default "text"), id_column. Item '
         "projects take flub, smartypat and items files (items: columns, a JSON mapping; "
         "smartypat: text_column, files with or without a header; set_metadata: key=value on "
-        "every item, e.g. split=bench).",
+        "every item, e.g. split=bench). hf: a .zip of a Hugging Face dataset folder written by "
+        "export_dataset --format hf, into a project of the kind it holds (a gold version "
+        'becomes the next published version); its errors read "FILE: row N: FIELD: message".',
         request={"multipart/form-data": ImportCreateSerializer},
         responses={201: ImportJobSerializer, 400: OpenApiResponse(), 403: OpenApiResponse()},
     )

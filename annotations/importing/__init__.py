@@ -8,6 +8,8 @@
 - ``datasets``: all-or-nothing imports into annotation projects: texts, a MAFALDA gold
   standard, one annotator's doccano annotations (``label_spans``: their label triples grouped
   into spans);
+- ``label_studio``: a Label Studio JSON export (``formats.label_studio``): annotators'
+  annotations snapped to sentences, predictions as imported runs (through a hook);
 - ``hf``: a Hugging Face dataset folder (``formats.hf``) back into a project: a new gold
   version, or items;
 - ``items``: all-or-nothing imports of items (FLUB, SmartyPat, mapped columns) into item

@@ -11,7 +11,8 @@ import is one transaction, so nothing is left behind.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from annotations.importing.formats.hf import (
     SPAN_SCHEMA,
     HFFolder,
     HFFormatError,
+    HFSplit,
     item_schema,
     read_hf_folder,
 )
@@ -47,8 +49,18 @@ class HFImportReport:
     rows: dict[str, int] = field(default_factory=dict)  # per split
     documents_created: int = 0
     documents_reused: int = 0
+    sentences: int = 0
     spans: int = 0
     gold_version: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The import job's report: the figures the Import tab shows (an item export has
+        no spans and no gold version)."""
+        report = {**asdict(self), "format": "hf", "texts": sum(self.rows.values())}
+        if self.kind == "items":
+            for key in ("sentences", "spans", "gold_version"):
+                del report[key]
+        return report
 
     def summary(self) -> str:
         splits = ", ".join(f"{split} {n}" for split, n in self.rows.items())
@@ -140,29 +152,35 @@ class _SpanRow:
     spans: list[dict[str, Any]]
 
 
+def _span_row(
+    split: HFSplit, number: int, row: dict[str, Any], seen: dict[str, str], resolver: LabelResolver
+) -> _SpanRow:
+    check = _Rows(split.path, number)
+    text = check.text(row, seen)
+    sentences = [(s["start"], s["end"]) for s in row["sentences"] or []]
+    try:
+        check_tiling(text, sentences)
+    except SentenceError as error:
+        raise check.fail("sentences", str(error)) from None
+    spans = [
+        _span_draft(check, index, span, text, resolver)
+        for index, span in enumerate(row["spans"] or [])
+    ]
+    return _SpanRow(split.name, row, sentences, spans)
+
+
 def _checked_span_rows(folder: HFFolder, resolver: LabelResolver) -> list[_SpanRow]:
     seen: dict[str, str] = {}
-    checked = []
-    for split, number, row in folder.rows():
-        check = _Rows(split.path, number)
-        text = check.text(row, seen)
-        sentences = [(s["start"], s["end"]) for s in row["sentences"] or []]
-        try:
-            check_tiling(text, sentences)
-        except SentenceError as error:
-            raise check.fail("sentences", str(error)) from None
-        spans = [
-            _span_draft(check, index, span, text, resolver)
-            for index, span in enumerate(row["spans"] or [])
-        ]
-        checked.append(_SpanRow(split.name, row, sentences, spans))
-    return checked
+    return [_span_row(split, n, row, seen, resolver) for split, n, row in folder.rows()]
 
 
 @transaction.atomic
-def import_hf_gold(*, folder: HFFolder, path: Path, project: Project) -> HFImportReport:
-    """A span export as the project's next published gold version."""
-    report = HFImportReport(folder=path.name, kind="spans")
+def import_hf_gold(
+    *, folder: HFFolder, path: Path, project: Project, name: str | None = None
+) -> HFImportReport:
+    """A span export as the project's next published gold version (``name``: the source
+    recorded, by default the folder's name)."""
+    report = HFImportReport(folder=name or path.name, kind="spans")
     Project.objects.select_for_update().filter(pk=project.pk).first()
     rows = _checked_span_rows(folder, label_resolver(project.taxonomy))
     existing = dict(
@@ -177,7 +195,7 @@ def import_hf_gold(*, folder: HFFolder, path: Path, project: Project) -> HFImpor
             NewDocument(
                 text=r.row["text"],
                 external_id=r.row["id"] or "",
-                source=path.name,
+                source=report.folder,
                 metadata={"split": r.split},
                 sentences=r.sentences,
             )
@@ -190,7 +208,10 @@ def import_hf_gold(*, folder: HFFolder, path: Path, project: Project) -> HFImpor
         project.gold_standards.order_by("-version").values_list("version", flat=True).first() or 0
     ) + 1
     gold = GoldStandard.objects.create(
-        project=project, version=version, source=path.name, note=f"imported from {path.name}"
+        project=project,
+        version=version,
+        source=report.folder,
+        note=f"imported from {report.folder}",
     )
     GoldDocument.objects.bulk_create(
         GoldDocument(
@@ -208,6 +229,7 @@ def import_hf_gold(*, folder: HFFolder, path: Path, project: Project) -> HFImpor
     for split in folder.splits:
         report.rows[split.name] = len(split.rows)
     report.documents_created, report.documents_reused = len(created), len(rows) - len(new)
+    report.sentences = sum(len(r.sentences) for r in new)
     report.spans, report.gold_version = sum(len(r.spans) for r in rows), gold.version
     return report
 
@@ -230,11 +252,8 @@ def _gold(check: _Rows, row: dict[str, Any], fields: list[tuple[str, str]]) -> d
     return gold
 
 
-@transaction.atomic
-def import_hf_items(*, folder: HFFolder, path: Path, project: Project) -> HFImportReport:
-    """An item export's items added to an item project."""
-    report = HFImportReport(folder=path.name, kind="items")
-    Project.objects.select_for_update().filter(pk=project.pk).first()
+def _item_fields(folder: HFFolder, project: Project) -> list[tuple[str, str]]:
+    """The project's answer fields the folder's form also has (same kind, else an error)."""
     fields = _answer_fields(project.form)
     wanted = dict(_answer_fields(folder.platform.get("form")))
     for name, kind in fields:
@@ -245,32 +264,92 @@ def import_hf_items(*, folder: HFFolder, path: Path, project: Project) -> HFImpo
                 f"{PLATFORM_KEY}.form",
                 f"field {name!r} is {wanted[name]}, the project's is {kind}",
             )
-    seen: dict[str, str] = {}
-    taken = set(Document.objects.filter(project=project).values_list("external_id", flat=True))
-    drafts = []
-    for split, number, row in folder.rows():
+    return [f for f in fields if f[0] in wanted]
+
+
+@dataclass
+class _ItemRows:
+    """Per-row checks of an item export: texts and ids repeated, ids already taken."""
+
+    fields: list[tuple[str, str]]
+    taken: set[str]
+    source: str
+    seen: dict[str, str] = field(default_factory=dict)
+
+    def draft(self, split: HFSplit, number: int, row: dict[str, Any]) -> NewDocument:
         check = _Rows(split.path, number)
-        text = check.text(row, seen)
-        if row["id"] and row["id"] in taken:
+        text = check.text(row, self.seen)
+        if row["id"] and row["id"] in self.taken:
             raise check.fail("id", f"id {row['id']!r} is already an item of the project")
-        taken.add(row["id"] or "")
+        self.taken.add(row["id"] or "")
         metadata: dict[str, Any] = {
             "format": "hf",
             "options": {o["key"]: o["text"] for o in row["options"] or []},
-            "gold": _gold(check, row, [f for f in fields if f[0] in wanted]),
+            "gold": _gold(check, row, self.fields),
             "split": split.name,
         }
         if row["candidate"]:
             metadata["candidate"] = row["candidate"]
-        drafts.append(
-            NewDocument(text=text, external_id=row["id"] or "", source=path.name, metadata=metadata)
+        return NewDocument(
+            text=text, external_id=row["id"] or "", source=self.source, metadata=metadata
         )
+
+
+def _item_rows(folder: HFFolder, project: Project, source: str) -> _ItemRows:
+    taken = set(Document.objects.filter(project=project).values_list("external_id", flat=True))
+    return _ItemRows(_item_fields(folder, project), taken, source)
+
+
+@transaction.atomic
+def import_hf_items(
+    *, folder: HFFolder, path: Path, project: Project, name: str | None = None
+) -> HFImportReport:
+    """An item export's items added to an item project."""
+    report = HFImportReport(folder=name or path.name, kind="items")
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    rows = _item_rows(folder, project, report.folder)
+    drafts = []
+    for split, number, row in folder.rows():
+        drafts.append(rows.draft(split, number, row))
         report.rows[split.name] = report.rows.get(split.name, 0) + 1
     created, _ = create_documents(
         project=project, texts=drafts, first_position=next_position(project)
     )
     report.documents_created = len(created)
     return report
+
+
+def check_kind(folder: HFFolder, project: Project) -> None:
+    """The folder's kind (spans or items) must be the project's."""
+    kind = folder.platform["kind"]
+    if project.kind != kind:
+        raise HFFormatError(
+            CARD,
+            0,
+            f"{PLATFORM_KEY}.kind",
+            f"the folder holds {kind}; project {project.name!r} is of kind {project.kind}",
+        )
+
+
+def row_problems(*, folder: HFFolder, project: Project) -> Iterator[HFFormatError | None]:
+    """One entry per row of every split, in order: ``None`` for a good row, else its first
+    problem (the browser's import lists them all before importing anything). A problem of
+    the whole folder (its kind, its form) is raised."""
+    check_kind(folder, project)
+    spans = folder.platform["kind"] == "spans"
+    seen: dict[str, str] = {}
+    resolver = label_resolver(project.taxonomy)
+    items = None if spans else _item_rows(folder, project, "")
+    for split, number, row in folder.rows():
+        try:
+            if items is not None:
+                items.draft(split, number, row)
+            else:
+                _span_row(split, number, row, seen, resolver)
+        except HFFormatError as error:
+            yield error
+        else:
+            yield None
 
 
 def _taxonomy(platform: dict[str, Any], given: str | None) -> Taxonomy:
@@ -312,13 +391,7 @@ def import_hf_folder(
     if project is None:
         extra = {"kind": "items", "form": platform.get("form")} if kind == "items" else {}
         project = create_project(name=name, taxonomy=_taxonomy(platform, taxonomy), **extra)
-    if project.kind != kind:
-        raise HFFormatError(
-            CARD,
-            0,
-            f"{PLATFORM_KEY}.kind",
-            f"the folder holds {kind}; project {name!r} is of kind {project.kind}",
-        )
+    check_kind(folder, project)
     if kind == "spans":
         return import_hf_gold(folder=folder, path=path, project=project)
     return import_hf_items(folder=folder, path=path, project=project)

@@ -14,6 +14,14 @@ Item formats (``flub``, ``smartypat``, ``items`` with a column mapping in ``opti
 go into item projects through ``importing.items``, validated the same way (every bad
 record listed, ids repeated in the file or already in the project included).
 
+A Label Studio JSON export (``labelstudio``) is checked task by task (``formats.label_studio``)
+and imported by ``importing.label_studio``: annotations, and predictions as imported runs.
+
+A Hugging Face dataset folder written by ``export_dataset --format hf`` (``hf``) comes as a
+.zip of the folder (``importing.hf_archive``): every bad row is listed, naming its Parquet
+file, then a span export becomes the next published gold version and an item export adds
+its items; the job's lines are the folder's rows.
+
 A MAFALDA file whose records carry no ``labels`` at all (texts for a user study) imports
 its texts only, and no gold standard. CSV rows are imported as texts.
 
@@ -49,6 +57,7 @@ from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.csv import read_csv_texts
 from annotations.importing.formats.jsonl import RecordChecker, iter_json_objects
 from annotations.importing.formats.plaintext import TextRecord
+from annotations.importing.hf_archive import import_hf_archive
 from annotations.importing.items import (
     ITEM_FORMATS,
     ItemConverter,
@@ -57,14 +66,17 @@ from annotations.importing.items import (
     import_items,
     parse_set_metadata,
 )
+from annotations.importing.label_studio import import_label_studio
 from annotations.importing.liveness import beat_import_job
-from annotations.importing.validation import FileCheck, error_entry
+from annotations.importing.validation import FileCheck, error_entry, format_error_entry
 from annotations.models import ImportJob, ImportUpload, Project
 from annotations.services import search_index
 
 logger = logging.getLogger(__name__)
 
-FORMATS = ("mafalda", "doccano", "text", "csv", *ITEM_FORMATS)
+FORMATS = ("mafalda", "doccano", "text", "csv", "labelstudio", "hf", *ITEM_FORMATS)
+#: Formats either kind of project takes (the file says which kind it holds).
+ANY_KIND_FORMATS = ("hf",)
 INLINE_MAX_BYTES = settings.IMPORT_INLINE_MAX_BYTES
 MAX_UPLOAD_BYTES = settings.UPLOAD_MAX_BYTES
 
@@ -113,7 +125,7 @@ def create_import_job(
     options: dict[str, Any] = {}
     if format in ITEM_FORMATS:
         options = _item_options(project, format, file_name, columns)
-    elif project.kind == "items":
+    elif project.kind == "items" and format not in ANY_KIND_FORMATS:
         raise ValidationError(
             {
                 "format": [
@@ -140,7 +152,7 @@ def create_import_job(
         options=options,
         file_name=file_name[:255],
         size=len(content),
-        lines_total=count_lines(content),
+        lines_total=0 if format == "hf" else count_lines(content),
     )
     ImportUpload.objects.create(job=job, content=content)
     return job
@@ -254,7 +266,7 @@ def _run_claimed(job: ImportJob) -> ImportJob:
             return _finish(job, errors=check.errors.entries())
         report = _import(job, content, texts_only=check.texts_only, records=check.records)
     except DatasetFormatError as error:
-        return _finish(job, errors=[error_entry(error.line, error.field, error.message)])
+        return _finish(job, errors=[format_error_entry(error)])
     except Exception as error:
         logger.exception("import job %s failed", job_id)
         return _finish(job, errors=[error_entry(None, None, f"unexpected error: {error}")])
@@ -304,6 +316,12 @@ def _import(
         annotator = get_user_model().objects.get(pk=job.options["annotator"])
         return import_doccano_annotations(
             path=source, name=name, project=project, annotator=annotator, **later
+        ).as_dict()
+    if job.format == "hf":
+        return import_hf_archive(content=content, name=name, project=project).as_dict()
+    if job.format == "labelstudio":
+        return import_label_studio(
+            path=source, name=name, project=project, created_by=job.created_by
         ).as_dict()
     if job.format in ITEM_FORMATS:
         return import_items(

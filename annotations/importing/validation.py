@@ -21,11 +21,14 @@ from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.csv import CsvColumns, csv_rows
 from annotations.importing.formats.doccano import read_doccano
 from annotations.importing.formats.flub import read_flub
+from annotations.importing.formats.hf import HFFormatError
 from annotations.importing.formats.item_columns import ItemRows, is_jsonl, read_item_columns
 from annotations.importing.formats.jsonl import RecordChecker, iter_json_objects
+from annotations.importing.formats.label_studio import check_label_studio
 from annotations.importing.formats.mafalda import read_mafalda
 from annotations.importing.formats.plaintext import TextRecord, read_text_blocks, read_text_jsonl
 from annotations.importing.formats.smartypat import smartypat_columns
+from annotations.importing.hf_archive import check_hf_archive
 from annotations.importing.items import (
     ITEM_FORMATS,
     IdCheck,
@@ -41,6 +44,14 @@ from annotations.selectors.taxonomy import label_resolver
 
 PROGRESS_SECONDS = 0.5
 ID_BATCH = 500
+
+
+def format_error_entry(error: DatasetFormatError) -> dict[str, Any]:
+    """A reader's error as a job lists it; a file inside an uploaded dataset folder is named
+    (``data/test-00000-of-00001.parquet: row 2: spans[0].end: ...``)."""
+    if not isinstance(error, HFFormatError):
+        return error_entry(error.line, error.field, error.message)
+    return {**error_entry(error.line or None, error.field, error.message), "text": str(error)}
 
 
 def error_entry(line: int | None, field_name: str | None, message: str) -> dict[str, Any]:
@@ -64,6 +75,11 @@ class Errors:
     def add(self, line: int | None, field_name: str | None, message: str) -> None:
         self.count += 1
         self.kept.append(error_entry(line, field_name, message))
+
+    def add_file_error(self, error: DatasetFormatError) -> None:
+        """An error naming its own file and place (``format_error_entry``)."""
+        self.count += 1
+        self.kept.append(format_error_entry(error))
 
     def add_error(self, error: DatasetFormatError, line: int | None = None) -> None:
         self.add(line if line is not None else error.line, error.field, error.message)
@@ -98,6 +114,10 @@ class FileCheck:
 
     def run(self) -> None:
         fmt = self.job.format
+        if fmt == "hf":
+            self.hf_archive()
+            self.progress(self.job.lines_total, force=True)
+            return
         if fmt in ITEM_FORMATS:
             self.items()
             self.progress(self.job.lines_total, force=True)
@@ -113,6 +133,8 @@ class FileCheck:
                     self.text_record(record)
         elif fmt == "doccano":
             self.doccano()
+        elif fmt == "labelstudio":
+            self.label_studio()
         else:
             self.mafalda()
         self.flush_ids()
@@ -253,6 +275,56 @@ class FileCheck:
             if record is not None:
                 self.labelled(record, "label", self.errors, line)
                 self.repeated_text(line, record.text)
+
+    def hf_archive(self) -> None:
+        """Every bad row of the uploaded dataset folder (its rows are the job's lines)."""
+
+        def total(rows: int) -> None:
+            self.job.lines_total = rows
+            ImportJob.objects.filter(pk=self.job.pk).update(lines_total=rows)
+
+        try:
+            problems = check_hf_archive(
+                content=self.content,
+                name=self.name,
+                project=self.job.project,
+                on_total=total,
+                on_row=self.progress,
+            )
+        except HFFormatError as error:
+            problems = [error]
+        for problem in problems:
+            self.errors.add_file_error(problem)
+
+    def label_studio(self) -> None:
+        """Every task's problems and unknown labels; what needs the stored documents (a
+        changed text, a region between sentences) is found by the import itself."""
+        resolver = label_resolver(self.job.project.taxonomy)
+        try:
+            for task in check_label_studio(io.BytesIO(self.content), name=self.name):
+                if isinstance(task, DatasetFormatError):
+                    self.errors.add_error(task)
+                    continue
+                self.progress(task.line)
+                digest = _digest(task.text)
+                if digest in self.text_lines:
+                    self.errors.add(
+                        task.line,
+                        f"{task.name}: data.text",
+                        f"same text as the task on line {self.text_lines[digest]}",
+                    )
+                self.text_lines.setdefault(digest, task.line)
+                for completion in (*task.annotations, *task.predictions):
+                    for region in completion.regions:
+                        for index, raw in enumerate(region.labels):
+                            if resolver.resolve(raw) is None:
+                                self.errors.add(
+                                    task.line,
+                                    f"{task.name}: {region.place}.value.labels[{index}]",
+                                    f"unknown label {raw!r} (not in the project's taxonomy)",
+                                )
+        except DatasetFormatError as error:
+            self.errors.add_error(error)
 
     def mafalda(self) -> None:
         """Checked both ways at once, since only the whole file tells which applies: as a

@@ -24,6 +24,7 @@ from annotations.importing.formats.hf import (
     write_hf_folder,
 )
 from annotations.items import ANSWER_KINDS, parse_form
+from annotations.languages import text_languages
 from annotations.models import Document, GoldDocument, GoldSpan, GoldStandard, Project, Sentence
 from annotations.selectors.taxonomy import taxonomy_spec
 from annotations.services.exports import ExportError, published_gold
@@ -244,16 +245,32 @@ def _card_body(
     return "\n".join([*lines, *taxonomy_lines(project)])
 
 
+def card_languages(project: Project, splits: Mapping[str, list[dict[str, Any]]]) -> tuple[str, ...]:
+    """The languages of the exported texts: the ``language`` their documents' metadata
+    declares, else the one their script suggests (``annotations.languages``)."""
+    declared = dict(
+        Document.objects.filter(project=project, metadata__has_key="language").values_list(
+            "text", "metadata__language"
+        )
+    )
+    return text_languages(
+        (row["text"], code if isinstance(code := declared.get(row["text"]), str) else None)
+        for rows in splits.values()
+        for row in rows
+    )
+
+
 def export_hf(
     *,
     project: Project,
     out: Path,
     gold_version: int | None = None,
     license: str = "unknown",
-    languages: tuple[str, ...] = ("en",),
+    languages: tuple[str, ...] | None = None,
 ) -> dict[str, int]:
     """Write the dataset folder ``out``; returns rows per split. A span project exports a
-    published gold version (the latest by default); an item project its items."""
+    published gold version (the latest by default); an item project its items. The card's
+    languages are ``languages``, else those of the texts (``card_languages``)."""
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ExportError(f"{out}: exists and is not an empty folder")
     taxonomy = {"name": project.taxonomy.name, "version": project.taxonomy.version}
@@ -284,7 +301,7 @@ def export_hf(
         counts=counts,
         hub={
             "license": license,
-            "language": list(languages),
+            "language": list(languages or card_languages(project, splits)),
             "task_categories": tasks,
             "pretty_name": project.name,
         },

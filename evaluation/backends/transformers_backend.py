@@ -7,8 +7,9 @@ The contract (see ``base.Backend``):
   which transformers de-quantizes on load.
 - Settings: ``gguf_file``, ``revision``, ``batch_size`` (16), ``prefix_cache`` (true),
   ``dtype`` (``auto``: float32 on CPU, bfloat16 on CUDA when supported, else float16),
-  ``device`` (``auto``: CUDA when available), ``trust_remote_code`` (false). ``check``
-  validates them without importing torch.
+  ``device`` (``auto``: CUDA when available), ``attention`` (``auto``: the model's default,
+  torch's fused ``sdpa`` for most; or ``eager``, ``sdpa``), ``trust_remote_code`` (false).
+  ``check`` validates them without importing torch.
 - The tokenizer and the model are loaded lazily, on the first ``generate`` or ``load``
   (``render_prompt`` loads only the tokenizer); ``close`` frees them. A local GGUF file is
   de-quantized once into a cached safetensors copy (``model_files.ensure_safetensors``),
@@ -19,11 +20,11 @@ The contract (see ``base.Backend``):
   gives what one-at-a-time generation gives); results are yielded batch by batch.
 - Prompts that share a long token prefix (MAFALDA: the definitions, the whole text and the
   labels; only the sentence differs) are grouped (``prefix_groups``): the prefix runs once,
-  its ``DynamicCache`` is copied for each member (on CUDA, each batch of members, padded
-  between prefix and rest), and only the rest of each prompt runs with it; greedy outputs
-  stay those of one-at-a-time generation. On a CPU the members run one at a time: there a
-  decoding step over a ~1,000-token cache costs about as much per row in a batch as alone,
-  and a padding mask doubles it. Setting ``prefix_cache: false`` turns this off.
+  its ``DynamicCache`` is copied for each batch of members (padded between prefix and
+  rest), and only the rest of each prompt runs with it; greedy outputs stay those of
+  one-at-a-time generation. On a CPU too a batch pays: a decoding step of 5 rows over a
+  ~1,000-token cache cost about 2x one row's (SmolLM2-135M, one thread, 2-core AMD EPYC).
+  Setting ``prefix_cache: false`` turns this off.
 - Decoding: greedy when ``params.greedy``, else sampling with ``temperature`` and ``top_p``
   (no top-k), ``torch.manual_seed(seed)`` before each batch; the model's own sampling
   defaults are not used. Only new tokens are decoded, up to the first end-of-sequence token.
@@ -64,6 +65,7 @@ from evaluation.backends.prefixes import prefix_groups
 DEFAULT_BATCH_SIZE = 16
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 DEVICES = ("auto", "cpu", "cuda")
+ATTENTIONS = ("auto", "eager", "sdpa")
 
 
 def _looks_like_path(model: str) -> bool:
@@ -102,6 +104,7 @@ class TransformersBackend(Backend):
             "prefix_cache",
             "dtype",
             "device",
+            "attention",
             "trust_remote_code",
         }
     )
@@ -114,8 +117,8 @@ class TransformersBackend(Backend):
         settings = spec.settings
         self.batch_size: int = int(settings.get("batch_size") or DEFAULT_BATCH_SIZE)
         self.prefix_cache: bool = settings.get("prefix_cache", True) is not False
-        #: a shared-prefix group's members in padded batches (None: on CUDA only)
-        self.batch_groups: bool | None = None
+        #: a shared-prefix group's members in padded batches (else one at a time)
+        self.batch_groups: bool = True
         self.model_ref, self.gguf_file = _split_model(spec)
         self._tokenizer: Any = None
         self._model: Any = None
@@ -168,7 +171,7 @@ class TransformersBackend(Backend):
                     "settings.batch_size", f"must be a positive integer, not {batch_size!r}"
                 )
             )
-        for key, choices in (("dtype", DTYPES), ("device", DEVICES)):
+        for key, choices in (("dtype", DTYPES), ("device", DEVICES), ("attention", ATTENTIONS)):
             value = settings.get(key)
             if value is not None and value not in choices:
                 problems.append(
@@ -267,6 +270,9 @@ class TransformersBackend(Backend):
             kwargs["dtype" if _version(transformers.__version__) >= (4, 56) else "torch_dtype"] = (
                 dtype
             )
+            attention = self.spec.settings.get("attention") or "auto"
+            if attention != "auto":
+                kwargs["attn_implementation"] = attention
             use_device_map = device == "cuda" and importlib.util.find_spec("accelerate")
             if use_device_map:
                 kwargs["device_map"] = "auto"
@@ -410,10 +416,9 @@ class TransformersBackend(Backend):
                 use_cache=True,
                 **self._logits_to_keep_kwarg(),
             ).past_key_values
-        # Longest rest first, as for ordinary batches; on a CPU one member at a time (no
-        # padding mask, and a decoding step costs about as much per row in a batch).
+        # Longest rest first, as for ordinary batches.
         members = sorted(members, key=lambda member: -len(member[1]))
-        rows = self.batch_size if self._batch_groups() else 1
+        rows = self.batch_size if self.batch_groups else 1
         for start in range(0, len(members), rows):
             batch = members[start : start + rows]
             torch.manual_seed(self.params.seed)
@@ -429,13 +434,6 @@ class TransformersBackend(Backend):
                 for (key, _), output in zip(batch, outputs, strict=True)
             ]
             began = time.perf_counter()
-
-    def _batch_groups(self) -> bool:
-        """Whether a group's members run in padded batches: on CUDA (``batch_groups`` None),
-        or as set on the instance."""
-        if self.batch_groups is not None:
-            return self.batch_groups
-        return self._device == "cuda"
 
     def _generate_batch(
         self, prompts: list[list[int]], *, prefix_length: int = 0, cache: Any = None
@@ -539,6 +537,11 @@ class TransformersBackend(Backend):
             "loaded_from": self._loaded_from,
             "batch_size": self.batch_size,
             "prefix_cache": self.prefix_cache,
+            "attention": (
+                getattr(self._model.config, "_attn_implementation", None)
+                if self._model is not None
+                else self.spec.settings.get("attention") or "auto"
+            ),
         }
         try:
             device, dtype = (

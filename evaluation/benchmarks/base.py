@@ -12,6 +12,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol
 
+# the answer part of a chain-of-thought output, read the same way by the scoring library
+from evaluation.scoring.parsers import strip_reasoning  # noqa: F401
+
 VARIANT_KINDS: tuple[str, ...] = ("zero-shot", "guided", "few-shot", "chain-of-thought")
 
 
@@ -104,17 +107,3 @@ def check_template(template: str, allowed: frozenset[str], required: Sequence[st
     for name in required:
         if name not in names:
             raise TaskError(f"template: the placeholder {{{name}}} is required")
-
-
-_THINK_RE = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
-_ANSWER_RE = re.compile(r"(?:final answer|answer)\s*:\s*", re.IGNORECASE)
-
-
-def strip_reasoning(output: str) -> str:
-    """The answer part of an output: ``<think>`` blocks removed, and the text after the
-    last "Answer:" (or "Final answer:") when there is one."""
-    text = _THINK_RE.sub("", output)
-    matches = list(_ANSWER_RE.finditer(text))
-    if matches:
-        text = text[matches[-1].end() :]
-    return text.strip()

@@ -2,9 +2,10 @@
 
 Rows (``leaderboard``):
 - every run of the version with status ``done`` and a stored ``RunScore`` for the profile.
-  An imported run (``import_run``: published raw outputs) has no score until someone asks:
-  the first leaderboard that meets it scores it once and stores the reports
-  (``runs.services.score_and_store``), so the published runs appear too. A run whose
+  An imported run (``import_run``: published raw outputs, a harness's log) is marked
+  ``imported`` (with ``harness``, its name and version, for a harness's log); it has no
+  score until someone asks: the first leaderboard that meets it scores it once and stores
+  the reports (``runs.services.score_and_store``), so the published runs appear too. A run whose
   stored data cannot be scored shows with empty levels and a ``note``;
 - every human annotator with a submitted annotation on the version's documents, scored
   on the documents they submitted (``runs.selectors.score_stored_annotator``). Humans produce
@@ -145,6 +146,14 @@ def _with_note(row: dict[str, Any], note: str | None) -> dict[str, Any]:
     return {**row, "note": note} if note else row
 
 
+def harness_label(run: ModelRun) -> str | None:
+    """ "lm-evaluation-harness 0.4.13" for a run imported from a harness's log, else None."""
+    harness = (run.config or {}).get("harness") if run.imported else None
+    if not isinstance(harness, dict) or not harness.get("name"):
+        return None
+    return f"{harness['name']} {harness.get('version') or ''}".strip()
+
+
 def _run_row(run: ModelRun, report: dict[str, Any] | None, note: str | None) -> dict[str, Any]:
     variant = run.prompt_variant
     row = {
@@ -154,6 +163,8 @@ def _run_row(run: ModelRun, report: dict[str, Any] | None, note: str | None) -> 
         "model": run.model_label,
         "backend": run.backend,
         "variant": f"{variant.name} v{variant.version}" if variant else None,
+        "imported": run.imported,
+        "harness": harness_label(run),
         "status": run.status,
         "levels": _levels(report),
         "unparseable_share": report.get("unreadable_share") if report else None,
@@ -223,6 +234,8 @@ def annotator_rows(gold: GoldStandard, profile: str) -> list[dict[str, Any]]:
             "model": None,
             "backend": None,
             "variant": None,
+            "imported": False,
+            "harness": None,
             "status": None,
             "levels": _levels(report),
             "unparseable_share": None,

@@ -23,7 +23,12 @@ from evaluation.benchmarks import (
 )
 from evaluation.benchmarks.mafalda import NO_FALLACY_ANSWER
 from evaluation.models import ModelRun
-from evaluation.runs.stored import is_mafalda_taxonomy, span_parser, taxonomy_mapping
+from evaluation.runs.stored import (
+    is_mafalda_taxonomy,
+    parser_name,
+    span_parser,
+    taxonomy_mapping,
+)
 from evaluation.scoring import NO_FALLACY, UNREADABLE, LevelMapping, get_parser, make_parser
 from evaluation.scoring.parsers import OutputParser
 
@@ -123,7 +128,7 @@ def run_prompts(run: ModelRun) -> list[UnitPrompt]:
 
 def run_parser(run: ModelRun) -> OutputParser:
     """The parser of the run's variant, reading the labels of the run's level."""
-    name = run.prompt_variant.parser if run.prompt_variant_id else "keyword"
+    name = parser_name(run)
     taxonomy = run.project.taxonomy  # an imported run may have no gold version
     if not is_mafalda_taxonomy(taxonomy):
         parser = span_parser(taxonomy, name, run.level)

@@ -209,7 +209,7 @@ def score_and_store(*, run: ModelRun) -> list[RunScore]:
     gold = run.gold_standard
     if gold is None:
         raise RunStateError(f"run {run.name!r} has no gold version to be scored against")
-    parser = run.prompt_variant.parser if run.prompt_variant_id else "keyword"
+    parser = stored_data.parser_name(run)
     levels = list(range(run.level + 1))
     profiles = stored_data.span_profiles(gold.project.taxonomy, run.level)
     reports = {

@@ -85,6 +85,14 @@ def span_profiles(taxonomy: Taxonomy, level: int) -> list[str]:
     return ["paper"]
 
 
+def parser_name(run: ModelRun) -> str:
+    """The parser a span run's outputs are read with: its prompt variant's; for an imported
+    run, the one its import recorded (a harness log's variant), else ``keyword``."""
+    if run.prompt_variant_id:
+        return run.prompt_variant.parser
+    return str((run.config or {}).get("parser") or "keyword")
+
+
 def span_parser(taxonomy: Taxonomy, name: str, level: int = 2) -> str | OutputParser:
     """The parser ``name`` for outputs at ``level`` of a run on ``taxonomy``: on MAFALDA's,
     the registered parser (its name); on any other, one reading that taxonomy's labels

@@ -18,6 +18,19 @@ from .levels import MAFALDA_TYPE_TO_CATEGORY
 UNREADABLE: Final = "unreadable"
 ParseResult = frozenset[str] | Literal["unreadable"]
 
+_THINK_RE = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL | re.IGNORECASE)
+_ANSWER_RE = re.compile(r"(?:final answer|answer)\s*:\s*", re.IGNORECASE)
+
+
+def strip_reasoning(output: str) -> str:
+    """The answer part of an output: ``<think>`` blocks removed, and the text after the
+    last "Answer:" (or "Final answer:") when there is one."""
+    text = _THINK_RE.sub("", output)
+    matches = list(_ANSWER_RE.finditer(text))
+    if matches:
+        text = text[matches[-1].end() :]
+    return text.strip()
+
 
 class OutputParser(Protocol):
     name: str

@@ -1,5 +1,13 @@
-"""``manage.py export_dataset --project NAME --format mafalda|doccano|hf|flub|smartypat|items
---out PATH``.
+"""``manage.py export_dataset --project NAME --format mafalda|doccano|labelstudio|hf|xmi|flub|
+smartypat|items --out PATH``.
+
+``labelstudio`` writes Label Studio JSON tasks (``services.label_studio_exports``): the
+submitted annotations, one per annotator, or with ``--gold-version N`` that version as one
+annotation per task; the labeling config goes beside it (``<out stem>.config.xml``).
+
+``xmi`` writes UIMA CAS XMI in an INCEpTION project export's layout (``--out DIR``, new or
+empty; ``services.uima_exports``): every annotator's annotations, or with ``--gold-version N``
+that published gold version as the curated CASes.
 
 ``hf`` writes a Hugging Face dataset folder (``--out DIR``, new or empty): a span project's
 published gold version (``--gold-version N``, else the latest), an item project's items with
@@ -25,6 +33,8 @@ from annotations.services.exports import ExportError, export_doccano, export_maf
 from annotations.services.hf_exports import export_hf
 from annotations.services.item_exports import EXPORTERS as ITEM_EXPORTERS
 from annotations.services.item_exports import export_items
+from annotations.services.label_studio_exports import export_label_studio, project_labeling_config
+from annotations.services.uima_exports import export_uima
 
 
 class Command(BaseCommand):
@@ -41,7 +51,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--project", required=True, help="project name")
         parser.add_argument(
-            "--format", required=True, choices=("mafalda", "doccano", "hf", *ITEM_EXPORTERS)
+            "--format",
+            required=True,
+            choices=("mafalda", "doccano", "labelstudio", "hf", "xmi", *ITEM_EXPORTERS),
         )
         parser.add_argument("--out", required=True, type=Path, help="file to write ('-': stdout)")
         parser.add_argument("--annotator", help="username (doccano only): their annotations")
@@ -54,7 +66,8 @@ class Command(BaseCommand):
             "--language",
             action="append",
             dest="languages",
-            help="hf: a language code of the texts (repeatable; default en)",
+            help="hf: a language code of the texts (repeatable; default: those the documents' "
+            "metadata declares, else told from the texts' script: zh, ja, ko or en)",
         )
         parser.add_argument(
             "--responses",
@@ -78,6 +91,12 @@ class Command(BaseCommand):
             raise CommandError(f"no project named {project!r}")
         if file_format == "hf":
             self._export_hf(found, out, gold_version, options)
+            return
+        if file_format == "labelstudio":
+            self._export_label_studio(found, out, gold_version, annotator)
+            return
+        if file_format == "xmi":
+            self._export_xmi(found, out, gold_version)
             return
         if file_format in ITEM_EXPORTERS:
             self._export_items(found, file_format, out, responses)
@@ -111,12 +130,43 @@ class Command(BaseCommand):
                 out=Path(out),
                 gold_version=gold_version,
                 license=options.get("license") or "unknown",
-                languages=tuple(options.get("languages") or ("en",)),
+                languages=tuple(options.get("languages") or ()) or None,
             )
         except ExportError as error:
             raise CommandError(str(error)) from error
         splits = ", ".join(f"{split} {n}" for split, n in counts.items())
         self.stdout.write(f"Wrote a Hugging Face dataset folder to {out} ({splits}).")
+
+    def _export_label_studio(
+        self, project: Project, out: Path, gold_version: int | None, annotator: str | None
+    ) -> None:
+        if annotator:
+            raise CommandError("--annotator goes with doccano; labelstudio writes every annotator")
+        if str(out) == "-":
+            raise CommandError("--format labelstudio writes a file and its config: give --out FILE")
+        if project.kind == "items":
+            raise CommandError(f"project {project.name!r} is an item project: no spans to export")
+        try:
+            gold = published_gold(project, gold_version) if gold_version is not None else None
+        except ExportError as error:
+            raise CommandError(str(error)) from error
+        with open(out, "w", encoding="utf-8", newline="\n") as stream:
+            count = export_label_studio(project=project, gold_standard=gold, out=stream)
+        config = Path(out).with_suffix(".config.xml")
+        config.write_text(project_labeling_config(project), encoding="utf-8")
+        what = f"gold standard v{gold.version}" if gold else "submitted annotations"
+        self.stdout.write(f"Wrote {count} tasks ({what}) to {out}; labeling config: {config}.")
+
+    def _export_xmi(self, project: Project, out: Path, gold_version: int | None) -> None:
+        try:
+            counts = export_uima(project=project, out=Path(out), gold_version=gold_version)
+        except ExportError as error:
+            raise CommandError(str(error)) from error
+        what = f"gold standard v{counts.gold_version}" if counts.gold_version else "annotations"
+        self.stdout.write(
+            f"Wrote {counts.files} CAS XMI files ({what}, {counts.documents} documents) and "
+            f"TypeSystem.xml to {out}."
+        )
 
     def _export_items(self, project: Project, file_format: str, out: Path, responses: bool) -> None:
         def write(stream: IO[str]) -> int:

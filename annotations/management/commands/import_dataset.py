@@ -1,5 +1,14 @@
-"""``manage.py import_dataset --format mafalda|doccano|text|hf|flub|smartypat|items PATH
---project NAME``.
+"""``manage.py import_dataset --format mafalda|doccano|text|labelstudio|hf|xmi|flub|smartypat|
+items PATH --project NAME``.
+
+``labelstudio`` reads Label Studio's JSON export (``annotations.importing.label_studio``): one
+annotator per completed annotation, regions snapped to sentences (the report says how many
+moved and by how much), predictions as one imported run per model version.
+
+``xmi`` reads UIMA CAS XMI (``annotations.importing.uima``): an INCEpTION project export's
+folder (``annotation/<document>/<user>.xmi``: one annotator per user file;
+``curation/``: a new published gold version), or one ``.xmi`` file with ``TypeSystem.xml``
+beside it (``--annotator``: whose, default the file's name).
 
 ``hf`` reads a Hugging Face dataset folder written by ``export_dataset --format hf``
 (``annotations.importing.hf``): a span export becomes the project's next published gold
@@ -48,6 +57,8 @@ from annotations.importing.items import (
     import_items,
     parse_set_metadata,
 )
+from annotations.importing.label_studio import LabelStudioReport, import_label_studio
+from annotations.importing.uima import import_uima
 from annotations.models import Project, Taxonomy
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import (
@@ -58,7 +69,7 @@ from annotations.services.taxonomy import (
 )
 from annotations.taxonomy_files import TaxonomyFileError, read_taxonomy_file
 
-FORMATS = ("mafalda", "doccano", "text", "hf", *ITEM_FORMATS)
+FORMATS = ("mafalda", "doccano", "text", "labelstudio", "hf", "xmi", *ITEM_FORMATS)
 
 
 class Command(BaseCommand):
@@ -67,7 +78,8 @@ class Command(BaseCommand):
     requires_system_checks: list[str] = []
     help = (
         "Import a dataset into a project (created if missing): a MAFALDA gold standard as a "
-        "new published version, one annotator's doccano export, plain texts, or items "
+        "new published version, one annotator's doccano export, plain texts, a Label Studio "
+        "JSON export (annotations and predictions), or items "
         "(FLUB, SmartyPat, or any CSV/JSONL file with --columns) into an item project."
     )
 
@@ -124,8 +136,8 @@ class Command(BaseCommand):
         **options,
     ) -> None:
         file_format: str = options["format"]
-        if file_format == "hf":
-            self._import_hf(path, project, taxonomy)
+        if file_format in ("hf", "xmi"):
+            self._import_folder(file_format, path, project, annotator, taxonomy)
             return
         if not project:
             raise CommandError("--project is required")
@@ -191,19 +203,51 @@ class Command(BaseCommand):
             f" {time.process_time() - cpu_started:.2f} s CPU)"
         )
 
-    def _import_hf(self, path: Path, project_name: str | None, taxonomy: str | None) -> None:
+    def _import_folder(
+        self,
+        file_format: str,
+        path: Path,
+        project_name: str | None,
+        annotator: str | None,
+        taxonomy: str | None,
+    ) -> None:
+        """A Hugging Face dataset folder, or UIMA CAS XMI (an export folder or one file)."""
         try:
             with transaction.atomic():
-                report = import_hf_folder(path=path, project_name=project_name, taxonomy=taxonomy)
+                if file_format == "hf":
+                    report: Any = import_hf_folder(
+                        path=path, project_name=project_name, taxonomy=taxonomy
+                    )
+                else:
+                    report = import_uima(
+                        path=path,
+                        project=self._span_project(project_name, taxonomy),
+                        user=annotator,
+                    )
         except (DatasetFormatError, TaxonomyFileError, TaxonomyExistsError, LookupError) as error:
             raise CommandError(str(error)) from error
         except ValidationError as error:
             raise CommandError("; ".join(_messages(error))) from error
         self.stdout.write(self.style.SUCCESS(report.summary()))
 
+    def _span_project(self, project_name: str | None, taxonomy: str | None) -> Project:
+        """The named span project, created (with ``taxonomy``, default mafalda) if missing."""
+        if not project_name:
+            raise CommandError("--project is required")
+        project = Project.objects.filter(name=project_name).first()
+        if project is None:
+            project = create_project(name=project_name, taxonomy=_taxonomy(taxonomy or "mafalda"))
+            self.stdout.write(f"Created project {project.name!r} ({project.taxonomy}).")
+        if project.kind == "items":
+            raise CommandError(
+                f"project {project.name!r} is an item project; import "
+                f"{', '.join(ITEM_FORMATS)} files into it"
+            )
+        return project
+
     def _import(
         self, path: Path, file_format: str, project_name: str, annotator: str | None, taxonomy: str
-    ) -> ImportReport:
+    ) -> ImportReport | LabelStudioReport:
         project = Project.objects.filter(name=project_name).first()
         if project is None:
             project = create_project(name=project_name, taxonomy=_taxonomy(taxonomy))
@@ -218,6 +262,8 @@ class Command(BaseCommand):
         if file_format == "doccano":
             user, _ = get_user_model().objects.get_or_create(username=annotator)
             return import_doccano_annotations(path=path, project=project, annotator=user)
+        if file_format == "labelstudio":
+            return import_label_studio(path=path, project=project)
         return import_texts(path=path, project=project)
 
     def _import_items(

@@ -41,6 +41,7 @@ from evaluation.models import ModelRun, PromptVariant
 from evaluation.runs.launch import LaunchError, launch_runs
 from evaluation.runs.selectors import score_run
 from evaluation.runs.services import complete_scoring
+from evaluation.runs.stored import parser_name
 from evaluation.runs.supervisor import supervise_shard
 from evaluation.scoring import PROFILES
 
@@ -274,7 +275,7 @@ class Command(BaseCommand):
             if options["format"] == "json":
                 results.append({"run": run.pk, "name": run.name, **(report or {})})
             else:
-                parser = run.prompt_variant.parser if run.prompt_variant_id else None
+                parser = parser_name(run)
                 live = score_run(
                     gold_standard=run.gold_standard,
                     run=run,

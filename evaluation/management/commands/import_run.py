@@ -9,7 +9,13 @@ a finished item run answering ``--field``, parsed and scored at once; several fi
 one run (a model's bench and benign outputs), ``--id-prefix`` given once per file in order
 (``''`` for none) puts a prefix before their ids, and ``--output-column '*'`` takes each
 whole record as the answer (SmartyPat's published ``{id, logic_error, logic_fallacies}``).
-All or nothing: a bad record names file, line and field and writes nothing.
+Harness logs (span projects, ``--gold-version`` required): lm-evaluation-harness
+``--log_samples`` output (``samples_<task>_<date>.jsonl``) and Inspect ``.eval`` logs of a task
+``export_harness`` wrote, recognised by their names (or ``--format lm-eval|inspect``); each
+sample maps to its sentence of the gold version and the run records the harness and its
+version (``evaluation.harness``).
+All or nothing: a bad record names file, line and field (a log: file and sample) and writes
+nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotations.importing.formats import DatasetFormatError
 from annotations.models import GoldStandard, Project
+from evaluation.harness import logs
+from evaluation.harness.imports import import_harness_log
 from evaluation.items.imports import OutputsFile, import_item_run
 from evaluation.models import ModelRun
 from evaluation.runs.imports import RunImportError, import_run
@@ -63,6 +71,13 @@ class Command(BaseCommand):
             default=None,
             help="item projects: put before each id of a file, given once per file in order "
             "(e.g. --id-prefix '' --id-prefix good- for bench and benign outputs)",
+        )
+        parser.add_argument(
+            "--format",
+            choices=("auto", "raw-results", logs.LM_EVAL, logs.INSPECT),
+            default="auto",
+            help="span projects: raw-results JSONL, an lm-evaluation-harness samples file or an "
+            "Inspect .eval log (auto: by the file's name and first line)",
         )
         parser.add_argument("--backend", default="", help="e.g. vllm, transformers, openai")
         parser.add_argument("--model-name", default="", help="the model's name or path")
@@ -121,6 +136,31 @@ class Command(BaseCommand):
         )
 
     def span_run(self, project: Project, path: Path, options: dict[str, Any]) -> ModelRun:
+        harness = options["format"]
+        if harness == "auto":
+            harness = logs.detect(path) or "raw-results"
+        gold = self.span_gold(project, options)
+        if harness == "raw-results":
+            return import_run(
+                project=project,
+                path=path,
+                name=options["name"],
+                gold_standard=gold,
+                backend=options["backend"],
+                model_name=options["model_name"],
+            )
+        if options["backend"]:
+            raise CommandError("--backend: a harness log's run is backed by the harness")
+        return import_harness_log(
+            project=project,
+            log=logs.read_log(path, harness, str(path)),
+            file_name=str(path),
+            name=options["name"],
+            gold_standard=gold,
+            model_name=options["model_name"],
+        )
+
+    def span_gold(self, project: Project, options: dict[str, Any]) -> GoldStandard | None:
         gold = None
         if options["gold_version"] is not None:
             gold = GoldStandard.objects.filter(
@@ -130,21 +170,16 @@ class Command(BaseCommand):
                 raise CommandError(
                     f"project {project.name!r} has no gold version {options['gold_version']}"
                 )
-        return import_run(
-            project=project,
-            path=path,
-            name=options["name"],
-            gold_standard=gold,
-            backend=options["backend"],
-            model_name=options["model_name"],
-        )
+        return gold
 
 
 def summary(run: ModelRun) -> str:
     """The line the command prints about the imported run."""
     if not run.field:
+        harness = run.config.get("harness")
+        source = f" from {harness['name']} {harness['version']}".rstrip() if harness else ""
         return (
-            f"Imported run {run.name!r} (id {run.pk}): {run.config['texts']} texts,"
+            f"Imported run {run.name!r} (id {run.pk}){source}: {run.config['texts']} texts,"
             f" {run.config['outputs']} outputs"
         )
     report = run.scores.order_by("pk").values_list("report", flat=True).first() or {}

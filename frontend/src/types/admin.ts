@@ -48,7 +48,7 @@ export interface ProjectAdminDetail extends Project {
   form?: ItemForm | Record<string, never>;
 }
 
-export type ImportFormat = "mafalda" | "doccano" | "text" | "csv" | "flub" | "smartypat" | "items";
+export type ImportFormat = "mafalda" | "doccano" | "text" | "csv" | "labelstudio" | "hf" | "flub" | "smartypat" | "items";
 
 /** The roles of an items file's columns (formats/item_columns.py). */
 export type ItemRole = "text" | "id" | "options" | "answer" | "label" | "labels" | "detection" | "segments" | "reference" | "candidate";

@@ -211,6 +211,10 @@ export interface LeaderboardRow {
   model: string | null;
   backend: string | null;
   variant: string | null;
+  /** A run imported from published outputs or a harness's log (not generated here). */
+  imported?: boolean;
+  /** The harness whose log the run was imported from, with its version ("inspect_ai 0.3.285"). */
+  harness?: string | null;
   status: string | null;
   levels: Record<string, LeaderboardScore | null>;
   unparseable_share: number | null;

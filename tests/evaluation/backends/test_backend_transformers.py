@@ -86,8 +86,8 @@ def test_every_request_answered_once_in_batches(tiny_model_dir: Path) -> None:
     assert len(keys) == len(set(keys))
     assert all(1 <= len(batch) <= 3 for batch in batches)
     # 8 free requests: key-2 and guided-no-labels (the same prompt) share their prefix and
-    # run from its cache one at a time (on a CPU), the other 6 in batches of 3; then 2 guided
-    assert sorted(len(batch) for batch in batches[:-1]) == [1, 1, 3, 3]
+    # run from its cache in one batch, the other 6 in batches of 3; then 2 guided
+    assert sorted(len(batch) for batch in batches[:-1]) == [2, 3, 3]
     assert len(batches[-1]) == 2
     for batch in batches:
         assert all(isinstance(result, GenerationResult) for result in batch)
@@ -179,9 +179,9 @@ def test_prefix_groups_find_the_shared_prefix_of_each_text() -> None:
 
 
 def test_shared_prefix_reuse_gives_one_at_a_time_outputs(tiny_model_dir: Path) -> None:
-    """The prefix of a text runs once and its cache serves the text's sentences, one at a
-    time (the CPU's way) or in batches padded between prefix and sentence (CUDA's): the
-    greedy outputs are those of one prompt at a time without any cache reuse."""
+    """The prefix of a text runs once and its cache serves the text's sentences in batches
+    padded between prefix and sentence, or one at a time: the greedy outputs are those of
+    one prompt at a time without any cache reuse."""
     prompts = shared_prefix_prompts()
     requests = requests_of(prompts)
     reused = make(tiny_model_dir, settings={"batch_size": 3}, max_new_tokens=24)
@@ -195,13 +195,13 @@ def test_shared_prefix_reuse_gives_one_at_a_time_outputs(tiny_model_dir: Path) -
     assert len(set(alone.values())) > 1
 
     batches = list(reused.generate(requests))
-    assert [len(batch) for batch in batches] == [1] * 8  # on a CPU: one member at a time
-    assert {result.key: result.output for batch in batches for result in batch} == alone
-
-    reused.batch_groups = True
-    batches = list(reused.generate(requests))
     # each group's batches (4 = 3 + 1), then the lone prompt
     assert sorted(len(batch) for batch in batches[:-1]) == [1, 3, 3] and len(batches[-1]) == 1
+    assert {result.key: result.output for batch in batches for result in batch} == alone
+
+    reused.batch_groups = False
+    batches = list(reused.generate(requests))
+    assert [len(batch) for batch in batches] == [1] * 8  # one member at a time
     assert {result.key: result.output for batch in batches for result in batch} == alone
 
 
@@ -308,6 +308,7 @@ def test_check_names_each_bad_setting(tiny_model_dir: Path) -> None:
         device="tpu",
         trust_remote_code="yes",
         prefix_cache="yes",
+        attention="flash",
         revision="",
         temperature=0.5,
     )
@@ -318,6 +319,7 @@ def test_check_names_each_bad_setting(tiny_model_dir: Path) -> None:
         "settings.device",
         "settings.trust_remote_code",
         "settings.prefix_cache",
+        "settings.attention",
         "settings.revision",
         "settings.temperature",
     }
@@ -362,6 +364,7 @@ def test_environment_has_versions_device_and_size(tiny_model_dir: Path) -> None:
         assert facts["backend_packages"][package] == metadata.version(package)
     assert facts["device"] == "cpu"
     assert facts["dtype"] == "float32"
+    assert facts["attention"] == "sdpa"  # the model's default
     assert facts["parameters"] == sum(p.numel() for p in backend.model.parameters()) > 10_000
 
 
@@ -371,6 +374,14 @@ def test_dtype_setting_is_used(tiny_model_dir: Path) -> None:
     assert set(found) == {"key-0"}
     assert backend.environment()["dtype"] == "bfloat16"
     assert str(next(backend.model.parameters()).dtype) == "torch.bfloat16"
+
+
+def test_attention_setting_is_used(tiny_model_dir: Path) -> None:
+    backend = make(tiny_model_dir, settings={"attention": "eager"})
+    assert backend.environment()["attention"] == "eager"  # before loading: the setting
+    outputs(backend, requests_of(["hello there"]))
+    assert backend.environment()["attention"] == "eager"
+    assert backend.model.config._attn_implementation == "eager"
 
 
 def test_cuda_asked_for_without_a_gpu_is_a_backend_error(tiny_model_dir: Path) -> None:

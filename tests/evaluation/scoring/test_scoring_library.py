@@ -36,6 +36,7 @@ SCRIPT = """
 import importlib.util, json, sys
 from fallacy_scoring import Corpus, Predictions, TextGold, TextPrediction, score
 from fallacy_scoring.items import score_answers
+import fallacy_scoring.harness  # the harnesses' exported tasks score through it
 text, gold, sentences, (golds, answers) = json.loads(sys.argv[1])
 prediction = TextPrediction.from_sentences(text, dict(sentences))
 report = score(Corpus([TextGold.from_triples(text, gold)]), Predictions([prediction]),

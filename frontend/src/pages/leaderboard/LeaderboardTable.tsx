@@ -24,7 +24,7 @@ function bestF1(rows: LeaderboardRow[], level: string): number | null {
 }
 
 function describe(row: LeaderboardRow): string {
-  return [row.model, row.backend, row.variant].filter(Boolean).join(" · ");
+  return [row.model, row.harness ?? row.backend, row.variant].filter(Boolean).join(" · ");
 }
 
 /** F1 over its 95% interval (a second, smaller line: the column stays narrow). */
@@ -60,6 +60,11 @@ function Row({ r, levels, best }: { r: LeaderboardRow; levels: string[]; best: R
           <span class={`badge kind-${r.kind}`} data-testid="kind-badge">
             {r.kind === "run" ? "model" : "human"}
           </span>
+          {r.imported && (
+            <span class="badge subtle" data-testid="imported-badge" title={r.harness ? `Imported from a log of ${r.harness}` : "Imported outputs, not generated here"}>
+              imported
+            </span>
+          )}
         </span>
         {about && <span class="lb-about">{about}</span>}
         {r.note && <span class="lb-about note-text">{r.note}</span>}

@@ -40,7 +40,7 @@ export function ImportPage({ me, projectId }: { me: Me; projectId: number }) {
 
   const count = project.data?.progress?.total;
   return (
-    <AdminLayout me={me} projectId={projectId} active="import" title="Import texts" testId="import-page" intro={project.data?.kind === "items" ? "FLUB, SmartyPat, or any CSV/JSONL file with a column mapping. Every record becomes an item; re-importing the same ids is refused." : "MAFALDA, doccano, plain text or CSV. A text already in the project is reused, not added twice."}>
+    <AdminLayout me={me} projectId={projectId} active="import" title="Import texts" testId="import-page" intro={project.data?.kind === "items" ? "FLUB, SmartyPat, any CSV/JSONL file with a column mapping, or a Hugging Face dataset folder (zipped). Every record becomes an item; re-importing the same ids is refused." : "MAFALDA, doccano, Label Studio JSON, plain text, CSV, or a Hugging Face dataset folder (zipped). A text already in the project is reused, not added twice."}>
       {project.error && !project.data ? (
         <LoadErrorMessage error={project.error} onRetry={() => void project.reload()} />
       ) : (

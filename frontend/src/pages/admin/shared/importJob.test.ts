@@ -33,6 +33,7 @@ describe("import job state", () => {
     expect(jobProgress(job({ status: "running", lines_total: 10, lines_done: 12 })).done).toBe(10);
     expect(jobProgress(job({ status: "running" })).text).toBe("Reading the file…");
     expect(jobProgress(job({ status: "queued", lines_total: 5 })).text).toBe("Waiting for a worker…");
+    expect(jobProgress(job({ status: "running", format: "hf", lines_total: 30, lines_done: 3 })).text).toBe("3 / 30 rows checked");
   });
 
   it("lists problems as LINE: FIELD: message", () => {
@@ -68,6 +69,23 @@ describe("import job state", () => {
       ["skipped_to_clean", 0],
     ]);
     expect(reportRows({ texts: 2 }).map((r) => r.key)).not.toContain("spans");
+    const ls = reportRows({ format: "labelstudio", texts: 3, spans: 5, annotations_created: 5, regions_moved: 5, chars_moved: 134, runs: [{ name: "Label Studio v1" }] });
+    expect(ls.slice(-4).map((r) => [r.key, r.value])).toEqual([
+      ["annotations_created", 5],
+      ["regions_moved", 5],
+      ["chars_moved", 134],
+      ["runs", 1],
+    ]);
+    const hf = reportRows({ format: "hf", kind: "spans", texts: 5, documents_created: 5, documents_reused: 0, sentences: 12, spans: 7, gold_version: 2 });
+    expect(hf.map((r) => [r.key, r.value])).toEqual([
+      ["texts", 5],
+      ["documents_created", 5],
+      ["documents_reused", 0],
+      ["sentences", 12],
+      ["spans", 7],
+      ["gold_version", 2],
+    ]);
+    expect(reportRows({ format: "hf", kind: "items", texts: 2, documents_created: 2 }).map((r) => r.key)).not.toContain("gold_version");
     expect(jobSummary(job({ report: { documents_created: 3, documents_reused: 1 } }))).toBe("3 created, 1 reused");
     expect(jobSummary(job({ status: "failed", errors: [{ line: 1, field: null, message: "x", text: "1: x" }] }))).toBe("1 problem · nothing imported");
   });
@@ -76,5 +94,6 @@ describe("import job state", () => {
     expect(guessFormat("a.CSV")).toBe("csv");
     expect(guessFormat("a.txt")).toBe("text");
     expect(guessFormat("a.jsonl")).toBeNull();
+    expect(guessFormat("mafalda-hf.ZIP")).toBe("hf");
   });
 });

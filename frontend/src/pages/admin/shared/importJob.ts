@@ -8,6 +8,8 @@ export const FORMATS: { value: ImportFormat; label: string; accept: string; hint
   { value: "doccano", label: "doccano (.jsonl)", accept: ".jsonl,.json", hint: 'doccano\'s JSONL export: "text" and "label" [start, end, name] triples.' },
   { value: "text", label: "Plain text (.txt or .jsonl)", accept: ".txt,.jsonl", hint: 'Texts separated by blank lines (.txt), or JSON lines with "text" and optionally "id", "source", "metadata" (.jsonl).' },
   { value: "csv", label: "CSV", accept: ".csv,.tsv", hint: "Pick the text column (and an optional id column) after choosing the file." },
+  { value: "labelstudio", label: "Label Studio (.json)", accept: ".json", hint: "Label Studio's JSON export: one annotator per completed annotation, regions snapped to whole sentences, predictions as an imported run." },
+  { value: "hf", label: "Hugging Face dataset folder (.zip)", accept: ".zip", hint: "A folder written by export_dataset --format hf (README.md and data/*.parquet), zipped: a gold version becomes the next published version, items are added." },
   { value: "flub", label: "FLUB (.jsonl)", accept: ".jsonl,.json", hint: "FLUB's JSONL: text, is_question, type, explanation, id, options A–D and answer on every line." },
   { value: "smartypat", label: "SmartyPat (.csv)", accept: ".csv,.tsv", hint: "Columns id, original post, fallacy types (comma-separated; empty: sound) and declarative rewrite." },
   { value: "items", label: "Items: CSV or JSONL with a column mapping", accept: ".csv,.tsv,.jsonl,.json", hint: "Pick which column holds the text, the id, the options and each answer key after choosing the file." },
@@ -18,18 +20,21 @@ export function guessFormat(fileName: string): ImportFormat | null {
   const n = fileName.toLowerCase();
   if (n.endsWith(".csv") || n.endsWith(".tsv")) return "csv";
   if (n.endsWith(".txt")) return "text";
+  if (n.endsWith(".zip")) return "hf";
   return null;
 }
 
 export const isActive = (job: ImportJob | null | undefined): boolean => !!job && (job.status === "queued" || job.status === "running");
 
-/** Progress of a running job: lines done of total (total unknown while queued). */
+/** Progress of a running job: lines (a dataset folder: rows) done of total (total unknown
+ * while queued or while the folder is unpacked). */
 export function jobProgress(job: ImportJob): { done: number; total: number; text: string } {
   const total = Math.max(0, job.lines_total || 0);
   const done = Math.min(Math.max(0, job.lines_done || 0), total || Infinity);
   if (job.status === "queued") return { done: 0, total, text: "Waiting for a worker…" };
   if (!total) return { done: 0, total: 0, text: "Reading the file…" };
-  return { done, total, text: `${done.toLocaleString("en")} / ${total.toLocaleString("en")} lines checked` };
+  const unit = job.format === "hf" ? "rows" : "lines";
+  return { done, total, text: `${done.toLocaleString("en")} / ${total.toLocaleString("en")} ${unit} checked` };
 }
 
 /** One problem as the page lists it: the server's "LINE: FIELD: message", else composed. */
@@ -71,7 +76,21 @@ export function reportRows(report: ImportReport): { key: string; label: string; 
     { key: "skipped_to_clean", label: 'Skipped "to clean" triples', value: n(report.skipped_to_clean) },
   ];
   // Spans and skipped triples only mean something for annotated formats; show them when set.
-  return rows.filter((r) => !(r.key === "spans" || r.key === "skipped_to_clean") || r.value > 0 || "spans" in report);
+  const shown = rows.filter((r) => !(r.key === "spans" || r.key === "skipped_to_clean") || r.value > 0 || "spans" in report);
+  // Label Studio's figures: annotations, snapping and the runs its predictions became.
+  const extra = [
+    { key: "annotations_created", label: "Annotations submitted", value: n(report.annotations_created) },
+    { key: "regions_moved", label: "Regions moved to sentence boundaries", value: n(report.regions_moved) },
+    { key: "chars_moved", label: "Characters added by that snapping", value: n(report.chars_moved) },
+    { key: "runs", label: "Runs imported from predictions", value: Array.isArray(report.runs) ? report.runs.length : 0 },
+  ];
+  if (report.format === "hf") {
+    // A dataset folder: its gold version (span exports) becomes a published version.
+    const rows = shown.filter((r) => r.key !== "skipped_to_clean");
+    const gold = report.gold_version;
+    return typeof gold === "number" ? [...rows, { key: "gold_version", label: "Gold version published", value: gold }] : rows;
+  }
+  return [...shown, ...extra.filter((r) => r.key in report && report.format === "labelstudio")];
 }
 
 /** One line of the recent-imports table: "20 created, 0 reused" or "3 problems". */

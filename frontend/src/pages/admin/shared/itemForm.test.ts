@@ -23,7 +23,9 @@ describe("item projects: kind and form", () => {
   it("spans projects send no kind and keep the item formats away", () => {
     expect(buildKind(EMPTY_KIND).body).toEqual({});
     expect(formatsFor("spans")).not.toContain("flub");
-    expect(formatsFor("items")).toEqual(["flub", "smartypat", "items"]);
+    expect(formatsFor("items")).toEqual(["flub", "smartypat", "items", "hf"]);
+    // A Hugging Face dataset folder holds either kind: both kinds take it.
+    expect(formatsFor("spans")).toContain("hf");
   });
 });
 

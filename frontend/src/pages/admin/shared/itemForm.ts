@@ -44,7 +44,7 @@ export const taxonomyOptional = (choice: KindChoice | undefined): boolean => !!c
 
 /** The import formats a project of this kind takes. */
 export function formatsFor(kind: ProjectKind | undefined): ImportFormat[] {
-  return kind === "items" ? ["flub", "smartypat", "items"] : ["mafalda", "doccano", "text", "csv"];
+  return kind === "items" ? ["flub", "smartypat", "items", "hf"] : ["mafalda", "doccano", "text", "csv", "labelstudio", "hf"];
 }
 
 export const ITEM_ROLES: { role: ItemRole; label: string; hint: string }[] = [

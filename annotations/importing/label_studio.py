@@ -1,0 +1,448 @@
+"""Importing a Label Studio JSON export (``formats.label_studio``) into a span project.
+
+- Tasks are documents: a task whose text is already a document of the project reuses it;
+  otherwise its key (``data.external_id``, else ``ls-<task id>``) must not name a stored
+  document with another text (that is an error naming the task), and a new document gets
+  the key as its external id and its sentences split.
+- Every completed (not cancelled) annotation is one annotator's submitted annotation: the
+  user with ``completed_by``'s email (created with the email as username when new), else
+  ``ls-user-<id>``. Re-importing replaces that annotator's annotations on the file's
+  documents; one annotator twice on a task is an error.
+- Regions are snapped outward to the sentences they overlap (the platform annotates whole
+  sentences); the report counts the regions moved and the characters added. Regions of one
+  annotation covering the same sentences become one span whose labels are alternatives
+  (several labels on one region too); overlapping regions over different sentences stay
+  separate spans. Labels resolve with the project's taxonomy; an unknown one is an error.
+- Predictions become one imported run per ``model_version`` (through the hook the
+  evaluation app registers, ``register_prediction_importer``), one output per sentence of
+  each predicted document: the labels of the regions over it, or "no fallacy".
+
+All or nothing: one transaction; the first problem raises ``DatasetFormatError`` naming the
+file, the task's line and id, and the region.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from annotations.adjudication import snap
+from annotations.importing.formats import DatasetFormatError
+from annotations.importing.formats.jsonl import Source, source_name
+from annotations.importing.formats.label_studio import (
+    Completion,
+    LabelStudioTask,
+    Region,
+    checker,
+    read_label_studio,
+)
+from annotations.importing.sentences import Range, split_sentences
+from annotations.labels import NO_FALLACY, LabelResolver
+from annotations.models import (
+    Annotation,
+    Assignment,
+    Document,
+    Membership,
+    Project,
+    Sentence,
+    Span,
+)
+from annotations.selectors.taxonomy import label_resolver
+from annotations.services.documents import BATCH_SIZE, NewDocument, create_documents, next_position
+
+Bounds = list[Range]
+
+
+@dataclass(frozen=True)
+class PredictedUnit:
+    index: int
+    text: str
+    labels: tuple[str, ...]  # canonical; empty: no fallacy
+
+
+@dataclass(frozen=True)
+class PredictedDocument:
+    document_id: int
+    units: list[PredictedUnit]
+
+
+#: Stores one model version's predictions as an imported run and returns ``{"name", "id",
+#: "outputs"}``; registered by the evaluation app (this app imports none of it).
+PredictionImporter = Callable[..., dict[str, Any]]
+_prediction_importer: PredictionImporter | None = None
+
+
+def register_prediction_importer(importer: PredictionImporter) -> None:
+    global _prediction_importer
+    _prediction_importer = importer
+
+
+@dataclass
+class LabelStudioReport:
+    """What the import did; ``summary()`` is the few lines the command prints."""
+
+    file: str
+    format: str = "labelstudio"
+    texts: int = 0
+    documents_created: int = 0
+    documents_reused: int = 0
+    annotators: list[str] = field(default_factory=list)
+    annotations_created: int = 0
+    annotations_replaced: int = 0
+    annotations_cancelled: int = 0
+    spans: int = 0
+    span_labels: int = 0
+    spans_with_alternatives: int = 0
+    regions: int = 0
+    regions_moved: int = 0
+    chars_moved: int = 0  # characters added by snapping, over all moved regions
+    max_chars_moved: int = 0
+    other_results: int = 0
+    runs: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def summary(self) -> str:
+        lines = [
+            f"Imported {self.texts} tasks from {Path(self.file).name} (Label Studio):",
+            f"  documents: {self.documents_created} created, {self.documents_reused} reused",
+            f"  annotations: {self.annotations_created} submitted by {len(self.annotators)}"
+            f" annotators ({self.annotations_replaced} replaced,"
+            f" {self.annotations_cancelled} cancelled skipped)",
+            f"  spans: {self.spans} ({self.span_labels} labels,"
+            f" {self.spans_with_alternatives} with alternatives)",
+            f"  regions snapped to sentences: {self.regions_moved} of {self.regions} moved,"
+            f" {self.chars_moved} characters added (at most {self.max_chars_moved} for one)",
+        ]
+        if self.other_results:
+            lines.append(f"  skipped results that are not text labels: {self.other_results}")
+        lines += [
+            f"  predictions: run {run['name']!r} ({run['outputs']} sentence outputs)"
+            for run in self.runs
+        ]
+        return "\n".join(lines)
+
+
+@dataclass
+class _Prepared:
+    """A task with its document and sentence bounds, its regions snapped and resolved."""
+
+    task: LabelStudioTask
+    document_id: int = 0
+    bounds: Bounds = field(default_factory=list)
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+def _task_key(task: LabelStudioTask) -> str:
+    if task.external_id:
+        return task.external_id
+    return f"ls-{task.id}" if task.id is not None else ""
+
+
+def _in_chunks(values: list[Any]) -> list[list[Any]]:
+    return [values[i : i + BATCH_SIZE] for i in range(0, len(values), BATCH_SIZE)]
+
+
+def _first_difference(a: str, b: str) -> int:
+    for index, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return index
+    return min(len(a), len(b))
+
+
+def _check_file(tasks: list[LabelStudioTask], name: str) -> None:
+    """Texts and keys repeated in the file."""
+    texts: dict[bytes, LabelStudioTask] = {}
+    keys: dict[str, LabelStudioTask] = {}
+    for task in tasks:
+        fail = checker(task, name).fail
+        earlier = texts.setdefault(_digest(task.text), task)
+        if earlier is not task:
+            raise fail("data.text", f"same text as {earlier.name} (line {earlier.line})")
+        key = _task_key(task)
+        earlier = keys.setdefault(key, task) if key else task
+        if earlier is not task:
+            raise fail("id", f"same document key {key!r} as {earlier.name} (line {earlier.line})")
+
+
+def _stored(project: Project, tasks: list[LabelStudioTask]) -> tuple[dict, dict]:
+    """({text: document id}, {external id: (document id, name, text)}) of stored documents."""
+    by_text: dict[str, int] = {}
+    by_key: dict[str, tuple[int, str, str]] = {}
+    documents = Document.objects.filter(project=project).order_by("-pk")
+    for chunk in _in_chunks([task.text for task in tasks]):
+        by_text.update(documents.filter(text__in=chunk).values_list("text", "pk"))
+    keys = [key for key in map(_task_key, tasks) if key]
+    for chunk in _in_chunks(keys):
+        for pk, external_id, name, text in documents.filter(external_id__in=chunk).values_list(
+            "pk", "external_id", "name", "text"
+        ):
+            by_key[external_id] = (pk, name, text)
+    return by_text, by_key
+
+
+def _documents(
+    project: Project, tasks: list[LabelStudioTask], name: str, report: LabelStudioReport
+) -> list[_Prepared]:
+    """Each task's document (reused or created) and sentence bounds."""
+    by_text, by_key = _stored(project, tasks)
+    prepared = [_Prepared(task) for task in tasks]
+    new: list[tuple[_Prepared, NewDocument]] = []
+    for item in prepared:
+        task = item.task
+        if task.text in by_text:
+            item.document_id = by_text[task.text]
+            continue
+        key = _task_key(task)
+        if key in by_key:
+            pk, doc_name, text = by_key[key]
+            at = _first_difference(task.text, text)
+            raise checker(task, name).fail(
+                "data.text",
+                f"the text differs from stored document {doc_name or pk!r} (external id {key!r})"
+                f" from character {at}: {task.text[at : at + 30]!r} vs {text[at : at + 30]!r}",
+            )
+        item.bounds = split_sentences(task.text)
+        metadata = {"label_studio_id": task.id} if task.id is not None else {}
+        document = NewDocument(
+            text=task.text,
+            external_id=key,
+            source=Path(name).name,
+            metadata=metadata,
+            sentences=item.bounds,
+        )
+        new.append((item, document))
+    created, _ = create_documents(
+        project=project, texts=[doc for _, doc in new], first_position=next_position(project)
+    )
+    for (item, _), document in zip(new, created, strict=True):
+        item.document_id = document.pk
+    reused = {item.document_id for item in prepared if not item.bounds}
+    stored_bounds: dict[int, Bounds] = {}
+    for chunk in _in_chunks(sorted(reused)):
+        rows = Sentence.objects.filter(document_id__in=chunk).order_by("document_id", "index")
+        for document_id, start, end in rows.values_list("document_id", "start", "end"):
+            stored_bounds.setdefault(document_id, []).append((start, end))
+    for item in prepared:
+        if item.document_id in reused:
+            item.bounds = stored_bounds.get(item.document_id, [])
+    report.texts = len(tasks)
+    report.documents_created = len(created)
+    report.documents_reused = len(tasks) - len(created)
+    return prepared
+
+
+def _resolved(
+    region: Region, resolver: LabelResolver, fail: Callable[[str, str], DatasetFormatError]
+) -> set[str]:
+    labels = set()
+    for index, raw in enumerate(region.labels):
+        label = resolver.resolve(raw)
+        if label is None:
+            raise fail(
+                f"{region.place}.value.labels[{index}]",
+                f"unknown label {raw!r} (not in the project's taxonomy)",
+            )
+        labels.add(label)
+    return labels
+
+
+def _snapped(
+    item: _Prepared,
+    completion: Completion,
+    resolver: LabelResolver,
+    name: str,
+    report: LabelStudioReport,
+) -> dict[Range, set[str]]:
+    """The completion's regions snapped to sentences, labels grouped by snapped range."""
+    fail = checker(item.task, name).fail
+    groups: dict[Range, set[str]] = {}
+    for region in completion.regions:
+        labels = _resolved(region, resolver, fail)
+        start, end = snap(item.bounds, region.start, region.end)
+        if (start, end) == (region.start, region.end) and not any(
+            s < end and start < e for s, e in item.bounds
+        ):
+            raise fail(region.place, f"region [{start}, {end}) covers no sentence (only spaces)")
+        moved = (region.start - start) + (end - region.end)
+        report.regions += 1
+        if moved:
+            report.regions_moved += 1
+            report.chars_moved += moved
+            report.max_chars_moved = max(report.max_chars_moved, moved)
+        groups.setdefault((start, end), set()).update(labels)
+    for (start, end), labels in groups.items():
+        if labels == {NO_FALLACY}:
+            raise fail(
+                completion.place,
+                f"span [{start}, {end}) has no fallacy label, only ⊥ (a span needs one)",
+            )
+    return groups
+
+
+def _annotator(completion: Completion) -> AbstractBaseUser:
+    """The user of an annotation: by email, else ``ls-user-<id>`` (created when new)."""
+    users = get_user_model().objects
+    if completion.email:
+        found = users.filter(email__iexact=completion.email).order_by("pk").first()
+        if found is not None:
+            return found
+        user, _ = users.get_or_create(
+            username=completion.email[:150], defaults={"email": completion.email}
+        )
+        return user
+    user, _ = users.get_or_create(username=f"ls-user-{completion.user_id}")
+    return user
+
+
+def _write_annotations(
+    project: Project,
+    prepared: list[_Prepared],
+    resolver: LabelResolver,
+    name: str,
+    report: LabelStudioReport,
+) -> None:
+    """One submitted annotation per completed annotation, replacing the annotator's own."""
+    users: dict[tuple[str, str], AbstractBaseUser] = {}
+    rows: list[tuple[AbstractBaseUser, int, dict[Range, set[str]]]] = []
+    for item in prepared:
+        seen: dict[int, str] = {}
+        for completion in item.task.annotations:
+            key = (completion.email.casefold(), str(completion.user_id))
+            if key not in users:
+                users[key] = _annotator(completion)
+            user = users[key]
+            if user.pk in seen:
+                raise checker(item.task, name).fail(
+                    completion.place, f"a second annotation by {user} (first: {seen[user.pk]})"
+                )
+            seen[user.pk] = completion.place
+            rows.append(
+                (user, item.document_id, _snapped(item, completion, resolver, name, report))
+            )
+        report.annotations_cancelled += item.task.cancelled
+        report.other_results += item.task.other_results
+    annotators = {user.pk: user for user in users.values()}
+    documents = [item.document_id for item in prepared]
+    for user in annotators.values():
+        Membership.objects.get_or_create(
+            project=project, user=user, defaults={"role": Membership.Role.ANNOTATOR}
+        )
+        for chunk in _in_chunks(documents):
+            _, deleted = Annotation.objects.filter(annotator=user, document_id__in=chunk).delete()
+            report.annotations_replaced += deleted.get(Annotation._meta.label, 0)
+    now = timezone.now()
+    annotations = Annotation.objects.bulk_create(
+        [
+            Annotation(
+                document_id=document_id,
+                annotator=user,
+                status=Annotation.Status.SUBMITTED,
+                submitted_at=now,
+            )
+            for user, document_id, _ in rows
+        ],
+        batch_size=BATCH_SIZE,
+    )
+    spans = [
+        Span(annotation=annotation, start=start, end=end, labels=sorted(labels))
+        for annotation, (_, _, groups) in zip(annotations, rows, strict=True)
+        for (start, end), labels in sorted(groups.items())
+    ]
+    Span.objects.bulk_create(spans, batch_size=BATCH_SIZE)
+    Assignment.objects.bulk_create(
+        [Assignment(document_id=doc, annotator=user) for user, doc, _ in rows],
+        batch_size=BATCH_SIZE,
+        ignore_conflicts=True,
+    )
+    report.annotators = sorted(user.get_username() for user in annotators.values())
+    report.annotations_created = len(annotations)
+    report.spans = len(spans)
+    report.span_labels = sum(len(span.labels) for span in spans)
+    report.spans_with_alternatives = sum(len(span.labels) > 1 for span in spans)
+
+
+def _predicted_units(item: _Prepared, groups: dict[Range, set[str]]) -> list[PredictedUnit]:
+    units = []
+    for index, (start, end) in enumerate(item.bounds):
+        labels = {
+            label
+            for (s, e), found in groups.items()
+            if s < end and start < e
+            for label in found
+            if label != NO_FALLACY
+        }
+        units.append(PredictedUnit(index, item.task.text[start:end], tuple(sorted(labels))))
+    return units
+
+
+def _write_predictions(
+    project: Project,
+    prepared: list[_Prepared],
+    resolver: LabelResolver,
+    name: str,
+    created_by: AbstractBaseUser | None,
+    report: LabelStudioReport,
+) -> None:
+    """One imported run per model version (see the module docstring)."""
+    versions: dict[str, dict[int, tuple[_Prepared, dict[Range, set[str]]]]] = {}
+    for item in prepared:
+        for completion in item.task.predictions:
+            groups = _snapped(item, completion, resolver, name, report)
+            per_document = versions.setdefault(completion.model_version, {})
+            _, merged = per_document.setdefault(item.document_id, (item, {}))
+            for span_range, labels in groups.items():
+                merged.setdefault(span_range, set()).update(labels)
+    if versions and _prediction_importer is None:
+        raise DatasetFormatError(name, 1, "predictions", "this platform cannot import runs")
+    for version, per_document in versions.items():
+        documents = [
+            PredictedDocument(item.document_id, _predicted_units(item, groups))
+            for item, groups in per_document.values()
+        ]
+        assert _prediction_importer is not None
+        report.runs.append(
+            _prediction_importer(
+                project=project,
+                model_version=version,
+                documents=documents,
+                file_name=name,
+                created_by=created_by,
+            )
+        )
+
+
+@transaction.atomic
+def import_label_studio(
+    *,
+    path: Source,
+    project: Project,
+    created_by: AbstractBaseUser | None = None,
+    name: str | None = None,
+) -> LabelStudioReport:
+    """Import a Label Studio JSON export (see the module docstring); ``name`` is the file
+    name used in errors when ``path`` is an open file."""
+    name = source_name(path, name)
+    tasks = read_label_studio(path, name=name)
+    if not tasks:
+        raise DatasetFormatError(name, 1, None, "the file holds no tasks")
+    report = LabelStudioReport(file=name)
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    _check_file(tasks, name)
+    resolver = label_resolver(project.taxonomy)
+    prepared = _documents(project, tasks, name, report)
+    _write_annotations(project, prepared, resolver, name, report)
+    _write_predictions(project, prepared, resolver, name, created_by, report)
+    return report
