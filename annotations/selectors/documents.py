@@ -168,8 +168,8 @@ def text_search(q: str) -> Q:
     added to it (``services.search_index``), so that on PostgreSQL each half has an index:
     the partial trigram index, and the partial one of the few pending documents."""
     text = Q(text__icontains=q)
-    return (Q(in_search_index=True) & text) | (Q(in_search_index=False) & text) | Q(
-        name__icontains=q
+    return (
+        (Q(in_search_index=True) & text) | (Q(in_search_index=False) & text) | Q(name__icontains=q)
     )
 
 
