@@ -7,8 +7,9 @@ The contract (see ``base.Backend``):
   which transformers de-quantizes on load.
 - Settings: ``gguf_file``, ``revision``, ``batch_size`` (16), ``prefix_cache`` (true),
   ``dtype`` (``auto``: float32 on CPU, bfloat16 on CUDA when supported, else float16),
-  ``device`` (``auto``: CUDA when available), ``attention`` (``auto``: the model's default,
-  torch's fused ``sdpa`` for most; or ``eager``, ``sdpa``), ``trust_remote_code`` (false).
+  ``device`` (``auto``: CUDA when available), ``attention`` (``auto``: on a CPU torch's fused
+  kernel taking grouped key/value heads even with a padding mask, ``attention.GROUPED_SDPA``;
+  on CUDA the model's default; or ``eager``, ``sdpa``), ``trust_remote_code`` (false).
   ``check`` validates them without importing torch.
 - The tokenizer and the model are loaded lazily, on the first ``generate`` or ``load``
   (``render_prompt`` loads only the tokenizer); ``close`` frees them. A local GGUF file is
@@ -271,6 +272,10 @@ class TransformersBackend(Backend):
                 dtype
             )
             attention = self.spec.settings.get("attention") or "auto"
+            if attention == "auto" and device == "cpu":
+                from evaluation.backends import attention as grouped
+
+                attention = grouped.register()
             if attention != "auto":
                 kwargs["attn_implementation"] = attention
             use_device_map = device == "cuda" and importlib.util.find_spec("accelerate")

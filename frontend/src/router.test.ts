@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { match, paths } from "./router";
+import { describe, expect, it, vi } from "vitest";
+import { match, navigate, paths, setNavigationGuard } from "./router";
 
 describe("routes", () => {
   it("matches the app's pages with or without the trailing slash", () => {
@@ -31,5 +31,33 @@ describe("routes", () => {
     expect(match(paths.generationRules())).toEqual({ name: "generationRules" });
     expect(match(paths.generationJob(5))).toEqual({ name: "generationJob", id: 5 });
     expect(match("/generation/jobs/x/")).toEqual({ name: "notfound" });
+  });
+});
+
+describe("navigation guard", () => {
+  it("keeps the page while a guard refuses, lets a forced move through, and is lifted", () => {
+    // the History API, as far as navigate uses it (the tests run without a DOM)
+    const at = { pathname: "/projects/1/adjudication/2/", search: "" };
+    const go = (_state: unknown, _title: string, to: string) => {
+      at.pathname = to;
+    };
+    vi.stubGlobal("location", at);
+    vi.stubGlobal("history", { pushState: go, replaceState: go });
+    vi.stubGlobal("window", { scrollTo: () => undefined });
+    const asked: string[] = [];
+    const lift = setNavigationGuard((to) => {
+      asked.push(to);
+      return false;
+    });
+    navigate("/projects/1/");
+    expect(location.pathname).toBe("/projects/1/adjudication/2/");
+    expect(asked).toEqual(["/projects/1/"]);
+    navigate("/projects/1/", false, true);
+    expect(location.pathname).toBe("/projects/1/");
+    lift();
+    navigate("/projects/1/gold/");
+    expect(location.pathname).toBe("/projects/1/gold/");
+    expect(asked).toEqual(["/projects/1/"]);
+    vi.unstubAllGlobals();
   });
 });

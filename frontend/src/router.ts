@@ -4,8 +4,22 @@ import { useEffect, useState } from "preact/hooks";
 
 const listeners = new Set<() => void>();
 
-export function navigate(to: string, replace = false) {
+/** Asked before every in-app navigation (`navigate`, so every in-app link): false keeps the
+ * page (it may then ask the user, and go on with `navigate(to, false, true)`). */
+type NavigationGuard = (to: string) => boolean;
+let guard: NavigationGuard | null = null;
+
+/** Sets the guard of the page that holds unsaved work; returns the function that lifts it. */
+export function setNavigationGuard(check: NavigationGuard): () => void {
+  guard = check;
+  return () => {
+    if (guard === check) guard = null;
+  };
+}
+
+export function navigate(to: string, replace = false, force = false) {
   if (to === location.pathname + location.search) return;
+  if (!force && guard && !guard(to)) return;
   if (replace) history.replaceState(null, "", to);
   else history.pushState(null, "", to);
   window.scrollTo(0, 0);

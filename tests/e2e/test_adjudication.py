@@ -257,6 +257,12 @@ def test_walk_the_queue_by_disagreement_asking_before_leaving_unsaved_spans(
     page.get_by_test_id("leave-stay").click()
     on_adjudication(page, base, project, ids[2], "3 / 4")
     expect(page.get_by_test_id("gold-span")).to_have_count(1)  # the spans are still there
+    # the breadcrumb's links ask too, and Stay keeps the page
+    page.locator("nav.crumbs a").first.click()
+    expect(dialog).to_be_visible()
+    page.get_by_test_id("leave-stay").click()
+    on_adjudication(page, base, project, ids[2], "3 / 4")
+    expect(page.get_by_test_id("gold-span")).to_have_count(1)
     # typing < or > in a field types it
     page.locator(".adj-gold textarea").first.fill("")
     page.locator(".adj-gold textarea").first.type("a <b> c")

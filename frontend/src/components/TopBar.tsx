@@ -5,7 +5,7 @@ import type { Me } from "../types";
 
 export async function logout() {
   await http("POST", "/api/auth/logout/").catch(() => undefined);
-  navigate("/login/", true);
+  navigate("/login/", true, true); // the reload below asks about unsaved work itself
   location.reload();
 }
 

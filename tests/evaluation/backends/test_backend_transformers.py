@@ -364,7 +364,7 @@ def test_environment_has_versions_device_and_size(tiny_model_dir: Path) -> None:
         assert facts["backend_packages"][package] == metadata.version(package)
     assert facts["device"] == "cpu"
     assert facts["dtype"] == "float32"
-    assert facts["attention"] == "sdpa"  # the model's default
+    assert facts["attention"] == "sdpa-grouped"  # on a CPU
     assert facts["parameters"] == sum(p.numel() for p in backend.model.parameters()) > 10_000
 
 
@@ -382,6 +382,18 @@ def test_attention_setting_is_used(tiny_model_dir: Path) -> None:
     outputs(backend, requests_of(["hello there"]))
     assert backend.environment()["attention"] == "eager"
     assert backend.model.config._attn_implementation == "eager"
+
+
+def test_grouped_attention_gives_the_stock_attention_outputs(tiny_model_dir: Path) -> None:
+    """On a CPU the default attention passes grouped key/value heads to torch's kernel even
+    with the padding mask of a shared-prefix batch; the greedy outputs are those of
+    transformers' own ``sdpa`` (which repeats the heads) on the same batches."""
+    requests = requests_of(shared_prefix_prompts())
+    grouped = make(tiny_model_dir, settings={"batch_size": 4}, max_new_tokens=24)
+    stock = make(tiny_model_dir, settings={"batch_size": 4, "attention": "sdpa"}, max_new_tokens=24)
+    assert outputs(grouped, requests) == outputs(stock, requests)
+    assert grouped.environment()["attention"] == "sdpa-grouped"
+    assert stock.environment()["attention"] == "sdpa"
 
 
 def test_cuda_asked_for_without_a_gpu_is_a_backend_error(tiny_model_dir: Path) -> None:

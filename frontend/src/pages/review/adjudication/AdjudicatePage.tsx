@@ -7,7 +7,7 @@ import { TopBar } from "../../../components/TopBar";
 import { useResource } from "../../../hooks/useResource";
 import { useProject } from "../../../hooks/useProject";
 import { flattenTaxonomy } from "../../../lib/labels";
-import { linkHandler, navigate, paths } from "../../../router";
+import { linkHandler, navigate, paths, setNavigationGuard } from "../../../router";
 import type { Adjudication, GoldState, Me } from "../../../types";
 import { AdjudicationNav, LeaveDialog } from "./AdjudicationNav";
 import { ConflictBanner, SaveMessage, ShortcutList } from "./Banners";
@@ -63,7 +63,15 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
     if (!dirty) return;
     const warn = (e: BeforeUnloadEvent) => e.preventDefault();
     window.addEventListener("beforeunload", warn);
-    return () => window.removeEventListener("beforeunload", warn);
+    // every in-app link (breadcrumbs, tabs, top bar) asks first, as previous/next do
+    const lift = setNavigationGuard((to) => {
+      setLeaving(to);
+      return false;
+    });
+    return () => {
+      window.removeEventListener("beforeunload", warn);
+      lift();
+    };
   }, [dirty]);
 
   const update = (key: string, f: (s: GoldSpanDraft) => GoldSpanDraft) => setSpans((all) => all.map((s) => (s.key === key ? f(s) : s)));
@@ -124,7 +132,7 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
     const to = leaving;
     const ok = await save();
     setLeaving(null);
-    if (ok && to) navigate(to);
+    if (ok && to) navigate(to, false, true);
   };
   /** Their save becomes the base; the reviewer's edits since loading go on top, then save. */
   const reapply = () => {
@@ -211,7 +219,7 @@ export function AdjudicatePage({ me, projectId, documentId }: { me: Me; projectI
                 </button>
               </div>
             </div>
-            <LeaveDialog open={leaving !== null} saving={saving} onSave={() => void saveAndLeave()} onDiscard={() => leaving && navigate(leaving)} onStay={() => setLeaving(null)} />
+            <LeaveDialog open={leaving !== null} saving={saving} onSave={() => void saveAndLeave()} onDiscard={() => leaving && navigate(leaving, false, true)} onStay={() => setLeaving(null)} />
             {help && <ShortcutList />}
             {conflict && plan && <ConflictBanner current={conflict.current} plan={plan} onReapply={reapply} onDiscard={discardMine} />}
             {message && <SaveMessage message={message} projectId={projectId} next={next} />}
