@@ -18,7 +18,7 @@ import page does and is timed from the first byte sent until the documents are l
 3. the page's reloads (``GET /api/projects/<id>/`` and ``/imports/``), then the document list's
    first page (``GET /api/projects/<id>/documents/``), which must count every text.
 
-On PostgreSQL the imported documents join the text's search index after the job
+On PostgreSQL the imported documents join the search's trigram indexes after the job
 (``annotations.services.search_index``): the run then waits, untimed, until none is pending
 (read from the database), so that no run pays for the one before; printed as "search index
 filled" (seconds from the first byte sent). Printed per run: the total, and its parts

@@ -7,7 +7,7 @@ bad record raises ``DatasetFormatError`` (file, line, field), rolling back every
 already written. Files are read one line at a time, never loaded whole. Into a project that
 had no documents, no batch looks for texts or ids already there (repeats within the file
 are errors of their own), so a large import is one query per batch and table.
-``defer_search_index=True`` writes the documents outside the text's search index
+``defer_search_index=True`` writes the documents outside the search's trigram indexes
 (PostgreSQL); the caller runs ``services.search_index.index_pending`` once it committed.
 
 Shared rules for labelled records:

@@ -217,7 +217,7 @@ def _enqueue(job_id: int) -> None:
 
 def run_import_job(*, job_id: int) -> ImportJob:
     """Validate, then import all or nothing (see the module docstring). Returns the job.
-    Once it has succeeded, the imported documents join the text's search index
+    Once it has succeeded, the imported documents join the search's trigram indexes
     (``services.search_index``; they are listed and found by the search before)."""
     now = timezone.now()
     claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(

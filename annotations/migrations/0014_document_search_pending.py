@@ -1,6 +1,6 @@
-"""The text's trigram search index covers the documents marked ``in_search_index``
-(PostgreSQL): a bulk import writes its documents unmarked, outside the index (maintaining it
-row by row was half of a large import's time), and marks them once it has committed
+"""The trigram search indexes (text and name) cover the documents marked ``in_search_index``
+(PostgreSQL): a bulk import writes its documents unmarked, outside them (maintaining them
+row by row was over half of a large import's time), and marks them once it has committed
 (``annotations.services.search_index``); the search reads the unmarked ones by a scan, so
 it finds every document at any time. A ``(project, id)`` index takes the place of the
 project foreign key's own index (a project's document ids without reading the table).
@@ -19,29 +19,29 @@ from django.db import migrations, models
 
 SQLITE_TRIGGERS = import_module("annotations.migrations.0011_project_justification_templates")
 
-PARTIAL = (
-    "CREATE INDEX document_text_trgm ON annotations_document "
-    "USING gin (upper(text) gin_trgm_ops) WHERE in_search_index"
-)
-WHOLE = (
-    "CREATE INDEX document_text_trgm ON annotations_document USING gin (upper(text) gin_trgm_ops)"
-)
+INDEXES = {"document_text_trgm": "upper(text)", "document_name_trgm": "upper(name)"}
 
 
-def _has_text_index(schema_editor) -> bool:
-    with schema_editor.connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_indexes WHERE indexname = 'document_text_trgm'")
-        return cursor.fetchone() is not None
+def _trigram_indexes(partial: bool):
+    """Both trigram indexes (migration 0004) rebuilt over the marked documents, or back
+    over all of them."""
 
+    def rebuild(apps, schema_editor) -> None:
+        if schema_editor.connection.vendor != "postgresql":
+            return  # SQLite: the search scans
+        with schema_editor.connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT indexname FROM pg_indexes WHERE indexname = ANY(%s)", [list(INDEXES)]
+            )
+            present = {row[0] for row in cursor.fetchall()}
+        for name in present:  # none without pg_trgm (migration 0004)
+            schema_editor.execute(f"DROP INDEX {name}")
+            schema_editor.execute(
+                f"CREATE INDEX {name} ON annotations_document USING gin "
+                f"({INDEXES[name]} gin_trgm_ops){' WHERE in_search_index' if partial else ''}"
+            )
 
-def _replace_text_index(create: str):
-    def replace(apps, schema_editor) -> None:
-        if schema_editor.connection.vendor != "postgresql" or not _has_text_index(schema_editor):
-            return  # SQLite, or no pg_trgm (migration 0004): the search scans
-        schema_editor.execute("DROP INDEX document_text_trgm")
-        schema_editor.execute(create)
-
-    return replace
+    return rebuild
 
 
 def _storage(apps, schema_editor) -> None:
@@ -86,7 +86,7 @@ class Migration(migrations.Migration):
             name="in_search_index",
             field=models.BooleanField(
                 default=True,
-                help_text="In the text's trigram search index (PostgreSQL); a bulk import adds"
+                help_text="In the search's trigram indexes (PostgreSQL); a bulk import adds"
                 " its documents to it after it commits (``services.search_index``).",
             ),
         ),
@@ -112,7 +112,7 @@ class Migration(migrations.Migration):
                 name="document_search_pending",
             ),
         ),
-        migrations.RunPython(_replace_text_index(PARTIAL), _replace_text_index(WHOLE)),
+        migrations.RunPython(_trigram_indexes(partial=True), _trigram_indexes(partial=False)),
         migrations.RunPython(_storage, _default_storage),
         migrations.RunPython(
             SQLITE_TRIGGERS.create_sqlite_triggers, SQLITE_TRIGGERS.drop_sqlite_triggers

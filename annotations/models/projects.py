@@ -174,7 +174,7 @@ class Document(CountersNotSaved):
     submitted_count = counter("Submitted annotations of the document.")
     in_search_index = models.BooleanField(
         default=True,
-        help_text="In the text's trigram search index (PostgreSQL); a bulk import adds its "
+        help_text="In the search's trigram indexes (PostgreSQL); a bulk import adds its "
         "documents to it after it commits (``services.search_index``).",
     )
 
@@ -192,7 +192,7 @@ class Document(CountersNotSaved):
             # a project's document ids from the index alone (PostgreSQL's index-only scans:
             # joins from a project's annotations to its documents, the progress page)
             models.Index(fields=["project", "id"], name="document_project_id"),
-            # the documents not yet in the text's search index (none, after an import)
+            # the documents not yet in the search's trigram indexes (none, after an import)
             models.Index(
                 fields=["project"],
                 condition=Q(in_search_index=False),

@@ -163,14 +163,13 @@ def default_ordering(project: Project, *, staff: bool) -> str:
 
 
 def text_search(q: str) -> Q:
-    """Documents whose text or name holds ``q`` (any case). The text's condition is written
-    once for the documents in its trigram index and once for those an import has not yet
-    added to it (``services.search_index``), so that on PostgreSQL each half has an index:
-    the partial trigram index, and the partial one of the few pending documents."""
-    text = Q(text__icontains=q)
-    return (
-        (Q(in_search_index=True) & text) | (Q(in_search_index=False) & text) | Q(name__icontains=q)
-    )
+    """Documents whose text or name holds ``q`` (any case). Written once for the documents
+    in the trigram indexes and once for those an import has not yet added to them
+    (``services.search_index``), so that on PostgreSQL each part has an index: the partial
+    trigram indexes, and the partial one of the few pending documents."""
+    text, name = Q(text__icontains=q), Q(name__icontains=q)
+    indexed, pending = Q(in_search_index=True), Q(in_search_index=False)
+    return (indexed & text) | (indexed & name) | (pending & (text | name))
 
 
 @dataclass(frozen=True)

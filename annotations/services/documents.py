@@ -78,7 +78,7 @@ def create_documents(
 ) -> tuple[list[Document], int]:
     """Bulk-create documents and their sentences (no transaction of its own: importers call
     it batch by batch inside theirs); returns the documents and how many sentences.
-    ``defer_search_index``: the documents are written outside the text's search index where
+    ``defer_search_index``: the documents are written outside the search's trigram indexes where
     it is filled afterwards (``services.search_index``; the caller runs ``index_pending``
     once its transaction has committed).
     Sentence ranges given are checked to tile the text; split ones tile it by construction

@@ -1,13 +1,14 @@
-"""The document search's trigram index, filled after a bulk import (PostgreSQL).
+"""The document search's trigram indexes, filled after a bulk import (PostgreSQL).
 
-On PostgreSQL the text's trigram index (``document_text_trgm``, migrations 0004 and 0014)
-covers the documents marked ``in_search_index``. Adding each row of a large import to it
-as it is written was half of the import's time (10,000 texts, 26 MB: 6 of 12 s), so the
-importers write their documents unmarked (``deferred()``) and, once the import has
-committed, ``index_pending`` marks them in batches of their own: the index then takes them
-in, while the documents are already listed. The search finds every document meanwhile
+On PostgreSQL the trigram indexes of the text and the name (``document_text_trgm``,
+``document_name_trgm``: migrations 0004 and 0014) cover the documents marked
+``in_search_index``. Adding each row of a large import to them as it is written was over
+half of the import's time (10,000 texts, 26 MB: 6 of 12 s), so the importers write their
+documents unmarked (``deferred()``) and, once the import has committed, ``index_pending``
+marks them in batches of their own: the indexes then take them in, while the documents are
+already listed. The search finds every document meanwhile
 (``selectors.documents.text_search``: the unmarked ones by a scan of the project's few), so
-only its speed waits for this step. Elsewhere (SQLite: no such index) documents are written
+only its speed waits for this step. Elsewhere (SQLite: no such indexes) documents are written
 marked and there is nothing to do.
 """
 

@@ -93,3 +93,21 @@ def test_pending_documents_are_marked_batch_by_batch_project_by_project(project)
     assert search_index.index_pending(batch=7) == 30
     assert pending(other) == 0
     assert search_index.index_pending() == 0
+
+
+def test_pending_documents_are_found_by_their_name_too(project, monkeypatch) -> None:
+    import json
+
+    lines = [
+        json.dumps({"id": f"case-{i}", "text": f"Text number {i}. Nothing else."}) for i in range(5)
+    ]
+    monkeypatch.setattr(search_index, "index_pending", lambda **kwargs: 0)  # not yet
+    job = jobs.create_import_job(
+        project=project, file_name="t.jsonl", content="\n".join(lines).encode(), format="text"
+    )
+    assert jobs.run_import_job(job_id=job.pk).status == "succeeded"
+
+    assert searched(project, "CASE-3") == ["case-3"]  # in the name only
+    monkeypatch.undo()
+    search_index.index_pending(project_id=project.pk)
+    assert searched(project, "CASE-3") == ["case-3"]
