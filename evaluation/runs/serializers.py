@@ -283,7 +283,10 @@ class RunSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_throughput(self, run: ModelRun) -> float | None:
-        """Requests done per second since the run started (until it finished)."""
+        """Requests per second of generation (the batches' own time: the model load does not
+        count), else, before any is measured, requests done per second since the start."""
+        if run.generated > 0 and run.generation_seconds > 0:
+            return run.generated / run.generation_seconds
         if run.started_at is None:
             return None
         seconds = ((run.finished_at or timezone.now()) - run.started_at).total_seconds()

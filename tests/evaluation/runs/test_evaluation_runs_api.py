@@ -12,10 +12,12 @@ commit callbacks are captured and not run (no broker needed: real workers are te
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from annotations.models import GoldStandard
 from annotations.services.projects import create_project
@@ -88,6 +90,14 @@ def test_admin_launches_models_times_variants(
     stored = ModelRun.objects.filter(pk__in=[r["id"] for r in runs])
     assert all(run.run_shards.count() == 2 for run in stored)
     assert stored.get(pk=first["id"]).config["params"]["max_new_tokens"] == 16
+
+    # a running run's throughput is its generation's (a minute of model load does not count)
+    run = stored.get(pk=first["id"])
+    run.status, run.started_at = "running", timezone.now() - timedelta(seconds=64)
+    run.done, run.generated, run.generation_seconds = 4, 4, 2.0
+    run.save()
+    shown = client_for(world.admin).get(f"{RUNS}{run.pk}/").json()
+    assert shown["throughput"] == pytest.approx(2.0)
 
 
 @pytest.mark.parametrize(
