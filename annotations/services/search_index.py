@@ -42,3 +42,24 @@ def index_pending(*, project_id: int | None = None, batch: int = INDEX_BATCH) ->
             marked += Document.objects.filter(pk__in=ids, in_search_index=False).update(
                 in_search_index=True
             )
+
+
+def index_left_pending(*, stale_after: float) -> list[str]:
+    """The workers' sweep (``fallacy_platform.liveness``): index the documents an import left
+    unmarked when its process died between the import's commit and ``index_pending``, in
+    every project with no import job running; one line per project indexed."""
+    from annotations.models import ImportJob
+
+    busy = ImportJob.objects.filter(status=ImportJob.Status.RUNNING).values("project_id")
+    projects = (
+        Document.objects.filter(in_search_index=False)
+        .exclude(project_id__in=busy)
+        .values_list("project_id", flat=True)
+        .distinct()
+    )
+    done = []
+    for project_id in list(projects):
+        marked = index_pending(project_id=project_id)
+        if marked:
+            done.append(f"project {project_id}: {marked} documents added to the search index")
+    return done

@@ -181,7 +181,7 @@ def test_an_import_whose_process_died_is_failed_by_the_sweep(
     big = tmp_path / "big.txt"
     big.write_text(
         "\n\n".join(
-            f"Text {i}: everyone says so, so it must be true. Really." for i in range(120_000)
+            f"Text {i}: everyone says so, so it must be true. Really." for i in range(400_000)
         )
     )
     documents = job.one("SELECT COUNT(*) FROM annotations_document")

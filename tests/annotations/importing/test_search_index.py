@@ -111,3 +111,25 @@ def test_pending_documents_are_found_by_their_name_too(project, monkeypatch) -> 
     monkeypatch.undo()
     search_index.index_pending(project_id=project.pk)
     assert searched(project, "CASE-3") == ["case-3"]
+
+
+def test_the_workers_sweep_indexes_what_a_dead_process_left_pending(project) -> None:
+    """The process that imported died before indexing: the workers' sweep indexes the
+    documents, except in a project whose import is still running."""
+    from fallacy_platform.liveness import sweep
+
+    busy = create_project(name="Busy", taxonomy=project.taxonomy)
+    for target in (project, busy):
+        jobs.run_import_job(
+            job_id=jobs.create_import_job(
+                project=target, file_name="t.txt", content=CONTENT, format="text"
+            ).pk
+        )
+    Document.objects.update(in_search_index=False)  # as a process killed before indexing
+    running = jobs.create_import_job(project=busy, file_name="u.txt", content=b"x", format="text")
+    type(running).objects.filter(pk=running.pk).update(status="running")
+
+    sweep()
+
+    assert (pending(project), pending(busy)) == (0, 30)
+    assert len(searched(project, "referendum")) == 10
