@@ -321,7 +321,7 @@ def _import(
         return import_hf_archive(content=content, name=name, project=project).as_dict()
     if job.format == "labelstudio":
         return import_label_studio(
-            path=source, name=name, project=project, created_by=job.created_by
+            path=source, name=name, project=project, created_by=job.created_by, members_only=True
         ).as_dict()
     if job.format in ITEM_FORMATS:
         return import_items(

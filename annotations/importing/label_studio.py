@@ -7,7 +7,10 @@
 - Every completed (not cancelled) annotation is one annotator's submitted annotation: the
   user with ``completed_by``'s email (created with the email as username when new), else
   ``ls-user-<id>``. Re-importing replaces that annotator's annotations on the file's
-  documents; one annotator twice on a task is an error.
+  documents; one annotator twice on a task is an error. Through the browser
+  (``members_only``: a project admin's upload) users are never created nor taken from
+  outside the project: each annotator must be a member already (by email or username), else
+  the task is an error naming the annotator.
 - Regions are snapped outward to the sentences they overlap (the platform annotates whole
   sentences); the report counts the regions moved and the characters added. Regions of one
   annotation covering the same sentences become one span whose labels are alternatives
@@ -292,9 +295,16 @@ def _snapped(
     return groups
 
 
-def _annotator(completion: Completion) -> AbstractBaseUser:
-    """The user of an annotation: by email, else ``ls-user-<id>`` (created when new)."""
+def _annotator(completion: Completion, members_of: Project | None) -> AbstractBaseUser | None:
+    """The user of an annotation: by email, else ``ls-user-<id>`` (created when new); with
+    ``members_of``, only a member of that project (None when there is none)."""
     users = get_user_model().objects
+    if members_of is not None:
+        members = users.filter(memberships__project=members_of)
+        if completion.email:
+            found = members.filter(email__iexact=completion.email).order_by("pk").first()
+            return found or members.filter(username=completion.email[:150]).first()
+        return members.filter(username=f"ls-user-{completion.user_id}").first()
     if completion.email:
         found = users.filter(email__iexact=completion.email).order_by("pk").first()
         if found is not None:
@@ -313,6 +323,7 @@ def _write_annotations(
     resolver: LabelResolver,
     name: str,
     report: LabelStudioReport,
+    members_only: bool = False,
 ) -> None:
     """One submitted annotation per completed annotation, replacing the annotator's own."""
     users: dict[tuple[str, str], AbstractBaseUser] = {}
@@ -322,7 +333,14 @@ def _write_annotations(
         for completion in item.task.annotations:
             key = (completion.email.casefold(), str(completion.user_id))
             if key not in users:
-                users[key] = _annotator(completion)
+                found = _annotator(completion, project if members_only else None)
+                if found is None:
+                    who = completion.email or f"ls-user-{completion.user_id}"
+                    raise checker(item.task, name).fail(
+                        completion.place,
+                        f"{who} is not a member of the project: add them on the Members tab first",
+                    )
+                users[key] = found
             user = users[key]
             if user.pk in seen:
                 raise checker(item.task, name).fail(
@@ -431,9 +449,11 @@ def import_label_studio(
     project: Project,
     created_by: AbstractBaseUser | None = None,
     name: str | None = None,
+    members_only: bool = False,
 ) -> LabelStudioReport:
     """Import a Label Studio JSON export (see the module docstring); ``name`` is the file
-    name used in errors when ``path`` is an open file."""
+    name used in errors when ``path`` is an open file; ``members_only``: annotators only
+    among the project's members (a project admin's upload)."""
     name = source_name(path, name)
     tasks = read_label_studio(path, name=name)
     if not tasks:
@@ -443,6 +463,6 @@ def import_label_studio(
     _check_file(tasks, name)
     resolver = label_resolver(project.taxonomy)
     prepared = _documents(project, tasks, name, report)
-    _write_annotations(project, prepared, resolver, name, report)
+    _write_annotations(project, prepared, resolver, name, report, members_only)
     _write_predictions(project, prepared, resolver, name, created_by, report)
     return report

@@ -389,7 +389,15 @@ def _post(project: Project, name: str, content: bytes) -> dict[str, Any]:
     return response.json()
 
 
+def _members(project: Project) -> None:
+    """The file's annotators, members of the project (the Import tab takes no one else)."""
+    for username, email in (("alice", "alice@example.org"), ("ls-user-2", "")):
+        user = User.objects.create_user(username, email=email)
+        Membership.objects.create(project=project, user=user, role="annotator")
+
+
 def test_the_import_tab_imports_a_label_studio_export(project):
+    _members(project)
     content = json.dumps(label_studio_export(), indent=2).encode()
     job = _post(project, "ls.json", content)
     assert job["status"] == "succeeded", job["errors"]
@@ -401,6 +409,24 @@ def test_the_import_tab_imports_a_label_studio_export(project):
     )
     assert [run["name"] for run in report["runs"]] == ["Label Studio fallacy-bert-v1"]
     assert ModelRun.objects.filter(project=project, name="Label Studio fallacy-bert-v1").exists()
+
+
+def test_the_import_tab_takes_annotators_only_among_the_projects_members(project):
+    """A project admin's upload neither creates users nor reaches a user of another
+    project by email: the annotator must be a member already."""
+    other = create_project(name="Other team", taxonomy=project.taxonomy)
+    outsider = User.objects.create_user("alice", email="alice@example.org")
+    Membership.objects.create(project=other, user=outsider, role="annotator")
+    before = User.objects.count()
+    content = json.dumps(label_studio_export(), indent=2).encode()
+    job = _post(project, "ls.json", content)
+
+    assert job["status"] == "failed"
+    assert "alice@example.org is not a member of the project" in job["errors"][0]["text"]
+    assert "task 101" in job["errors"][0]["text"]
+    assert User.objects.count() == before + 1  # only the admin who posted
+    assert not Membership.objects.filter(project=project, user=outsider).exists()
+    assert not Annotation.objects.filter(annotator=outsider).exists()
 
 
 def test_the_import_tab_lists_every_bad_task_and_imports_nothing(project):
