@@ -226,9 +226,10 @@ def test_a_killed_runner_resumes_with_no_request_missing_or_duplicated(
 
 def test_cancel_stops_the_runner_and_resume_finishes(job_env: JobEnv, tiny_model_dir: Path) -> None:
     with celery_worker(job_env.env):
-        # long outputs: the run must outlast starting the cancelling process on a busy machine
+        # long outputs: the run must outlast starting the cancelling process, on a busy
+        # machine and on a quiet one (where 400 tokens a request let it finish first)
         result = job_env.manage(
-            *evaluate_args(tiny_model_dir, "--max-new-tokens", "400", settings=slow_settings())
+            *evaluate_args(tiny_model_dir, "--max-new-tokens", "1200", settings=slow_settings())
         )
         assert result.returncode == 0, result.stderr
         run_id = latest_run(job_env)
