@@ -2,7 +2,7 @@
 // links and the keys [ and ], in the queue's order (GET /api/documents/ID/neighbours/),
 // whether the document is submitted or not.
 
-import { useEffect } from "preact/hooks";
+import { useEffect, useRef } from "preact/hooks";
 import { useResource } from "../../hooks/useResource";
 import { linkHandler, navigate, paths } from "../../router";
 import type { DocumentNeighbour, DocumentNeighbours } from "../../types";
@@ -11,23 +11,32 @@ import { isTyping } from "./spans";
 
 const label = (n: DocumentNeighbour) => n.name || n.external_id || `Document ${n.id}`;
 
+/** One instance per document (keyed), so nothing of the previous document's neighbours stays. */
 export function DocumentNav({ docId }: { docId: number }) {
+  return <NeighbourLinks key={docId} docId={docId} />;
+}
+
+function NeighbourLinks({ docId }: { docId: number }) {
   const { data } = useResource<DocumentNeighbours>(`/api/documents/${docId}/neighbours/`);
+  // the neighbours for the key listener, set while rendering: an effect would run only after
+  // the paint, so a key pressed as soon as the position shows would find none
+  const shown = useRef<DocumentNeighbours | null>(null);
+  shown.current = data;
 
   useEffect(() => {
-    if (!data) return;
     const onKey = (e: KeyboardEvent) => {
-      if (e.defaultPrevented) return;
+      const neighbours = shown.current;
+      if (e.defaultPrevented || !neighbours) return;
       const dialog = document.querySelector("dialog[open]") !== null;
       const delta = docNavKey(e, { typing: isTyping(e.target), dialog });
       if (!delta) return;
       e.preventDefault();
-      const to = delta === -1 ? data.previous : data.next;
+      const to = delta === -1 ? neighbours.previous : neighbours.next;
       if (to) navigate(paths.document(to.id));
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [data]);
+  }, []);
 
   if (!data) return null;
   const where = data.queue === "assigned" ? "your queue" : "the project";
