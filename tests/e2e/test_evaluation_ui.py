@@ -58,7 +58,8 @@ def test_admin_launches_a_smollm2_run_and_finds_it_in_the_leaderboard(
     smollm = page.get_by_test_id("model-option").filter(has_text=re.compile("SmolLM2", re.I))
     expect(smollm.locator("input[type=checkbox]")).to_be_checked()  # preselected
     page.get_by_test_id("limit-input").fill("1")
-    page.get_by_test_id("max-new-tokens-input").fill("6")
+    # long enough that each batch of 4 (a text's sentences share their prefix) outlasts a poll
+    page.get_by_test_id("max-new-tokens-input").fill("40")
     expect(page.get_by_test_id("launch-count")).to_contain_text("1")
     # not full_page: Chromium's full-page capture leaves later clicks off target
     page.screenshot(path=str(artifacts / "evaluation-launch.png"))
