@@ -7,6 +7,7 @@ Data: the demo (``seed.py``), ``seed_leaderboard.py`` and ``seed_generation.py``
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -110,6 +111,9 @@ def test_leaderboard_fits_or_says_it_scrolls(sized: Page, web_server, artifacts)
     expect(page.get_by_test_id("scroll-hint")).to_be_visible()
     expect(page.get_by_test_id("scroll-hint")).to_contain_text("scroll sideways")
     shadow = "el => getComputedStyle(el.querySelector('.scroll-x-frame'), '::after').opacity"
+    deadline = time.monotonic() + 2  # the shadow fades in (a 150 ms transition)
+    while scroll.evaluate(shadow) != "1" and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert scroll.evaluate(shadow) == "1"
     expect(scroller).to_have_attribute("role", "region")
     name_cell = table.locator("tbody th.lb-name").first
