@@ -34,12 +34,13 @@ from annotations.importing.formats.csv import csv_rows, header_names
 from annotations.importing.formats.item_columns import is_jsonl
 from annotations.importing.formats.jsonl import (
     Source,
+    decode_array_element,
     iter_json_objects,
     json_kind,
     open_text,
     undecodable_line,
 )
-from annotations.importing.formats.storable import TOO_DEEP, json_problem, shown
+from annotations.importing.formats.storable import json_problem, shown
 
 ID_COLUMN = "id"
 OUTPUT_COLUMN = "output"
@@ -197,14 +198,7 @@ def _array_objects(source: Source, name: str) -> Iterator[tuple[int, Any]]:
         return
     while True:
         line = lines.at(position)
-        try:
-            element, position = decoder.raw_decode(text, position)
-        except json.JSONDecodeError as error:
-            raise DatasetFormatError(
-                name, error.lineno, None, f"invalid JSON: {error.msg} (column {error.colno})"
-            ) from None
-        except RecursionError:
-            raise DatasetFormatError(name, line, None, TOO_DEEP) from None
+        element, position = decode_array_element(decoder, text, position, name=name, line=line)
         found = json_problem(element)
         if found:
             raise DatasetFormatError(name, line, shown(found[0]) or None, found[1])

@@ -182,3 +182,18 @@ def write_jsonl(records: Iterator[dict[str, Any]], out: IO[str]) -> int:
         out.write("\n")
         count += 1
     return count
+
+
+def decode_array_element(
+    decoder: json.JSONDecoder, text: str, position: int, *, name: str, line: int
+) -> tuple[Any, int]:
+    """The JSON value starting at ``position`` of a JSON array's text and the position after
+    it; invalid or too deeply nested JSON raises ``DatasetFormatError`` naming the line."""
+    try:
+        return decoder.raw_decode(text, position)
+    except json.JSONDecodeError as error:
+        raise DatasetFormatError(
+            name, error.lineno, None, f"invalid JSON: {error.msg} (column {error.colno})"
+        ) from None
+    except RecursionError:
+        raise DatasetFormatError(name, line, None, TOO_DEEP) from None

@@ -27,8 +27,13 @@ from typing import Any
 from xml.sax.saxutils import quoteattr
 
 from annotations.importing.formats.errors import DatasetFormatError
-from annotations.importing.formats.jsonl import Source, open_text, source_name
-from annotations.importing.formats.storable import TOO_DEEP, json_problem, shown
+from annotations.importing.formats.jsonl import (
+    Source,
+    decode_array_element,
+    open_text,
+    source_name,
+)
+from annotations.importing.formats.storable import json_problem, shown
 
 FORMAT = "labelstudio"
 NOT_AN_EXPORT = "not a Label Studio JSON export (a JSON array of tasks)"
@@ -109,14 +114,7 @@ def _iter_array(source: Source, name: str) -> Iterator[tuple[int, Any]]:
     closed = content[position : position + 1] == "]"
     while not closed:
         line = _line(content, position)
-        try:
-            element, position = decoder.raw_decode(content, position)
-        except json.JSONDecodeError as error:
-            raise DatasetFormatError(
-                name, error.lineno, None, f"invalid JSON: {error.msg} (column {error.colno})"
-            ) from None
-        except RecursionError:
-            raise DatasetFormatError(name, line, None, TOO_DEEP) from None
+        element, position = decode_array_element(decoder, content, position, name=name, line=line)
         yield line, element
         position = _skip_space(content, position)
         separator = content[position : position + 1]
