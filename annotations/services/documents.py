@@ -4,10 +4,10 @@ Every way a document comes in goes through ``create_documents`` (imports, ``add_
 ``add_document`` for the API and the Django admin), so every document has its sentences
 (split by ``annotations.importing.sentences`` unless the source gives units) and a readable name.
 Documents and sentences are written in bulk without Django's per-value preparation
-(``insert_documents``: multi-row ``INSERT … RETURNING``; ``insert_sentences``: ``COPY`` on
-PostgreSQL, multi-row ``INSERT`` on SQLite). A document's text changes only through
-``change_document_text``/``update_document``, which re-split it and are refused while
-annotations or gold spans point into it (their offsets would go stale).
+(``services.bulk_rows``: ``COPY`` on PostgreSQL, multi-row ``INSERT`` on SQLite). A
+document's text changes only through ``change_document_text``/``update_document``, which
+re-split it and are refused while annotations or gold spans point into it (their offsets
+would go stale).
 
 Concurrency: ``add_document(s)`` lock the project row, so positions never collide;
 ``update_document`` locks the document row and checks for annotations inside the same
@@ -16,26 +16,22 @@ transaction (an annotation started concurrently waits for it, then sees the new 
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from itertools import chain
 from typing import Any, TypeVar
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Max
-from django.utils import timezone
 
 from annotations.importing.sentences import Range, SentenceError, check_tiling, split_sentences
 from annotations.models import Annotation, Assignment, Document, GoldSpan, Project, Sentence
 from annotations.naming import readable_name
 from annotations.services import search_index
+from annotations.services.bulk_rows import insert_documents, insert_sentences
 
 BATCH_SIZE = 500
-SENTENCE_ROWS = 500  # rows per INSERT on SQLite: 2,000 parameters (its limit: 32,766)
 T = TypeVar("T")
 
 
@@ -131,89 +127,6 @@ def _new_document(project: Project, values: dict[str, Any]) -> Document:
 
 
 _DEFAULTS = {"id": None, "created_at": None, **dict.fromkeys(Document.COUNTERS, 0)}
-
-
-def insert_documents(documents: Sequence[Document]) -> None:
-    """``bulk_create`` for new documents, without its per-value field preparation (half the
-    import's database time for plain texts): one multi-row ``INSERT … RETURNING id`` per
-    ``BATCH_SIZE`` documents, every column adapted as the model fields would. Sets each
-    document's pk and ``created_at``; counters start at 0 (the database keeps them)."""
-    if not documents:
-        return
-    meta = Document._meta
-    quote = connection.ops.quote_name
-    fields = [f for f in meta.concrete_fields if not f.primary_key]
-    names = [f.attname for f in fields]
-    columns = ", ".join(quote(f.column) for f in fields)
-    placeholder = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    now = timezone.now()
-    created = connection.ops.adapt_datetimefield_value(now)
-    with connection.cursor() as cursor:
-        for batch in batched(documents):
-            params: list[Any] = []
-            for document in batch:
-                document.created_at = now
-                row = {
-                    **{c: 0 for c in Document.COUNTERS},
-                    "project_id": document.project_id,
-                    "name": document.name,
-                    "text": document.text,
-                    "source": document.source,
-                    "external_id": document.external_id,
-                    "metadata": connection.ops.adapt_json_value(document.metadata, None),
-                    "position": document.position,
-                    "in_search_index": document.in_search_index,
-                    "created_at": created,
-                }
-                params += [row[name] for name in names]
-            cursor.execute(
-                f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES "
-                + ", ".join([placeholder] * len(batch))
-                + f" RETURNING {quote(meta.pk.column)}",
-                params,
-            )
-            for document, (pk,) in zip(batch, cursor.fetchall(), strict=True):
-                document.pk = pk
-                document._state.adding = False
-                document._state.db = connection.alias
-
-
-def insert_sentences(rows: Sequence[tuple[int, int, int, int]]) -> None:
-    """Write ``(document id, index, start, end)`` rows in bulk: ``COPY`` on PostgreSQL,
-    ``INSERT``s of ``SENTENCE_ROWS`` rows each elsewhere. No model instances, no signals
-    (``Sentence`` has none)."""
-    if not rows:
-        return
-    meta = Sentence._meta
-    quote = connection.ops.quote_name
-    columns = ", ".join(
-        quote(meta.get_field(name).column) for name in ("document", "index", "start", "end")
-    )
-    table = quote(meta.db_table)
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-        else:
-            # multi-row VALUES: 2.4x faster than one executemany row at a time on SQLite;
-            # written with SQLite's own placeholders on its cursor (Django's wrapper
-            # rewrites every "%s" of each 2,000-parameter statement with a regex: 9% of
-            # a plain-text import's time)
-            for first in range(0, len(rows), SENTENCE_ROWS):
-                batch = rows[first : first + SENTENCE_ROWS]
-                sqlite3.Cursor.execute(
-                    cursor.cursor,
-                    _sqlite_rows_insert(table, columns, 4, len(batch)),
-                    list(chain.from_iterable(batch)),
-                )
-
-
-@cache
-def _sqlite_rows_insert(table: str, columns: str, width: int, rows: int) -> str:
-    """``INSERT`` of ``rows`` rows with SQLite's ``?`` placeholders."""
-    row = "(" + ", ".join(["?"] * width) + ")"
-    return f"INSERT INTO {table} ({columns}) VALUES " + ", ".join([row] * rows)
 
 
 @transaction.atomic
