@@ -1,8 +1,8 @@
 """Importing datasets: MAFALDA gold standards, doccano annotations, plain texts.
 
 Every import is all or nothing: records are validated while the file streams, written in
-batches (``create_documents``: documents by ``bulk_create``, ``BATCH_SIZE`` rows, their
-sentences by ``COPY``/``executemany``) inside one ``transaction.atomic()``, and the first
+batches (``create_documents``: ``BATCH_SIZE`` documents and their sentences, by ``COPY`` on
+PostgreSQL, multi-row ``INSERT`` elsewhere) inside one ``transaction.atomic()``, and the first
 bad record raises ``DatasetFormatError`` (file, line, field), rolling back every batch
 already written. Files are read one line at a time, never loaded whole. Into a project that
 had no documents, no batch looks for texts or ids already there (repeats within the file

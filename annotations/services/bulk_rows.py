@@ -7,12 +7,12 @@
   embedded SQLite) documents by multi-row ``INSERT … RETURNING id`` and sentences by multi-row
   ``INSERT`` on SQLite's own cursor. Triggers, constraints and foreign keys apply as to any
   insert (``COPY`` fires the statement triggers that keep the project's counters).
-- Pays: ``bench/import_api.py --runs 3 --backends sqlite,postgresql --compare-with`` (10,000
-  plain texts, 26 MB, 319k sentences; 2 cores shared with another load): PostgreSQL's import
-  FIGURE_PG. Documents alone (``COPY`` against the multi-row ``INSERT``, as Django binds it
-  client-side: 26 MB of quoted literals for the server to parse): 0.6-0.7 s against
-  1.3-1.6 s, a quarter of the Python CPU. On SQLite, multi-row ``VALUES`` are 2.4x faster than
-  ``executemany``.
+- Pays: ``bench/import_api.py --runs 3 --backends sqlite,postgresql --compare-with`` main
+  (10,000 plain texts, 26 MB, 319k sentences; 2 cores at load 2.5 from another benchmark):
+  PostgreSQL's import took 7.6 s against 10.2 s with documents by multi-row ``INSERT`` and
+  sentences by text ``COPY`` (medians of 3 alternating runs, 0.74; web and worker CPU
+  3.0 s against 3.5 s); ``import_texts`` alone in one process: 1.05 s of CPU against 1.6 s.
+  On SQLite, multi-row ``VALUES`` are 2.4x faster than ``executemany``.
 - Equivalence: ``tests/annotations/services/test_bulk_rows.py`` (the rows stored equal those of
   ``bulk_create``, on either database).
 """
