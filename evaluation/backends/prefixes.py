@@ -18,6 +18,15 @@ def _common_length(first: Sequence[int], second: Sequence[int]) -> int:
     return length
 
 
+def common_prefix(prompts: Sequence[Sequence[int]]) -> list[int]:
+    """The token ids every one of ``prompts`` starts with (none for fewer than two)."""
+    if len(prompts) < 2:
+        return []
+    first = prompts[0]
+    length = min(_common_length(first, other) for other in prompts[1:])
+    return list(first[:length])
+
+
 def prefix_groups(prompts: Sequence[list[int]]) -> list[tuple[int, list[int]]]:
     """Groups of two or more prompts that share a token prefix covering at least
     ``PREFIX_SHARE`` of each of them: ``(prefix length, indexes into prompts)``, the prefix

@@ -5,7 +5,8 @@ The contract (see ``base.Backend``):
 - ``spec.model`` is a local folder, a hub id (offline, it must already be in the cache) or a
   ``.gguf`` file; ``settings["gguf_file"]`` names a GGUF file inside the folder (or hub repo),
   which transformers de-quantizes on load.
-- Settings: ``gguf_file``, ``revision``, ``batch_size`` (16), ``prefix_cache`` (true),
+- Settings: ``gguf_file``, ``revision``, ``batch_size`` (16; for shared-prefix windows
+  64), ``prefix_cache`` (true),
   ``dtype`` (``auto``: float32 on CPU, bfloat16 on CUDA when supported, else float16),
   ``device`` (``auto``: CUDA when available), ``attention`` (``auto``: on a CPU torch's fused
   kernel taking grouped key/value heads even with a padding mask, ``attention.GROUPED_SDPA``;
@@ -20,12 +21,14 @@ The contract (see ``base.Backend``):
   (longest first) and generated in left-padded batches (with the attention mask, a batch
   gives what one-at-a-time generation gives); results are yielded batch by batch.
 - Prompts that share a long token prefix (MAFALDA: the definitions, the whole text and the
-  labels; only the sentence differs) are grouped (``prefix_groups``): the prefix runs once,
-  its ``DynamicCache`` is copied for each batch of members (padded between prefix and
-  rest), and only the rest of each prompt runs with it; greedy outputs stay those of
-  one-at-a-time generation. On a CPU too a batch pays: a decoding step of 5 rows over a
-  ~1,000-token cache cost about 2x one row's (SmolLM2-135M, one thread, 2-core AMD EPYC).
-  Setting ``prefix_cache: false`` turns this off.
+  labels; only the sentence differs) are grouped (``prefix_groups``) and the prefix runs
+  once. Greedy with the grouped attention (on a CPU by default), the groups decode through
+  ``shared_prefix``: windows of ``batch_size`` rows (64 unless set) across texts, each
+  prefix stored once, the start all prefixes share (the instructions) run once for the
+  run, and prompts in no group join as groups of one. Otherwise (sampling, CUDA, another
+  attention) each group's ``DynamicCache`` is copied for each batch of members (padded
+  between prefix and rest). Either way greedy outputs stay those of one-at-a-time
+  generation. Setting ``prefix_cache: false`` turns this off.
 - Decoding: greedy when ``params.greedy``, else sampling with ``temperature`` and ``top_p``
   (no top-k), ``torch.manual_seed(seed)`` before each batch; the model's own sampling
   defaults are not used. Only new tokens are decoded, up to the first end-of-sequence token.
@@ -49,6 +52,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from evaluation.backends import transformers_settings
 from evaluation.backends.base import (
     Backend,
     BackendError,
@@ -61,21 +65,10 @@ from evaluation.backends.base import (
     package_versions,
     render_chat,
 )
-from evaluation.backends.prefixes import prefix_groups
+from evaluation.backends.prefixes import common_prefix, prefix_groups
 
 DEFAULT_BATCH_SIZE = 16
-DTYPES = ("auto", "float32", "bfloat16", "float16")
-DEVICES = ("auto", "cpu", "cuda")
-ATTENTIONS = ("auto", "eager", "sdpa")
-
-
-def _looks_like_path(model: str) -> bool:
-    """A local path rather than a hub id (``org/name`` has exactly one slash)."""
-    if model.startswith(("/", "./", "../", "~")) or model in (".", ".."):
-        return True
-    if os.sep != "/" and os.sep in model:
-        return True
-    return model.count("/") > 1 or model.endswith(".gguf")
+DEFAULT_WINDOW_ROWS = 64
 
 
 def _version(text: str) -> tuple[int, ...]:
@@ -117,9 +110,14 @@ class TransformersBackend(Backend):
             raise BackendError("; ".join(str(problem) for problem in problems))
         settings = spec.settings
         self.batch_size: int = int(settings.get("batch_size") or DEFAULT_BATCH_SIZE)
+        #: rows per shared-prefix window: the batch size when set, else more than a stock
+        #: batch, as a window holds each prefix once
+        self.window_rows: int = int(settings.get("batch_size") or DEFAULT_WINDOW_ROWS)
         self.prefix_cache: bool = settings.get("prefix_cache", True) is not False
         #: a shared-prefix group's members in padded batches (else one at a time)
         self.batch_groups: bool = True
+        #: False once the model's attention turned out not to take shared prefixes
+        self._shared_prefix_ok: bool | None = None
         self.model_ref, self.gguf_file = _split_model(spec)
         self._tokenizer: Any = None
         self._model: Any = None
@@ -132,59 +130,7 @@ class TransformersBackend(Backend):
     @classmethod
     def check(cls, spec: ModelSpec) -> list[SettingProblem]:
         problems = super().check(spec)
-        settings = spec.settings
-        if not isinstance(spec.model, str) or not spec.model.strip():
-            problems.append(SettingProblem("model", "a model path or hub id is required"))
-            return problems
-        model = os.path.expanduser(spec.model)
-        if _looks_like_path(spec.model) and not os.path.exists(model):
-            problems.append(SettingProblem("model", f"no such file or folder: {spec.model}"))
-
-        gguf_file = settings.get("gguf_file")
-        if gguf_file is not None:
-            if not isinstance(gguf_file, str) or not gguf_file.strip():
-                problems.append(SettingProblem("settings.gguf_file", "must be a file name"))
-            elif os.path.isdir(model) and not os.path.isfile(os.path.join(model, gguf_file)):
-                problems.append(
-                    SettingProblem(
-                        "settings.gguf_file", f"no such file in {spec.model}: {gguf_file}"
-                    )
-                )
-            elif os.path.isfile(model):
-                problems.append(
-                    SettingProblem("settings.gguf_file", "model must be a folder with gguf_file")
-                )
-        elif os.path.isfile(model) and not model.endswith(".gguf"):
-            problems.append(
-                SettingProblem("model", f"a file must be a .gguf file, not {spec.model}")
-            )
-
-        revision = settings.get("revision")
-        if revision is not None and (not isinstance(revision, str) or not revision.strip()):
-            problems.append(SettingProblem("settings.revision", "must be a non-empty string"))
-
-        batch_size = settings.get("batch_size")
-        if batch_size is not None and (
-            isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1
-        ):
-            problems.append(
-                SettingProblem(
-                    "settings.batch_size", f"must be a positive integer, not {batch_size!r}"
-                )
-            )
-        for key, choices in (("dtype", DTYPES), ("device", DEVICES), ("attention", ATTENTIONS)):
-            value = settings.get(key)
-            if value is not None and value not in choices:
-                problems.append(
-                    SettingProblem(
-                        f"settings.{key}", f"{value!r} is not one of {', '.join(choices)}"
-                    )
-                )
-        for key in ("trust_remote_code", "prefix_cache"):
-            value = settings.get(key)
-            if value is not None and not isinstance(value, bool):
-                problems.append(SettingProblem(f"settings.{key}", "must be true or false"))
-        return problems
+        return problems + transformers_settings.problems_of(spec)
 
     # -- loading -----------------------------------------------------------------------
 
@@ -369,7 +315,21 @@ class TransformersBackend(Backend):
             prefix_groups([encoded[request.key] for request in free]) if self.prefix_cache else []
         )
         grouped = {index for _, members in groups for index in members}
-        for prefix_length, members in groups:
+        if groups and self._decodes_shared_prefixes():
+            # Prompts in no group decode beside the groups too, as groups of one.
+            groups += [
+                (len(encoded[request.key]) - 1, [index])
+                for index, request in enumerate(free)
+                if index not in grouped and len(encoded[request.key]) > 1
+            ]
+            grouped = {index for _, members in groups for index in members}
+            yield from self._generate_windows(
+                [
+                    (length, [(free[i].key, encoded[free[i].key]) for i in members])
+                    for length, members in groups
+                ]
+            )
+        for prefix_length, members in [] if self._shared_prefix_ok else groups:
             batches = self._generate_group(
                 prefix_length, [(free[i].key, encoded[free[i].key]) for i in members]
             )
@@ -397,6 +357,60 @@ class TransformersBackend(Backend):
                 GenerationResult(request.key, output, share)
                 for request, output in zip(batch, outputs, strict=True)
             ]
+
+    def _decodes_shared_prefixes(self) -> bool:
+        """Whether groups decode through ``shared_prefix`` (greedy, with the registered
+        grouped attention, whose function takes the shared prefixes)."""
+        from evaluation.backends.attention import GROUPED_SDPA
+
+        implementation = getattr(self.model.config, "_attn_implementation", None)
+        self._shared_prefix_ok = (
+            self._shared_prefix_ok is not False
+            and self.params.greedy
+            and self.batch_groups
+            and implementation == GROUPED_SDPA
+        )
+        return self._shared_prefix_ok
+
+    def _generate_windows(
+        self, groups: list[tuple[int, list[tuple[str, list[int]]]]]
+    ) -> Iterator[list[GenerationResult]]:
+        """Decode the groups' members in windows of ``window_rows`` rows, several texts
+        together, each prefix stored once (``shared_prefix``); a window's time is shared
+        by its rows."""
+        from transformers import DynamicCache
+
+        from evaluation.backends import shared_prefix
+
+        model, tokenizer = self.model, self.tokenizer
+        decoder = shared_prefix.SharedPrefixDecoder(
+            model,
+            max_new_tokens=self.params.max_new_tokens,
+            eos_ids=self._eos_ids(),
+            pad_id=tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0,
+            new_cache=lambda: DynamicCache(config=model.config),
+            root=common_prefix(
+                [ids[:length] for length, members in groups for _, ids in members[:1]]
+            ),
+        )
+        try:
+            for keys, generated, share in shared_prefix.decode_in_windows(
+                decoder, groups, self.window_rows
+            ):
+                yield [
+                    GenerationResult(key, self._decode_new_tokens(tokens), share)
+                    for key, tokens in zip(keys, generated, strict=True)
+                ]
+        except shared_prefix.SharedPrefixUnsupported:
+            # Found at the first decoding step, before any window is yielded: the groups
+            # then go the stock way.
+            self._shared_prefix_ok = False
+
+    def _decode_new_tokens(self, tokens: list[int]) -> str:
+        """The text of new tokens up to the first end-of-sequence token."""
+        eos_ids = self._eos_ids()
+        end = next((i for i, token in enumerate(tokens) if token in eos_ids), len(tokens))
+        return self.tokenizer.decode(tokens[:end], skip_special_tokens=True).strip()
 
     def _generate_group(
         self, prefix_length: int, members: list[tuple[str, list[int]]]
@@ -464,53 +478,23 @@ class TransformersBackend(Backend):
                 attention_mask=torch.tensor(masks, device=device),
                 **extra,
             )
-        eos_ids = self._eos_ids()
-        outputs = []
-        for row in generated[:, width:].tolist():
-            end = next((i for i, token in enumerate(row) if token in eos_ids), len(row))
-            outputs.append(tokenizer.decode(row[:end], skip_special_tokens=True).strip())
-        return outputs
+        return [self._decode_new_tokens(row) for row in generated[:, width:].tolist()]
 
     # -- guided: label scoring ---------------------------------------------------------
 
     def label_scores(self, prompt: str, labels: Sequence[str]) -> list[float]:
-        """Log-probability that the model answers exactly each label: its tokens, then the
-        end of the output (any of the model's end-of-sequence tokens, as generation stops
-        at any of them).
+        """Log-probability that the model answers exactly each label, then ends
+        (``label_scoring.label_log_likelihoods``)."""
+        from evaluation.backends.label_scoring import label_log_likelihoods
 
-        The prompt runs once; its KV cache is copied for each label's short pass. Labels are
-        tokenized on their own and appended to the prompt's ids (as lm-eval does)."""
-        import torch
-
-        model, tokenizer = self.model, self.tokenizer
-        eos_ids = sorted(self._eos_ids())
-        device = model.get_input_embeddings().weight.device
-        prompt_ids = torch.tensor([self.encode_prompt(prompt)], device=device)
-        scores: list[float] = []
-        with torch.inference_mode():
-            out = model(input_ids=prompt_ids, use_cache=True, **self._logits_to_keep_kwarg())
-            first = torch.log_softmax(out.logits[0, -1].float(), dim=-1)
-            cache = out.past_key_values
-            for index, label in enumerate(labels):
-                ids = list(tokenizer(label, add_special_tokens=False)["input_ids"])
-                if not ids:
-                    scores.append(float("-inf"))
-                    continue
-                label_cache = cache if index == len(labels) - 1 else copy.deepcopy(cache)
-                step = model(
-                    input_ids=torch.tensor([ids], device=device),
-                    past_key_values=label_cache,
-                    use_cache=True,
-                )
-                logprobs = torch.log_softmax(step.logits[0].float(), dim=-1)
-                score = first[ids[0]]
-                if len(ids) > 1:
-                    following = torch.tensor(ids[1:], device=logprobs.device)
-                    score = score + logprobs[:-1].gather(1, following[:, None]).sum()
-                if eos_ids:
-                    score = score + torch.logsumexp(logprobs[-1, eos_ids], dim=0)
-                scores.append(float(score))
-        return scores
+        return label_log_likelihoods(
+            self.model,
+            self.tokenizer,
+            self.encode_prompt(prompt),
+            labels,
+            eos_ids=sorted(self._eos_ids()),
+            logits_to_keep=self._logits_to_keep_kwarg(),
+        )
 
     def choose_label(self, prompt: str, labels: Sequence[str]) -> str:
         """The most likely label after the prompt (the first one on a tie)."""

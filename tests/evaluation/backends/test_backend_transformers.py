@@ -195,8 +195,8 @@ def test_shared_prefix_reuse_gives_one_at_a_time_outputs(tiny_model_dir: Path) -
     assert len(set(alone.values())) > 1
 
     batches = list(reused.generate(requests))
-    # each group's batches (4 = 3 + 1), then the lone prompt
-    assert sorted(len(batch) for batch in batches[:-1]) == [1, 3, 3] and len(batches[-1]) == 1
+    # on a CPU, windows of batch_size rows across texts (the lone prompt as a group of one)
+    assert [len(batch) for batch in batches] == [3, 3, 2]
     assert {result.key: result.output for batch in batches for result in batch} == alone
 
     reused.batch_groups = False
