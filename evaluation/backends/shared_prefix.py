@@ -29,7 +29,9 @@ import copy
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+Member = TypeVar("Member")
 
 #: the keyword under which the model's forward passes the context to the attention function
 CONTEXT_KEYWORD = "shared_prefix"
@@ -110,12 +112,14 @@ def shared_prefix_attention(
     return output.reshape(batch, 1, heads, size)
 
 
-def plan_windows(groups: Sequence[Sequence[int]], rows: int) -> list[list[tuple[int, list[int]]]]:
+def plan_windows(
+    groups: Sequence[Sequence[Member]], rows: int
+) -> list[list[tuple[int, list[Member]]]]:
     """Windows of at most ``rows`` members each, taken in group order: ``(group index,
     members)`` per window; a group larger than the room left spills into the next window
     (its prefix is kept, not run again). Plain Python."""
-    windows: list[list[tuple[int, list[int]]]] = []
-    window: list[tuple[int, list[int]]] = []
+    windows: list[list[tuple[int, list[Member]]]] = []
+    window: list[tuple[int, list[Member]]] = []
     room = rows
     for index, members in enumerate(groups):
         members = list(members)
@@ -139,16 +143,13 @@ def decode_in_windows(
     """Decode ``groups`` (prefix length, members' keys and token ids) in windows of
     ``rows`` (``plan_windows``): per window, its keys, their new token ids and its seconds
     per row."""
-    for window in plan_windows([list(range(len(members))) for _, members in groups], rows):
+    for window in plan_windows([members for _, members in groups], rows):
         began = time.perf_counter()
         chunks, keys = [], []
         for index, members in window:
             length = groups[index][0]
-            members_ids = [groups[index][1][member] for member in members]
-            chunks.append(
-                PrefixGroup(members_ids[0][1][:length], [ids[length:] for _, ids in members_ids])
-            )
-            keys.extend(key for key, _ in members_ids)
+            chunks.append(PrefixGroup(members[0][1][:length], [ids[length:] for _, ids in members]))
+            keys.extend(key for key, _ in members)
         generated = decoder.decode(chunks)
         yield keys, generated, (time.perf_counter() - began) / len(keys)
 
@@ -261,9 +262,8 @@ class SharedPrefixDecoder:
                     width + self.max_new_tokens,
                     layers[0].keys.shape[3],
                 )
-                for _ in layers:
-                    context.own_keys.append(layers[0].keys.new_zeros(shape))
-                    context.own_values.append(layers[0].values.new_zeros(shape))
+                context.own_keys = [layers[0].keys.new_zeros(shape) for _ in layers]
+                context.own_values = [layers[0].values.new_zeros(shape) for _ in layers]
             context.keys.append(
                 [layer.keys[0, :, :length].transpose(1, 2).contiguous() for layer in layers]
             )

@@ -78,14 +78,19 @@ def test_a_succeeded_job_leaves_no_document_pending(project) -> None:
     assert len(searched(project, "referendum")) == 10
 
 
-def test_pending_documents_are_marked_batch_by_batch_project_by_project(project) -> None:
-    other = create_project(name="Other", taxonomy=project.taxonomy)
-    for target in (project, other):
+def import_texts_into(*projects) -> None:
+    """``CONTENT`` imported into each project by an import job."""
+    for target in projects:
         jobs.run_import_job(
             job_id=jobs.create_import_job(
                 project=target, file_name="t.txt", content=CONTENT, format="text"
             ).pk
         )
+
+
+def test_pending_documents_are_marked_batch_by_batch_project_by_project(project) -> None:
+    other = create_project(name="Other", taxonomy=project.taxonomy)
+    import_texts_into(project, other)
     Document.objects.update(in_search_index=False)
 
     assert search_index.index_pending(project_id=project.pk, batch=7) == 30
@@ -119,12 +124,7 @@ def test_the_workers_sweep_indexes_what_a_dead_process_left_pending(project) -> 
     from fallacy_platform.liveness import sweep
 
     busy = create_project(name="Busy", taxonomy=project.taxonomy)
-    for target in (project, busy):
-        jobs.run_import_job(
-            job_id=jobs.create_import_job(
-                project=target, file_name="t.txt", content=CONTENT, format="text"
-            ).pk
-        )
+    import_texts_into(project, busy)
     Document.objects.update(in_search_index=False)  # as a process killed before indexing
     running = jobs.create_import_job(project=busy, file_name="u.txt", content=b"x", format="text")
     type(running).objects.filter(pk=running.pk).update(status="running")
