@@ -16,6 +16,11 @@ decoding and the same ``--max-new-tokens``, five ways:
       call each, prefix caching on);
   (d) bare ``vllm.LLM.generate`` on the same token ids with the same engine arguments.
 
+``--prompts N`` takes the first N prompts (the first 64 come from 17 texts, 3.8 sentences per
+text); ``--every-nth-text N`` takes every sentence of the first text and of every N-th after
+it, a sample of whole texts spread over the file (N=10: 20 texts, 88 prompts, 4.4 sentences
+per text; all 200 texts have 4.7), which is what prefix reuse depends on.
+
 Every part renders a prompt the same way (chat template around one user message, then
 tokens) and gets the same token ids. The model load (engine start for vLLM) is timed and
 printed but not counted in the throughput. The model is SmolLM2-135M-Instruct: the GGUF
@@ -31,7 +36,8 @@ load falls on every part alike; the in-process parts' CPU seconds (all threads) 
 too, and the (b)/(a) and (e)/(a) ratios of CPU time, less bent by other processes' load.
 
 Usage:
-    .venv/bin/python bench/eval_throughput.py [--prompts 64 | --all-sentences] [--only a,e]
+    .venv/bin/python bench/eval_throughput.py [--prompts 64 | --all-sentences | --every-nth-text N]
+        [--only a,e]
         [--rounds 1] [--attention auto|eager|sdpa] [--baseline-attention default|eager|sdpa]
         [--window-rows N]
         [--model PATH] [--device auto|cpu|cuda] [--load-format auto|dummy]
@@ -112,10 +118,12 @@ def device_line(device: str) -> str:
 # --- prompts ----------------------------------------------------------------------------------
 
 
-def load_prompts(gold: Path, limit: int | None) -> list[str]:
+def load_prompts(gold: Path, limit: int | None, every_nth_text: int = 1) -> list[str]:
     from evaluation.benchmarks.mafalda import prompts_from_gold_file
 
-    return prompts_from_gold_file(gold, level=2, variant="zero-shot", limit=limit)
+    return prompts_from_gold_file(
+        gold, level=2, variant="zero-shot", limit=limit, every_nth_text=every_nth_text
+    )
 
 
 def encode_all(model: str, prompts: Sequence[str]) -> list[list[int]]:
@@ -280,6 +288,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prompts", type=int, default=64, help="first N sentence prompts")
     parser.add_argument("--all-sentences", action="store_true", help="every MAFALDA sentence")
+    parser.add_argument(
+        "--every-nth-text",
+        type=int,
+        metavar="N",
+        help="every sentence of the first text and every N-th after it (a sample of whole "
+        "texts spread over the file; --prompts is ignored)",
+    )
     parser.add_argument("--only", default="a,b,c,d,e", help="parts to run, e.g. a,e")
     parser.add_argument("--rounds", type=int, default=1, help="run the parts N times, alternately")
     parser.add_argument("--model", help="a local model folder (default: SmolLM2 safetensors)")
@@ -381,7 +396,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         from evaluation.backends.model_files import smollm2_safetensors
 
         model_path = str(smollm2_safetensors())
-    prompts = load_prompts(args.gold, None if args.all_sentences else args.prompts)
+    if args.every_nth_text:
+        prompts = load_prompts(args.gold, None, args.every_nth_text)
+    else:
+        prompts = load_prompts(args.gold, None if args.all_sentences else args.prompts)
     token_ids = encode_all(model_path, prompts)
     lengths = [len(ids) for ids in token_ids]
 
@@ -391,7 +409,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"model: {model_path} (load format {args.load_format}, vLLM dtype {args.dtype}); "
         f"{len(prompts)} MAFALDA "
-        f"sentence prompts (level 2, zero-shot), {sum(lengths) / len(lengths):.0f} tokens on "
+        + (f"(every {args.every_nth_text}th text's) " if args.every_nth_text else "")
+        + f"sentence prompts (level 2, zero-shot), {sum(lengths) / len(lengths):.0f} tokens on "
         f"average ({min(lengths)}-{max(lengths)}); greedy, max_new_tokens={args.max_new_tokens}"
     )
     runners = part_runners(model_path, prompts, token_ids, args)

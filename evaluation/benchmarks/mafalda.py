@@ -218,10 +218,16 @@ def mafalda_labels(level: int = 2) -> list[TaskLabel]:
 
 
 def prompts_from_gold_file(
-    path: Path | str, *, level: int = 2, variant: str = "zero-shot", limit: int | None = None
+    path: Path | str,
+    *,
+    level: int = 2,
+    variant: str = "zero-shot",
+    limit: int | None = None,
+    every_nth_text: int = 1,
 ) -> list[str]:
     """The platform's per-sentence prompts for a MAFALDA JSONL file (units: the keys of
-    ``sentences_with_labels``), for benchmarks; ``limit`` caps the number of prompts."""
+    ``sentences_with_labels``), for benchmarks; ``limit`` caps the number of prompts,
+    ``every_nth_text`` keeps the first text and every n-th after it (all their sentences)."""
     documents = []
     with Path(path).open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):
@@ -230,6 +236,7 @@ def prompts_from_gold_file(
             record = json.loads(line)
             units = tuple(json.loads(record.get("sentences_with_labels") or "{}"))
             documents.append(TaskDocument(number, record["text"], units))
+    documents = documents[::every_nth_text]
     spec = builtin_variant(variant)
     prompts = []
     for unit in MafaldaTask().prompts(documents, labels=mafalda_labels(level), variant=spec):

@@ -102,3 +102,24 @@ def test_benchmarks_import_without_django(tmp_path) -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_every_nth_text_of_the_gold_file_keeps_whole_texts(tmp_path) -> None:
+    import json
+
+    from evaluation.benchmarks.mafalda import prompts_from_gold_file
+
+    gold = tmp_path / "gold.jsonl"
+    records = [
+        {
+            "text": f"Text {n}. " + " ".join(f"S{n}-{i}." for i in range(n + 1)),
+            "sentences_with_labels": json.dumps({f"S{n}-{i}.": [] for i in range(n + 1)}),
+        }
+        for n in range(5)
+    ]
+    gold.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
+    every_other = prompts_from_gold_file(gold, every_nth_text=2)
+    assert len(every_other) == 1 + 3 + 5  # texts 0, 2 and 4, every sentence of each
+    assert all("Text 1." not in p and "Text 3." not in p for p in every_other)
+    assert prompts_from_gold_file(gold) == prompts_from_gold_file(gold, every_nth_text=1)
+    assert len(prompts_from_gold_file(gold)) == 15
