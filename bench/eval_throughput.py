@@ -409,7 +409,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"model: {model_path} (load format {args.load_format}, vLLM dtype {args.dtype}); "
         f"{len(prompts)} MAFALDA "
-        + (f"(every {args.every_nth_text}th text's) " if args.every_nth_text else "")
+        + (f"(every {args.every_nth_text}-th text's) " if args.every_nth_text else "")
         + f"sentence prompts (level 2, zero-shot), {sum(lengths) / len(lengths):.0f} tokens on "
         f"average ({min(lengths)}-{max(lengths)}); greedy, max_new_tokens={args.max_new_tokens}"
     )
