@@ -180,6 +180,8 @@ def _restore_rows(rows: str, blocker) -> None:
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
     result = yield
     rows = item.stash.get(MIGRATED_ROWS, None)
-    if rows is not None:
+    # After the session's last test its database is gone with the session's fixtures, and
+    # no test needs the rows.
+    if rows is not None and nextitem is not None:
         _restore_rows(rows, item.stash[DB_BLOCKER])
     return result
