@@ -338,6 +338,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     unknown = sorted(set(args.parts) - set(PARTS))
     if unknown:
         parser.error(f"--only: unknown part(s) {', '.join(unknown)}; choose from a, b, c, d, e")
+    if args.every_nth_text is not None and args.every_nth_text < 1:
+        parser.error(f"--every-nth-text: {args.every_nth_text} is not a positive whole number")
     return args
 
 
@@ -396,7 +398,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         from evaluation.backends.model_files import smollm2_safetensors
 
         model_path = str(smollm2_safetensors())
-    if args.every_nth_text:
+    if args.every_nth_text is not None:
         prompts = load_prompts(args.gold, None, args.every_nth_text)
     else:
         prompts = load_prompts(args.gold, None if args.all_sentences else args.prompts)
@@ -409,7 +411,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(
         f"model: {model_path} (load format {args.load_format}, vLLM dtype {args.dtype}); "
         f"{len(prompts)} MAFALDA "
-        + (f"(every {args.every_nth_text}-th text's) " if args.every_nth_text else "")
+        + (f"(every {args.every_nth_text}-th text's) " if args.every_nth_text is not None else "")
         + f"sentence prompts (level 2, zero-shot), {sum(lengths) / len(lengths):.0f} tokens on "
         f"average ({min(lengths)}-{max(lengths)}); greedy, max_new_tokens={args.max_new_tokens}"
     )

@@ -228,6 +228,8 @@ def prompts_from_gold_file(
     """The platform's per-sentence prompts for a MAFALDA JSONL file (units: the keys of
     ``sentences_with_labels``), for benchmarks; ``limit`` caps the number of prompts,
     ``every_nth_text`` keeps the first text and every n-th after it (all their sentences)."""
+    if every_nth_text < 1:
+        raise ValueError(f"every_nth_text must be 1 or more, not {every_nth_text}")
     documents = []
     with Path(path).open(encoding="utf-8") as handle:
         for number, line in enumerate(handle, start=1):

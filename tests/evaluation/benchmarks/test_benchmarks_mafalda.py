@@ -123,3 +123,5 @@ def test_every_nth_text_of_the_gold_file_keeps_whole_texts(tmp_path) -> None:
     assert all("Text 1." not in p and "Text 3." not in p for p in every_other)
     assert prompts_from_gold_file(gold) == prompts_from_gold_file(gold, every_nth_text=1)
     assert len(prompts_from_gold_file(gold)) == 15
+    with pytest.raises(ValueError, match="every_nth_text"):
+        prompts_from_gold_file(gold, every_nth_text=0)
