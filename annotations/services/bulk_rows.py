@@ -6,7 +6,8 @@
   one query (what each row's default would take), sentences by binary ``COPY``; elsewhere (the
   embedded SQLite) documents by multi-row ``INSERT … RETURNING id`` and sentences by multi-row
   ``INSERT`` on SQLite's own cursor. Triggers, constraints and foreign keys apply as to any
-  insert (``COPY`` fires the statement triggers that keep the project's counters).
+  insert (``COPY`` fires the statement triggers that keep the project's counters and check
+  that the sentences' documents exist, migration 0015).
 - Pays: ``bench/import_api.py --runs 3 --backends sqlite,postgresql --compare-with`` main
   (10,000 plain texts, 26 MB, 319k sentences; 2 cores at load 2.5 from another benchmark):
   PostgreSQL's import took 7.6 s against 10.2 s with documents by multi-row ``INSERT`` and

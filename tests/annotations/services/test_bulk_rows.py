@@ -84,5 +84,5 @@ def test_sentence_constraints_still_enforced() -> None:
     ):
         with pytest.raises(IntegrityError), transaction.atomic():
             insert_sentences(rows)
-            connection.check_constraints()  # the foreign key, deferred to the commit
+            connection.check_constraints()  # any deferred constraint, checked now
     assert not Sentence.objects.exists()
