@@ -18,8 +18,10 @@ The sentence's ``document`` field is now declared without a database constraint
 Unlike the foreign key, which was deferred to the commit, the check runs at the end of each
 statement: a document is inserted before its sentences (every writer does so).
 
-- Pays: ``bench/import_api.py --runs 3 --backends sqlite,postgresql --compare-with`` main:
-  see ``annotations.services.bulk_rows``.
+- Pays: ``bench/import_api.py --runs 3 --backends sqlite,postgresql --compare-with`` the
+  foreign key's version (10,000 plain texts, 319k sentences; 2-core AMD EPYC): PostgreSQL's
+  import through the API took 2.48 s against 3.52 s (0.70), 1.68x SQLite's 1.48 s where it
+  was 2.35x; SQLite unchanged (0.99).
 - Same rule: ``tests/annotations/services/test_sentence_document_check.py`` (on either
   database: a missing document, a document deleted by raw SQL, an id change, and on
   PostgreSQL concurrent deletes).
