@@ -84,6 +84,37 @@ def raw_connections() -> Iterator[tuple[psycopg.Connection, psycopg.Connection]]
     second.close()
 
 
+INSERT_SENTENCE = (
+    'INSERT INTO annotations_sentence (document_id, "index", start, "end") VALUES (%s, 7, 0, 3)'
+)
+DELETE_DOCUMENT = "DELETE FROM annotations_document WHERE id = %s"
+
+
+def _waiting(
+    waiter: psycopg.Connection, statement: str, document: Document, holder: psycopg.Connection
+) -> BaseException | None:
+    """Runs ``statement`` and commits on ``waiter`` in a thread; checks that it waits for
+    ``holder``'s transaction, commits that one, and returns the waiter's error (or None)."""
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            waiter.execute(statement, [document.pk])
+            waiter.commit()
+            outcome.append(None)
+        except psycopg.Error as error:
+            outcome.append(error)
+            waiter.rollback()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(0.5)
+    assert thread.is_alive(), "the statement did not wait for the other transaction"
+    holder.commit()
+    thread.join(10)
+    return outcome[0]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_concurrent_delete_waits_for_new_sentences_then_takes_them(
     document: Document, raw_connections
@@ -91,33 +122,12 @@ def test_a_concurrent_delete_waits_for_new_sentences_then_takes_them(
     """The insert's check locks its documents as a foreign key would: a delete of one waits
     for the inserting transaction, then deletes its new sentences too (no orphan)."""
     writer, deleter = raw_connections
-    writer.execute(
-        'INSERT INTO annotations_sentence (document_id, "index", start, "end") '
-        "VALUES (%s, 7, 0, 3)",
-        [document.pk],
-    )
+    writer.execute(INSERT_SENTENCE, [document.pk])
     deleter.execute("SET lock_timeout = '300ms'")
     with pytest.raises(psycopg.errors.LockNotAvailable):
-        deleter.execute("DELETE FROM annotations_document WHERE id = %s", [document.pk])
+        deleter.execute(DELETE_DOCUMENT, [document.pk])
     deleter.rollback()
-    outcome: list[BaseException | None] = []
-
-    def delete() -> None:
-        try:
-            deleter.execute("DELETE FROM annotations_document WHERE id = %s", [document.pk])
-            deleter.commit()
-            outcome.append(None)
-        except psycopg.Error as error:
-            outcome.append(error)
-            deleter.rollback()
-
-    thread = threading.Thread(target=delete)
-    thread.start()
-    thread.join(0.5)
-    assert thread.is_alive(), "the delete did not wait for the inserting transaction"
-    writer.commit()
-    thread.join(10)
-    assert outcome == [None]
+    assert _waiting(deleter, DELETE_DOCUMENT, document, holder=writer) is None
     assert not Document.objects.filter(pk=document.pk).exists()
     assert not Sentence.objects.filter(document_id=document.pk).exists()
 
@@ -127,28 +137,8 @@ def test_new_sentences_of_a_document_being_deleted_wait_then_are_refused(
     document: Document, raw_connections
 ) -> None:
     writer, deleter = raw_connections
-    deleter.execute("DELETE FROM annotations_document WHERE id = %s", [document.pk])
-    outcome: list[BaseException | None] = []
-
-    def insert() -> None:
-        try:
-            writer.execute(
-                'INSERT INTO annotations_sentence (document_id, "index", start, "end") '
-                "VALUES (%s, 7, 0, 3)",
-                [document.pk],
-            )
-            writer.commit()
-            outcome.append(None)
-        except psycopg.Error as error:
-            outcome.append(error)
-            writer.rollback()
-
-    thread = threading.Thread(target=insert)
-    thread.start()
-    thread.join(0.5)
-    assert thread.is_alive(), "the insert did not wait for the deleting transaction"
-    deleter.commit()
-    thread.join(10)
-    assert isinstance(outcome[0], psycopg.errors.ForeignKeyViolation)
+    deleter.execute(DELETE_DOCUMENT, [document.pk])
+    error = _waiting(writer, INSERT_SENTENCE, document, holder=deleter)
+    assert isinstance(error, psycopg.errors.ForeignKeyViolation)
     assert not Document.objects.filter(pk=document.pk).exists()
     assert not Sentence.objects.filter(document_id=document.pk).exists()
