@@ -18,6 +18,10 @@ The sentence's ``document`` field is now declared without a database constraint
 Unlike the foreign key, which was deferred to the commit, the check runs at the end of each
 statement: a document is inserted before its sentences (every writer does so).
 
+On SQLite, a later migration that rebuilds the sentence or document table drops these
+triggers: it must create them again (``SQLITE_DROP``, then ``SQLITE_STATEMENTS``), as 0008
+does for 0005's.
+
 - Pays: ``bench/import_api.py --runs 3 --backends sqlite,postgresql --compare-with`` the
   foreign key's version (10,000 plain texts, 319k sentences; 2-core AMD EPYC): PostgreSQL's
   import through the API took 2.48 s against 3.52 s (0.70), 1.68x SQLite's 1.48 s where it
