@@ -16,23 +16,19 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
 from django.db import transaction
 from django.utils import timezone
 
 from annotations.importing.formats.hf import (
     CARD,
     PLATFORM_KEY,
-    SPAN_SCHEMA,
     HFFolder,
     HFFormatError,
     HFSplit,
-    item_schema,
-    read_hf_folder,
 )
 from annotations.importing.formats.storable import text_problem
 from annotations.importing.sentences import SentenceError, check_tiling
-from annotations.items import ANSWER_KINDS, FormError, parse_form
+from annotations.importing.untrusted import answer_fields, hf_folder_from_path
 from annotations.labels import LabelResolver
 from annotations.models import Document, GoldDocument, GoldSpan, GoldStandard, Project, Taxonomy
 from annotations.selectors.taxonomy import label_resolver
@@ -75,22 +71,9 @@ class HFImportReport:
         return "\n".join(lines)
 
 
-def _answer_fields(form: Any) -> list[tuple[str, str]]:
-    try:
-        parsed = parse_form(form)
-    except (FormError, TypeError, ValueError) as error:
-        raise HFFormatError(CARD, 0, f"{PLATFORM_KEY}.form", str(error)) from None
-    return [(f.name, f.kind) for f in parsed.fields if f.kind in ANSWER_KINDS]
-
-
-def schema_of(platform: dict[str, Any]) -> pa.Schema:
-    if platform["kind"] == "spans":
-        return SPAN_SCHEMA
-    return item_schema(_answer_fields(platform.get("form")))
-
-
 def read_folder(path: Path) -> HFFolder:
-    return read_hf_folder(path, schema_of)
+    """The dataset folder at ``path``, read in a bounded child process."""
+    return hf_folder_from_path(path=path)
 
 
 class _Rows:
@@ -254,8 +237,8 @@ def _gold(check: _Rows, row: dict[str, Any], fields: list[tuple[str, str]]) -> d
 
 def _item_fields(folder: HFFolder, project: Project) -> list[tuple[str, str]]:
     """The project's answer fields the folder's form also has (same kind, else an error)."""
-    fields = _answer_fields(project.form)
-    wanted = dict(_answer_fields(folder.platform.get("form")))
+    fields = answer_fields(project.form)
+    wanted = dict(answer_fields(folder.platform.get("form")))
     for name, kind in fields:
         if name in wanted and wanted[name] != kind:
             raise HFFormatError(

@@ -55,9 +55,10 @@ from annotations.importing.datasets import (
 )
 from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.csv import read_csv_texts
+from annotations.importing.formats.hf import HFFolder
 from annotations.importing.formats.jsonl import RecordChecker, iter_json_objects
 from annotations.importing.formats.plaintext import TextRecord
-from annotations.importing.hf_archive import import_hf_archive
+from annotations.importing.hf_archive import import_hf_archive, read_hf_archive
 from annotations.importing.items import (
     ITEM_FORMATS,
     ItemConverter,
@@ -264,7 +265,13 @@ def _run_claimed(job: ImportJob) -> ImportJob:
         check.run()
         if check.errors.count:
             return _finish(job, errors=check.errors.entries())
-        report = _import(job, content, texts_only=check.texts_only, records=check.records)
+        report = _import(
+            job,
+            content,
+            texts_only=check.texts_only,
+            records=check.records,
+            hf_folder=check.hf_folder,
+        )
     except DatasetFormatError as error:
         return _finish(job, errors=[format_error_entry(error)])
     except Exception as error:
@@ -292,9 +299,15 @@ def _finish(
 
 
 def _import(
-    job: ImportJob, content: bytes, *, texts_only: bool, records: list[TextRecord] | None
+    job: ImportJob,
+    content: bytes,
+    *,
+    texts_only: bool,
+    records: list[TextRecord] | None,
+    hf_folder: HFFolder | None = None,
 ) -> dict[str, Any]:
-    """The import proper; ``records``: a text file's records as validation read them."""
+    """The import proper; ``records``: a text file's records as validation read them,
+    ``hf_folder``: an uploaded dataset folder's rows, as its bounded reader returned them."""
     project, name = job.project, job.file_name
     source = io.BytesIO(content)
     later = {"defer_search_index": True}  # indexed once the job succeeded
@@ -318,7 +331,8 @@ def _import(
             path=source, name=name, project=project, annotator=annotator, **later
         ).as_dict()
     if job.format == "hf":
-        return import_hf_archive(content=content, name=name, project=project).as_dict()
+        folder = hf_folder or read_hf_archive(content=content, name=name)
+        return import_hf_archive(folder=folder, name=name, project=project).as_dict()
     if job.format == "labelstudio":
         return import_label_studio(
             path=source, name=name, project=project, created_by=job.created_by, members_only=True

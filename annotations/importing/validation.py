@@ -21,14 +21,14 @@ from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.csv import CsvColumns, csv_rows
 from annotations.importing.formats.doccano import read_doccano
 from annotations.importing.formats.flub import read_flub
-from annotations.importing.formats.hf import HFFormatError
+from annotations.importing.formats.hf import HFFolder, HFFormatError
 from annotations.importing.formats.item_columns import ItemRows, is_jsonl, read_item_columns
 from annotations.importing.formats.jsonl import RecordChecker, iter_json_objects
 from annotations.importing.formats.label_studio import check_label_studio
 from annotations.importing.formats.mafalda import read_mafalda
 from annotations.importing.formats.plaintext import TextRecord, read_text_blocks, read_text_jsonl
 from annotations.importing.formats.smartypat import smartypat_columns
-from annotations.importing.hf_archive import check_hf_archive
+from annotations.importing.hf_archive import check_hf_folder, read_hf_archive
 from annotations.importing.items import (
     ITEM_FORMATS,
     IdCheck,
@@ -110,6 +110,7 @@ class FileCheck:
         self.pending_ids: list[tuple[int, str, str]] = []  # (line, id, text) to look up
         # a text file's records as read here, for the import to take instead of reading again
         self.records: list[TextRecord] | None = None
+        self.hf_folder: HFFolder | None = None  # an uploaded dataset folder's rows
         self.reported_at = time.monotonic()
 
     def run(self) -> None:
@@ -284,9 +285,9 @@ class FileCheck:
             ImportJob.objects.filter(pk=self.job.pk).update(lines_total=rows)
 
         try:
-            problems = check_hf_archive(
-                content=self.content,
-                name=self.name,
+            self.hf_folder = read_hf_archive(content=self.content, name=self.name)
+            problems = check_hf_folder(
+                folder=self.hf_folder,
                 project=self.job.project,
                 on_total=total,
                 on_row=self.progress,

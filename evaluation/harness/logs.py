@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import json
 import re
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fallacy_platform.bounded import LimitExceeded, run_bounded
+
 from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.jsonl import iter_json_objects
+from annotations.importing.untrusted import checked_members
 from evaluation.scoring.harness import ANSWER_KINDS
 from evaluation.scoring.parsers import PARSER_NAMES
 
@@ -163,6 +167,16 @@ def read_lm_eval(path: Path, file_name: str) -> HarnessLog:
     return log
 
 
+def _check_archive(path: Path, file_name: str) -> None:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            checked_members(archive, file_name)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+        if isinstance(error, LimitExceeded):
+            raise
+        raise DatasetFormatError(file_name, 1, None, "not an Inspect log (not a .zip)") from None
+
+
 def read_inspect(path: Path, file_name: str) -> HarnessLog:
     from inspect_ai.log import read_eval_log
 
@@ -198,9 +212,23 @@ def read_inspect(path: Path, file_name: str) -> HarnessLog:
 
 
 def read_log(path: Path, harness: str, file_name: str | None = None) -> HarnessLog:
-    """The log at ``path`` read as ``harness`` (``lm-eval`` or ``inspect``)."""
+    """The log at ``path`` read as ``harness`` (``lm-eval`` or ``inspect``) in a bounded child
+    process (``fallacy_platform.bounded``): past a limit, a ``DatasetFormatError`` naming it."""
     file_name = file_name or str(path)
-    log = read_lm_eval(path, file_name) if harness == LM_EVAL else read_inspect(path, file_name)
+    try:
+        return run_bounded(f"{__name__}:read_log_here", str(path), harness, file_name)
+    except LimitExceeded as error:
+        raise DatasetFormatError(file_name, 1, None, str(error)) from None
+
+
+def read_log_here(path: str, harness: str, file_name: str) -> HarnessLog:
+    """``read_log`` in this process (the bounded child): an Inspect log's archive is checked
+    (members, declared sizes) before it is read."""
+    source = Path(path)
+    if harness == INSPECT:
+        _check_archive(source, file_name)
+    reader = read_lm_eval if harness == LM_EVAL else read_inspect
+    log = reader(source, file_name)
     if not log.samples:
         raise DatasetFormatError(file_name, 1, None, "the log holds no samples")
     return log

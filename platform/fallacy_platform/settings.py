@@ -316,6 +316,24 @@ UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(100 * 1024 * 1024)
 # An import file up to this size is imported inside its request; a larger one is queued.
 IMPORT_INLINE_MAX_BYTES = 1024 * 1024
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("REQUEST_MAX_BYTES", str(10 * 1024 * 1024)))
+# Archives, Parquet and harness logs are read in a child process under these limits
+# (fallacy_platform.bounded); past one, the import fails naming it, nothing imported.
+IMPORT_MEMORY_BYTES = int(os.environ.get("IMPORT_MEMORY_BYTES", str(2048 * 1024 * 1024)))
+IMPORT_SECONDS = int(os.environ.get("IMPORT_SECONDS", "300"))
+IMPORT_TEMP_BYTES = int(os.environ.get("IMPORT_TEMP_BYTES", str(256 * 1024 * 1024)))
+IMPORT_MAX_UNPACKED_BYTES = int(
+    os.environ.get("IMPORT_MAX_UNPACKED_BYTES", str(128 * 1024 * 1024))
+)
+IMPORT_MAX_ZIP_MEMBERS = int(os.environ.get("IMPORT_MAX_ZIP_MEMBERS", "1000"))
+IMPORT_MAX_ROWS = int(os.environ.get("IMPORT_MAX_ROWS", "1000000"))
+IMPORT_MAX_ROW_GROUP_BYTES = int(
+    os.environ.get("IMPORT_MAX_ROW_GROUP_BYTES", str(64 * 1024 * 1024))
+)
+# ``manage.py serve``'s front server (fallacy_platform/front.py) reads a request's head within
+# CLIENT_HEADER_TIMEOUT seconds and its body with no pause longer than CLIENT_BODY_TIMEOUT
+# (408 past either) before gunicorn sees the request.
+CLIENT_HEADER_TIMEOUT = float(os.environ.get("CLIENT_HEADER_TIMEOUT", "10"))
+CLIENT_BODY_TIMEOUT = float(os.environ.get("CLIENT_BODY_TIMEOUT", "15"))
 FILE_UPLOAD_HANDLERS = [
     "fallacy_platform.uploads.LimitedUploadHandler",
     "django.core.files.uploadhandler.MemoryFileUploadHandler",

@@ -15,6 +15,10 @@ class DatasetFormatError(ValueError):
         self.message = message
         super().__init__(str(self))
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Pickled by its fields (it crosses from a bounded child process to its parent)."""
+        return (type(self), (self.path, self.line, self.field, self.message))
+
     @property
     def file_name(self) -> str:
         return PurePath(self.path).name or self.path

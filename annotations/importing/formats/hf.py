@@ -30,6 +30,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
+from fallacy_platform.bounded import LimitExceeded, limit
 
 from annotations.importing.formats.errors import DatasetFormatError
 
@@ -37,6 +38,7 @@ CARD = "README.md"
 DATA = "data"
 PLATFORM_KEY = "fallacy_platform"
 DEFAULT_SPLIT = "test"
+BATCH_ROWS = 1024  # rows decoded at a time
 
 DETAIL = pa.struct(
     [
@@ -204,30 +206,78 @@ def _data_files(metadata: dict[str, Any]) -> list[tuple[str, str]]:
     return [(f["split"], f["path"]) for f in files]
 
 
-def _read_split(folder: Path, split: str, relative: str, schema: pa.Schema) -> HFSplit:
+def _read_split(
+    folder: Path, split: str, relative: str, schema: pa.Schema, budget: _Budget
+) -> HFSplit:
+    """The split's rows, read batch by batch (never the whole table at once) within the
+    limits on rows, row-group size and decoded bytes (``fallacy_platform.bounded``)."""
     path = folder / relative
     if ".." in Path(relative).parts or not path.is_file():
         raise HFFormatError(relative, 0, None, f"split {split!r}: no such Parquet file")
     try:
-        table = pq.read_table(path)
+        parquet = pq.ParquetFile(path)
+        found = parquet.schema_arrow
     except (pa.ArrowException, OSError) as error:
         raise HFFormatError(relative, 0, None, f"not a readable Parquet file: {error}") from None
     for wanted in schema:
-        if wanted.name not in table.schema.names:
+        if wanted.name not in found.names:
             raise HFFormatError(relative, 0, wanted.name, "missing column")
-        found = table.schema.field(wanted.name).type
-        if not found.equals(wanted.type):
+    budget.check_metadata(parquet.metadata, relative)
+    rows: list[dict[str, Any]] = []
+    try:
+        for group in range(parquet.num_row_groups):
+            decoded = 0
+            for batch in parquet.iter_batches(
+                batch_size=BATCH_ROWS, row_groups=[group], columns=schema.names
+            ):
+                decoded += batch.nbytes
+                budget.decoded(batch.nbytes, decoded, relative)
+                rows.extend(_cast(batch, schema, relative).to_pylist())
+    except (pa.ArrowException, OSError) as error:
+        raise HFFormatError(relative, 0, None, f"not a readable Parquet file: {error}") from None
+    return HFSplit(split, relative, rows)
+
+
+def _cast(batch: pa.RecordBatch, schema: pa.Schema, relative: str) -> pa.RecordBatch:
+    columns = []
+    for wanted in schema:
+        column = batch.column(wanted.name)
+        if not column.type.equals(wanted.type):
             try:
-                table = table.set_column(
-                    table.schema.get_field_index(wanted.name),
-                    wanted.name,
-                    table[wanted.name].cast(wanted.type),
-                )
+                column = column.cast(wanted.type)
             except (pa.ArrowException, ValueError):
-                raise HFFormatError(
-                    relative, 0, wanted.name, f"column of type {found}, expected {wanted.type}"
-                ) from None
-    return HFSplit(split, relative, table.select(schema.names).to_pylist())
+                message = f"column of type {column.type}, expected {wanted.type}"
+                raise HFFormatError(relative, 0, wanted.name, message) from None
+        columns.append(column)
+    return pa.RecordBatch.from_arrays(columns, schema=schema)
+
+
+class _Budget:
+    """What a folder's Parquet files may hold: rows (from the metadata, before reading), a
+    row group's size (its metadata, then as decoded) and decoded bytes in all."""
+
+    def __init__(self) -> None:
+        self.rows = self.bytes = 0
+
+    def check_metadata(self, metadata: pq.FileMetaData, relative: str) -> None:
+        self.rows += metadata.num_rows
+        if self.rows > limit("IMPORT_MAX_ROWS"):
+            raise LimitExceeded("IMPORT_MAX_ROWS", f"{relative}: more rows than the limit")
+        for index in range(metadata.num_row_groups):
+            size = metadata.row_group(index).total_byte_size
+            if size > limit("IMPORT_MAX_ROW_GROUP_BYTES"):
+                raise LimitExceeded(
+                    "IMPORT_MAX_ROW_GROUP_BYTES", f"{relative}: row group {index} is too large"
+                )
+
+    def decoded(self, size: int, group_so_far: int, relative: str) -> None:
+        self.bytes += size
+        if group_so_far > limit("IMPORT_MAX_ROW_GROUP_BYTES"):
+            raise LimitExceeded(
+                "IMPORT_MAX_ROW_GROUP_BYTES", f"{relative}: a row group decodes too large"
+            )
+        if self.bytes > limit("IMPORT_MAX_UNPACKED_BYTES"):
+            raise LimitExceeded("IMPORT_MAX_UNPACKED_BYTES", f"{relative}: decodes too large")
 
 
 def read_hf_folder(folder: Path, schema_of: Any) -> HFFolder:
@@ -242,5 +292,8 @@ def read_hf_folder(folder: Path, schema_of: Any) -> HFFolder:
             CARD, 0, PLATFORM_KEY, "missing or without kind spans|items: not a platform export"
         )
     schema = schema_of(platform)
-    splits = [_read_split(folder, split, path, schema) for split, path in _data_files(metadata)]
+    budget = _Budget()
+    splits = [
+        _read_split(folder, split, path, schema, budget) for split, path in _data_files(metadata)
+    ]
     return HFFolder(metadata, platform, splits)
