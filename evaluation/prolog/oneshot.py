@@ -2,9 +2,11 @@
 
 ``check_rule_file(source)`` and ``satisfying(rule, facts)`` (what the web and the worker
 use) start ``swipl`` on ``oracle_once.pl`` in a new process group, set its address space
-(``MEMORY_MB``, before any untrusted text is sent), write the request to its standard
-input and read its answer. The caller never waits past the wall-clock deadline (the Prolog
-time limit plus ``STARTUP_S``) and never keeps more than ``MAX_OUTPUT_BYTES`` of what the
+(``MEMORY_MB``) and CPU time (``RLIMIT_CPU``: the wall-clock deadline and a second, then
+``SIGXCPU``; ``SIGKILL`` a second later) and lower its priority (``NICE``: the web's threads
+come first on a busy CPU), all before any untrusted text is sent, write the request to its
+standard input and read its answer. The caller never waits past the wall-clock deadline (the
+Prolog time limit plus ``STARTUP_S``) and never keeps more than ``MAX_OUTPUT_BYTES`` of what the
 process prints; at either limit, and in every case once the answer is in, the whole
 process group is killed and the process reaped. A limit gives ``OracleError`` naming it
 (kind ``time``, ``output`` or ``memory``). The same sandbox and per-call limits as
@@ -14,6 +16,7 @@ process group is killed and the process reaped. A limit gives ``OracleError`` na
 from __future__ import annotations
 
 import json
+import math
 import os
 import secrets
 import selectors
@@ -51,15 +54,17 @@ MAX_STDERR_KEPT = 2048
 POLL_S = 0.2  # how often the process's peak address space is read
 MEMORY_NEAR = 0.97
 CHECK = "the rule file's check"
+NICE = 10  # added to the swipl process's nice value
 
 
-def _command() -> list[str]:
-    """``swipl`` on ``oracle_once.pl``, its address space limited before it starts (set
-    later, swipl can hang instead of aborting when an allocation fails)."""
+def _command(cpu_s: int) -> list[str]:
+    """``swipl`` on ``oracle_once.pl``, its address space (set later, swipl can hang
+    instead of aborting when an allocation fails) and CPU seconds limited before it starts."""
     return [
         "/bin/sh",
         "-c",
-        f'ulimit -v {MEMORY_MB * 1024} && exec "$@"',
+        f"ulimit -v {MEMORY_MB * 1024} && ulimit -t {cpu_s + 1} && ulimit -S -t {cpu_s} "
+        '&& exec "$@"',
         "sh",
         "swipl",
         f"--stack-limit={STACK_LIMIT}",
@@ -144,6 +149,14 @@ def _peak_mb(pid: int) -> float:
     return 0.0
 
 
+def _lower_priority(pid: int) -> None:
+    """Raise the process's nice value by ``NICE`` (it may already have exited)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, os.getpriority(os.PRIO_PROCESS, pid) + NICE)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def _stop(process: subprocess.Popen) -> None:
     """Kill the process group (the leader, even exited, keeps its id until reaped), reap."""
     try:
@@ -162,9 +175,10 @@ def _run(request: dict[str, Any], *, time_limit_s: float, what: str) -> dict[str
     nonce = secrets.token_hex(16)
     payload = json.dumps({**request, "nonce": nonce, "max_bytes": MAX_MESSAGE_BYTES}).encode()
     wall_s = time_limit_s + STARTUP_S
+    cpu_s = math.ceil(wall_s) + 1  # a backstop: the wall-clock deadline comes first
     environment = {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8"}
     process = subprocess.Popen(
-        _command(),
+        _command(cpu_s),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -174,6 +188,7 @@ def _run(request: dict[str, Any], *, time_limit_s: float, what: str) -> dict[str
         close_fds=True,
     )
     try:
+        _lower_priority(process.pid)  # the same process once sh has exec'd swipl
         out, err, passed = _exchange(process, payload, time.monotonic() + wall_s)
     finally:
         _stop(process)
@@ -187,6 +202,8 @@ def _run(request: dict[str, Any], *, time_limit_s: float, what: str) -> dict[str
     if process.returncode == 0 and marker in out:
         return json.loads(out.rsplit(marker, 1)[1])
     stderr = err.decode("utf-8", "replace").strip()
+    if process.returncode == -signal.SIGXCPU:
+        raise OracleError(f"{what} used more than {cpu_s} s of CPU", kind="time")
     if process.returncode == -signal.SIGABRT or "allocate memory" in stderr:
         raise OracleError(f"{what} used more than {MEMORY_MB} MB", kind="memory")
     raise OracleError(

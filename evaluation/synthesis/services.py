@@ -4,7 +4,8 @@
   by ``project`` (``None``: global), numbered past what the project sees; refused
   (``RuleVersionError`` naming swipl's message and line, nothing written) when the file does
   not parse (``parse_rule_file``), declares another type, or gives any swipl error or
-  warning while loading (``check_rule_file``, swipl in its own sandboxed process).
+  warning while loading (``check_rule_file``, swipl in its own sandboxed process, within
+  the server-wide bound on checks: ``SlotsBusy`` at once when no slot is free).
 - ``launch_generation(...)``: uses the project's own newest rule file of the type and its
   own judge variant, else the global ones (``evaluation.ownership``); validates everything
   first (``LaunchError``, each problem naming its field, or the rule file's line; nothing
@@ -60,11 +61,11 @@ from evaluation.prolog import (
     OracleError,
     RuleFile,
     RuleFileError,
-    check_rule_file,
     parse_rule_file,
 )
 from evaluation.runs.launch import LaunchError, spec_problems
 from evaluation.runs.outputs import cache_results
+from evaluation.synthesis.checks import check_rule_source
 from evaluation.synthesis.liveness import beat_generation_job, claim_generation_job
 
 METHODS = ("prolog", "direct")
@@ -85,14 +86,17 @@ class RuleVersionError(ValueError):
 # --------------------------------------------------------------------------- rule versions
 
 
-def rule_problems(source: str, *, field: str = "source") -> list[SettingProblem]:
-    """What is wrong with a rule file: the parser's line, then every swipl message."""
+def rule_problems(
+    source: str, *, field: str = "source", user: AbstractBaseUser | None = None
+) -> list[SettingProblem]:
+    """What is wrong with a rule file: the parser's line, then every swipl message (the
+    check within the server-wide bound: ``SlotsBusy`` when no slot is free)."""
     try:
         parse_rule_file(source)
     except RuleFileError as error:
         return [SettingProblem(field, str(error))]
     try:
-        messages = check_rule_file(source)
+        messages = check_rule_source(source, user=user)
     except OracleError as error:
         return [SettingProblem(field, f"swipl could not check the file: {error}")]
     return [SettingProblem(field, f"line {m.line}: swipl {m.kind}: {m.text}") for m in messages]
@@ -115,7 +119,7 @@ def save_rule_version(
             f"the file declares type {parsed.type!r}, not {type_name!r} (%! type: line)"
         )
     try:
-        messages = check_rule_file(source)
+        messages = check_rule_source(source, user=created_by)
     except OracleError as error:  # the oracle could not answer (a limit, the process)
         raise RuleVersionError(f"swipl could not check the file: {error}") from error
     if messages:
@@ -171,7 +175,8 @@ def launch_generation(
         known = ", ".join(sorted(set(rules_for(project).values_list("type", flat=True))))
         problems.append(SettingProblem("type", f"no rule file for {type_name!r} (types: {known})"))
     else:
-        problems.extend(rule_problems(rule.source, field=f"rule {rule.type!r} v{rule.version}"))
+        field = f"rule {rule.type!r} v{rule.version}"
+        problems.extend(rule_problems(rule.source, field=field, user=created_by))
     if method not in METHODS:
         problems.append(SettingProblem("method", f"{method!r} is not one of {', '.join(METHODS)}"))
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:

@@ -5,7 +5,8 @@ found" with its links), except under STATIC_URL and the admin's URL.
 And DRF's exception handler, extended to numbers out of the database's range and to a
 database that cannot be reached (a restart, a failover), and to a job queue (the Celery
 broker) or Redis cache that cannot be reached: 503 with ``Retry-After``, which clients (the
-browser's autosave queue, bench/load_annotate.py) retry."""
+browser's autosave queue, bench/load_annotate.py) retry; and to a bounded resource in full
+use (``fallacy_platform.slots.SlotsBusy``: rule-file checks): 429 with ``Retry-After``."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ from django.views import defaults
 from rest_framework.exceptions import NotFound, ParseError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
+
+from fallacy_platform.slots import SlotsBusy
 
 
 def _api(request: HttpRequest) -> bool:
@@ -85,6 +88,10 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
             {"detail": "The job queue or the cache is unavailable for a moment; retry shortly."},
             status=503,
             headers={"Retry-After": str(SERVICE_RETRY_AFTER_S)},
+        )
+    if isinstance(exc, SlotsBusy):  # a bounded resource (rule-file checks) is in full use
+        return Response(
+            {"detail": str(exc)}, status=429, headers={"Retry-After": str(exc.retry_after_s)}
         )
     if isinstance(exc, DataError) and "out of range" in str(exc):
         exc = OverflowError(str(exc))  # PostgreSQL: "integer out of range" on a write

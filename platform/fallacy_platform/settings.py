@@ -340,6 +340,12 @@ FILE_UPLOAD_HANDLERS = [
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
 
+# --- rule-file checks ---------------------------------------------------------------------
+# At most this many rule-file checks (swipl, up to ~15 s each) run at once on the whole
+# server (all web processes; all hosts sharing a Redis CACHE_URL), one per user; others are a
+# 429 with Retry-After at once (evaluation/synthesis/checks.py).
+RULE_CHECKS_MAX_CONCURRENT = max(1, int(os.environ.get("RULE_CHECKS_MAX_CONCURRENT", "2")))
+
 # --- cache: login throttles and sessions (shared by every web worker) ---------------------
 # CACHE_URL=redis://… in production; files under the data directory otherwise (not
 # per-process memory: gunicorn's workers must see the same failed-login counts and the same

@@ -23,6 +23,7 @@ import json
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from fallacy_platform.slots import SlotsBusy
 
 from evaluation.backends import ModelSpec
 from evaluation.management.commands._launch import launch_refused
@@ -119,6 +120,8 @@ class Command(BaseCommand):
             )
         except LaunchError as error:
             raise launch_refused(error, _option) from None
+        except SlotsBusy as error:  # the rule file's check: every slot in use
+            raise CommandError(f"{error} (in {error.retry_after_s} s)") from None
         self.stderr.write(f"queued generation job {job.pk}: {job.rule} · {job.method}")
         if inline:
             job = run_job(job.pk)

@@ -4,6 +4,7 @@ and reaped; the API answers 400 naming the limit and the server keeps answering.
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import threading
@@ -18,7 +19,7 @@ from rest_framework.authtoken.models import Token
 from annotations.models import Membership, Project
 from annotations.services.taxonomy import install_preset
 from evaluation.prolog import OracleError, check_rule_file, parse_rule_file, shipped_rule_files
-from evaluation.prolog.oneshot import MAX_OUTPUT_BYTES, STARTUP_S, satisfying
+from evaluation.prolog.oneshot import MAX_OUTPUT_BYTES, NICE, STARTUP_S, satisfying
 from evaluation.prolog.oracle import (
     GRACE_S,
     LOAD_TIME_LIMIT_S,
@@ -104,6 +105,27 @@ def test_a_loop_that_swallows_the_time_limit_is_killed_at_the_wall_clock() -> No
     assert_no_swipl_left()
 
 
+def test_a_check_runs_niced_under_a_cpu_time_limit() -> None:
+    seen: list[tuple[int, str]] = []
+    checking = threading.Thread(target=check_rule_file, args=(LOOPING,), kwargs={"time_limit_s": 1})
+    checking.start()
+    deadline = time.monotonic() + 5
+    while not seen and time.monotonic() < deadline:
+        for pid, name, _ in children():
+            if name == "swipl":
+                stat = Path(f"/proc/{pid}/stat").read_text()
+                nice = int(stat[stat.rindex(")") + 2 :].split()[16])
+                limits = Path(f"/proc/{pid}/limits").read_text()
+                seen.append((nice, next(x for x in limits.splitlines() if "cpu time" in x)))
+        time.sleep(0.05)
+    checking.join()
+    assert seen, "no swipl process seen"
+    nice, cpu = seen[0]
+    assert nice >= os.nice(0) + NICE
+    soft, hard = (int(x) for x in cpu.split()[3:5])
+    assert (soft, hard) == (math.ceil(1 + STARTUP_S) + 1, math.ceil(1 + STARTUP_S) + 2)
+
+
 def test_the_normal_checks_keep_their_messages_and_lines() -> None:
     assert check_rule_file(SOURCE) == []
     (message,) = check_rule_file("p(a).\nq(X, Y) :-\n    p(X).\n")
@@ -169,7 +191,7 @@ def csrf_answers_quickly(url: str) -> float:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_four_floods_at_once_answer_400_and_the_server_keeps_answering(live_server) -> None:
+def test_four_floods_at_once_answer_400_or_429_and_the_server_keeps_answering(live_server) -> None:
     token, project = admin_token()
     answers: list[tuple[requests.Response, float]] = []
     floods = [
@@ -188,9 +210,13 @@ def test_four_floods_at_once_answer_400_and_the_server_keeps_answering(live_serv
         flood.join()
     assert while_running and max(while_running) < 2
     assert len(answers) == 4
+    # One check at a time per user: the others are refused at once.
+    assert sorted(answer.status_code for answer, _ in answers) == [400, 429, 429, 429]
     for answer, elapsed in answers:
-        assert answer.status_code == 400, answer.text
-        assert FLOOD_LIMIT in answer.json()["source"][0]
+        if answer.status_code == 429:
+            assert int(answer.headers["Retry-After"]) > 0
+        else:
+            assert FLOOD_LIMIT in answer.json()["source"][0]
         assert elapsed < 10
     assert csrf_answers_quickly(live_server.url) < 2
     assert_no_swipl_left()
