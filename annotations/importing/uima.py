@@ -32,7 +32,7 @@ from annotations.importing.formats.uima import (
     CasSpan,
     UimaFormatError,
     find_cas_files,
-    read_cas,
+    read_cas_files,
 )
 from annotations.importing.sentences import Range, SentenceError, check_tiling, split_sentences
 from annotations.models import (
@@ -131,8 +131,7 @@ def _read_all(files: list[CasFile], root: Path, index: LabelIndex) -> list[_Chec
     checked: list[_Checked] = []
     texts: dict[str, tuple[str, str]] = {}  # document name -> (text, file)
     owners: dict[tuple[str, str], str] = {}  # (user, text) -> file
-    for cas_file in files:
-        cas = read_cas(cas_file, root)
+    for cas_file, cas in zip(files, read_cas_files(files, root), strict=True):
         spans = [_checked_span(index, span, cas_file.name) for span in cas.spans]
         item = _Checked(cas_file, cas, spans)
         if item.name:

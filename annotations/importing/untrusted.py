@@ -18,7 +18,13 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 import pyarrow as pa
-from fallacy_platform.bounded import LimitExceeded, limit, run_bounded
+from fallacy_platform.bounded import (
+    UNPACKS_TOO_LARGE,
+    LimitExceeded,
+    check_archive,
+    limit,
+    run_bounded,
+)
 
 from annotations.importing.formats.hf import (
     CARD,
@@ -107,27 +113,20 @@ def read_archive(content: bytes, name: str) -> HFFolder:
         return read_hf_folder(Path(temporary), schema_of)
 
 
-UNPACKS_TOO_LARGE = "the archive unpacks to more than the limit"
-
-
 def checked_members(
     archive: zipfile.ZipFile, name: str
 ) -> list[tuple[zipfile.ZipInfo, PurePosixPath]]:
     """The archive's files, refused before anything is unpacked: too many of them, a path
     outside the folder, declared sizes over the limit."""
-    infos = archive.infolist()
-    if len(infos) > limit("IMPORT_MAX_ZIP_MEMBERS"):
-        raise LimitExceeded("IMPORT_MAX_ZIP_MEMBERS", f"the archive has {len(infos)} members")
+    check_archive(archive)
     members = []
-    for info in infos:
+    for info in archive.infolist():
         if info.is_dir() or info.filename.startswith(IGNORED):
             continue
         path = PurePosixPath(info.filename)
         if path.is_absolute() or ".." in path.parts:
             raise HFFormatError(name, 0, info.filename, "a path outside the folder")
         members.append((info, path))
-    if sum(info.file_size for info, _ in members) > limit("IMPORT_MAX_UNPACKED_BYTES"):
-        raise LimitExceeded("IMPORT_MAX_UNPACKED_BYTES", UNPACKS_TOO_LARGE)
     return members
 
 

@@ -22,11 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fallacy_platform.bounded import LimitExceeded, run_bounded
+from fallacy_platform.bounded import LimitExceeded, check_archive, run_bounded
 
 from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.jsonl import iter_json_objects
-from annotations.importing.untrusted import checked_members
 from evaluation.scoring.harness import ANSWER_KINDS
 from evaluation.scoring.parsers import PARSER_NAMES
 
@@ -170,7 +169,7 @@ def read_lm_eval(path: Path, file_name: str) -> HarnessLog:
 def _check_archive(path: Path, file_name: str) -> None:
     try:
         with zipfile.ZipFile(path) as archive:
-            checked_members(archive, file_name)
+            check_archive(archive)
     except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
         if isinstance(error, LimitExceeded):
             raise

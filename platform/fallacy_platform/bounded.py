@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +38,13 @@ LIMIT_SETTINGS = (
     "IMPORT_MAX_ROWS",
     "IMPORT_MAX_ROW_GROUP_BYTES",
 )
-_limits: dict[str, int] = {}
+_limits: dict[str, int] = {}  # in the child only: the limits its parent gave it
 _PAYLOAD, _RESULT = "payload.pickle", "result.pickle"
+#: The peak resident memory of the last child that handed back a result (for tests, logs).
+last_peak_bytes = 0
 NEEDS_MEMORY = "reading the file needs too much memory"
 TOO_LONG = "reading the file took too long"
+UNPACKS_TOO_LARGE = "the archive unpacks to more than the limit"
 
 
 def size_text(value: int) -> str:
@@ -51,33 +55,40 @@ def size_text(value: int) -> str:
 
 
 class LimitExceeded(ValueError):
-    """A limit of the parsing process was reached: ``setting`` names it."""
+    """A limit of the parsing process was reached: ``setting`` names it, ``value`` its value."""
 
-    def __init__(self, setting: str, message: str) -> None:
+    def __init__(self, setting: str, message: str, value: int | None = None) -> None:
         self.setting = setting
         self.message = message
-        super().__init__(setting, message)
+        self.value = limit(setting) if value is None else value
+        super().__init__(setting, message, self.value)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.setting, self.message))
+        return (type(self), (self.setting, self.message, self.value))
 
     def __str__(self) -> str:
-        value = _limits.get(self.setting)
-        shown = "" if value is None else f" = {_shown(self.setting, value)}"
-        return f"{self.message} (limit {self.setting}{shown})"
-
-
-def _shown(setting: str, value: int) -> str:
-    return f"{value} s" if setting.endswith("SECONDS") else size_text(value)
+        shown = f"{self.value} s" if self.setting.endswith("SECONDS") else size_text(self.value)
+        return f"{self.message} (limit {self.setting} = {shown})"
 
 
 def limit(setting: str) -> int:
-    """The value of a limit in this process: the child's copy, else ``settings``."""
-    if setting not in _limits:
-        from django.conf import settings
+    """The value of a limit: the child's copy in the child, else ``settings``."""
+    if _limits:
+        return _limits[setting]
+    from django.conf import settings
 
-        _limits.update({name: int(getattr(settings, name)) for name in LIMIT_SETTINGS})
-    return _limits[setting]
+    return int(getattr(settings, setting))
+
+
+def check_archive(archive: zipfile.ZipFile) -> None:
+    """A .zip's member count and declared unpacked sizes within the limits, before anything is
+    unpacked (what is unpacked is counted as it streams, too: ``zipfile`` stops a member at its
+    declared size)."""
+    infos = archive.infolist()
+    if len(infos) > limit("IMPORT_MAX_ZIP_MEMBERS"):
+        raise LimitExceeded("IMPORT_MAX_ZIP_MEMBERS", f"the archive has {len(infos)} members")
+    if sum(info.file_size for info in infos) > limit("IMPORT_MAX_UNPACKED_BYTES"):
+        raise LimitExceeded("IMPORT_MAX_UNPACKED_BYTES", UNPACKS_TOO_LARGE)
 
 
 class ChildFailed(RuntimeError):
@@ -94,15 +105,15 @@ class ChildFailed(RuntimeError):
         return f"the parsing process failed: {self.detail}"
 
 
-def run_bounded(target: str, *args: Any, django: bool = False, **kwargs: Any) -> Any:
+def run_bounded(target: str, *args: Any, **kwargs: Any) -> Any:
     """``target(*args, **kwargs)`` run in a bounded child; its result, or its exception
-    raised here. ``target`` is ``"module:function"``; ``django``: the child sets Django up
-    first (for functions that import models; it never touches the database)."""
+    raised here. ``target`` is ``"module:function"`` of a module that imports no Django
+    models (the child does not set Django up)."""
     limits = {name: limit(name) for name in LIMIT_SETTINGS}
     folder = Path(tempfile.mkdtemp(prefix="bounded-"))
     try:
         with (folder / _PAYLOAD).open("wb") as sink:
-            pickle.dump((target, args, kwargs, limits, django), sink)
+            pickle.dump((target, args, kwargs, limits), sink)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         try:
             done = subprocess.run(
@@ -115,34 +126,29 @@ def run_bounded(target: str, *args: Any, django: bool = False, **kwargs: Any) ->
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            raise _with(limits, LimitExceeded("IMPORT_SECONDS", TOO_LONG)) from None
-        return _outcome(folder, done, limits)
+            raise LimitExceeded("IMPORT_SECONDS", TOO_LONG) from None
+        return _outcome(folder, done)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _with(limits: dict[str, int], error: LimitExceeded) -> LimitExceeded:
-    _limits.update(limits)
-    return error
-
-
-def _outcome(folder: Path, done: subprocess.CompletedProcess, limits: dict[str, int]) -> Any:
+def _outcome(folder: Path, done: subprocess.CompletedProcess) -> Any:
     result = folder / _RESULT
     if result.is_file():
+        global last_peak_bytes
         with result.open("rb") as source:
-            ok, value = pickle.load(source)  # written by this module's child, not by the file
+            # written by this module's child, not by the file it read
+            ok, value, last_peak_bytes = pickle.load(source)
         if ok:
             return value
-        if isinstance(value, LimitExceeded):
-            raise _with(limits, value)
         raise value
     stderr = done.stderr.decode("utf-8", "replace")
     if done.returncode in (-signal.SIGXCPU, -signal.SIGKILL) and "MemoryError" not in stderr:
-        raise _with(limits, LimitExceeded("IMPORT_SECONDS", TOO_LONG))
+        raise LimitExceeded("IMPORT_SECONDS", TOO_LONG)
     if done.returncode == -signal.SIGXFSZ:
-        raise _with(limits, LimitExceeded("IMPORT_TEMP_BYTES", "the file unpacks too large"))
+        raise LimitExceeded("IMPORT_TEMP_BYTES", "the file unpacks too large")
     if "MemoryError" in stderr or "bad_alloc" in stderr or "Out of memory" in stderr:
-        raise _with(limits, LimitExceeded("IMPORT_MEMORY_BYTES", NEEDS_MEMORY))
+        raise LimitExceeded("IMPORT_MEMORY_BYTES", NEEDS_MEMORY)
     last = stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
     raise ChildFailed(last[0][:200])
 
@@ -159,20 +165,24 @@ def _set_limits(limits: dict[str, int]) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past it fails (EFBIG) instead
 
 
+def _peak_bytes() -> int:
+    """This process's peak resident memory (``VmHWM``; ``ru_maxrss`` would count the parent's
+    memory at the fork that started it)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
 def _child(folder: Path) -> None:
     with (folder / _PAYLOAD).open("rb") as source:
-        target, args, kwargs, limits, django = pickle.load(source)
+        target, args, kwargs, limits = pickle.load(source)
     (folder / _PAYLOAD).unlink()
     _limits.update(limits)
     work = folder / "tmp"
     work.mkdir()
     os.environ["TMPDIR"] = str(work)
     tempfile.tempdir = str(work)
-    if django:
-        import django as django_module
-
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fallacy_platform.settings")
-        django_module.setup()
     module_name, function_name = target.split(":")
     function = getattr(importlib.import_module(module_name), function_name)
     _set_limits(limits)
@@ -189,12 +199,15 @@ def _child(folder: Path) -> None:
         outcome = (False, error)
     shutil.rmtree(work, ignore_errors=True)
     resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    peak = _peak_bytes()
     try:
-        data = pickle.dumps(outcome)
+        data = pickle.dumps((*outcome, peak))
     except Exception as error:  # noqa: BLE001 - an exception that does not pickle
-        data = pickle.dumps((False, ChildFailed(f"{type(outcome[1]).__name__}: {error}")))
+        failed = ChildFailed(f"{type(outcome[1]).__name__}: {error}")
+        data = pickle.dumps((False, failed, peak))
     (folder / _RESULT).write_bytes(data)
 
 
 if __name__ == "__main__":
-    _child(Path(sys.argv[1]))
+    # Run as the imported module, so that what is pickled names its classes by module.
+    importlib.import_module("fallacy_platform.bounded")._child(Path(sys.argv[1]))

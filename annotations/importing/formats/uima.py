@@ -34,6 +34,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from cassis import Cas, TypeSystem, load_cas_from_xmi, load_typesystem
+from fallacy_platform.bounded import LimitExceeded, check_archive, run_bounded
 
 from annotations.importing.formats.errors import DatasetFormatError
 from annotations.importing.formats.storable import text_problem
@@ -55,6 +56,9 @@ class UimaFormatError(DatasetFormatError):
 
     def __init__(self, path: str | PurePath, field: str | None, message: str) -> None:
         super().__init__(path, 0, field, message)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.path, self.field, self.message))
 
     def __str__(self) -> str:
         return (
@@ -163,6 +167,7 @@ def _sources(cas_file: CasFile, root: Path) -> tuple[bytes, bytes]:
     if cas_file.path.suffix.lower() == ".zip":
         try:
             with zipfile.ZipFile(cas_file.path) as archive:
+                check_archive(archive)
                 return (
                     _member(archive, ".xmi", cas_file.name),
                     _member(archive, TYPE_SYSTEM, cas_file.name),
@@ -224,6 +229,21 @@ def _span(annotation: Any, text: str, name: str) -> CasSpan:
     if not all(isinstance(v, str) for v in explanations.values()):
         raise UimaFormatError(name, f"{span.place}: explanations", "expected label: text")
     return CasSpan(start, end, labels, slots, explanations)
+
+
+def read_cas_files(cas_files: list[CasFile], root: Path) -> list[CasDocument]:
+    """Every file's ``CasDocument``, read in a bounded child process
+    (``fallacy_platform.bounded``): past a limit, a ``UimaFormatError`` naming it."""
+    if not cas_files:
+        return []
+    try:
+        return run_bounded(f"{__name__}:read_cas_here", cas_files, root)
+    except LimitExceeded as error:
+        raise UimaFormatError(str(root), None, str(error)) from None
+
+
+def read_cas_here(cas_files: list[CasFile], root: Path) -> list[CasDocument]:
+    return [read_cas(cas_file, root) for cas_file in cas_files]
 
 
 def read_cas(cas_file: CasFile, root: Path) -> CasDocument:
