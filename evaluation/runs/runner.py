@@ -35,6 +35,7 @@ from evaluation.backends import (
     get_backend,
 )
 from evaluation.backends.base import Backend, package_versions, request_key
+from evaluation.backends.registry import may_choose_any_model, resolve
 from evaluation.benchmarks import get_task, is_item_task
 from evaluation.models import GenerationCache, ModelRun, RunOutput
 from evaluation.runs.outputs import (
@@ -209,6 +210,15 @@ def _generate(
         log(f"run {run.pk} shard {shard}: {summary.generated}/{len(requests)} generated")
 
 
+def loaded_spec(run: ModelRun, spec: ModelSpec) -> ModelSpec:
+    """What the backend loads for ``run``: its registered model's files, or its own spec
+    when its launcher (``created_by``; none: the operator's command line) may name any model.
+    A run whose model or settings its launcher may not choose (a row edited in the database,
+    a registry entry since removed) is refused (``ModelRefused``) before any file is read."""
+    operator = may_choose_any_model(run.created_by)
+    return resolve(spec, operator=operator, project=run.project)
+
+
 def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) -> ShardSummary:
     started = time.monotonic()
     run = ModelRun.objects.select_related(
@@ -217,9 +227,10 @@ def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) ->
     readers = _output_readers(run)
     answer_of, labels_of = readers
     spec = ModelSpec(run.backend, run.model_name, dict(run.config.get("settings", {})))
+    loaded = loaded_spec(run, spec)
     params = GenerationParams.from_dict(run.config.get("params"))
     backend_class = get_backend(run.backend)
-    fingerprint = backend_class.fingerprint(spec)
+    fingerprint = backend_class.fingerprint(loaded)
     pending = _shard_units(run, shard, fingerprint=fingerprint, params=params)
     summary = ShardSummary(requests=len(pending))
     have = set(RunOutput.objects.filter(run=run).values_list("document_id", "unit_index"))
@@ -250,7 +261,7 @@ def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) ->
         record_environment(run=run, shard=shard, environment={**environment, "model_loaded": False})
         summary.seconds = time.monotonic() - started
         return summary
-    backend = backend_class(spec, params)
+    backend = backend_class(loaded, params)
     try:
         _generate(
             run,

@@ -50,6 +50,7 @@ from evaluation.backends import (
     get_backend,
     request_key,
 )
+from evaluation.backends.registry import may_choose_any_model, resolve
 from evaluation.models import (
     GeneratedItem,
     GenerationCache,
@@ -181,7 +182,8 @@ def launch_generation(
         problems.append(SettingProblem("method", f"{method!r} is not one of {', '.join(METHODS)}"))
     if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_N:
         problems.append(SettingProblem("n", f"a whole number from 1 to {MAX_N}, not {n!r}"))
-    problems.extend(spec_problems(model, "model"))
+    stand_in = project or Project(name=project_name)  # the project made for a new name
+    problems.extend(spec_problems(model, "model", launched_by=created_by, project=stand_in))
     if not (project_name or "").strip():
         problems.append(SettingProblem("project", "a project name is required"))
     elif project is not None:
@@ -329,16 +331,29 @@ class _Client:
         self.job = job
         self.spec = ModelSpec(job.backend, job.model_name, dict(job.backend_settings))
         self.cls = get_backend(job.backend)
-        self.fingerprint = self.cls.fingerprint(self.spec)
+        self._loaded: tuple[ModelSpec, str] | None = None
         self._backends: dict[GenerationParams, Any] = {}
         self.sent = self.cached = 0
 
+    @property
+    def loaded(self) -> tuple[ModelSpec, str]:
+        """What the backend loads (a registered name resolved to its files) and its weights'
+        fingerprint; a job whose model or settings its launcher may not choose is refused
+        here (``BackendError``), before any model file is read."""
+        if self._loaded is None:
+            job = self.job
+            operator = may_choose_any_model(job.created_by)
+            spec = resolve(self.spec, operator=operator, project=job.project)
+            self._loaded = spec, self.cls.fingerprint(spec)
+        return self._loaded
+
     def ask(self, prompts: list[str], params: GenerationParams) -> list[str]:
+        loaded, fingerprint = self.loaded
         keys = [
             request_key(
                 backend=self.spec.backend,
                 model=self.spec.model,
-                fingerprint=self.fingerprint,
+                fingerprint=fingerprint,
                 prompt=prompt,
                 guided_labels=(),
                 params=params,
@@ -351,7 +366,7 @@ class _Client:
         if missing:
             backend = self._backends.get(params)
             if backend is None:
-                backend = self._backends[params] = self.cls(self.spec, params)
+                backend = self._backends[params] = self.cls(loaded, params)
             requests = [GenerationRequest(key=k, prompt=p) for k, p in missing.items()]
             for batch in backend.generate(requests):
                 cache_results(results=batch, backend=self.spec.backend, model_name=self.spec.model)

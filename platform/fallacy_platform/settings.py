@@ -13,6 +13,7 @@ from pathlib import Path
 import dj_database_url
 
 from evaluation.backends.credentials import parse_credentials
+from evaluation.backends.registry import parse_registry
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 DATA_DIR = Path(os.environ.get("FALLACY_DATA_DIR", BASE_DIR / "var"))
@@ -273,6 +274,13 @@ MODEL_CREDENTIALS = parse_credentials(os.environ.get("MODEL_CREDENTIALS", ""))
 # The model servers a run may address, comma-separated ("*": any). Empty: this machine's,
 # the credentials' servers and OPENAI_BASE_URL.
 MODEL_SERVER_ALLOWED_URLS = env_list("MODEL_SERVER_ALLOWED_URLS")
+# The local models a project admin may launch by name: a JSON object name -> {"path" or
+# "hub_id", "backends"?, "gguf_file"?, "revision"?, "trust_remote_code"? (false)}; the
+# packaged SmolLM2 is registered besides. Superusers may also name paths.
+MODEL_REGISTRY = parse_registry(os.environ.get("MODEL_REGISTRY", ""))
+# Hub ids a project admin may name without registering them, comma-separated fnmatch
+# patterns ("HuggingFaceTB/*"); never with remote code. Empty: none.
+MODEL_HUB_ALLOWED = env_list("MODEL_HUB_ALLOWED")
 # Liveness of jobs (run shards, import jobs): the process running one writes its row's
 # heartbeat every JOB_HEARTBEAT_SECONDS; every worker sweeps every JOB_SWEEP_SECONDS (and when
 # it starts) and fails, resumable, the jobs whose heartbeat is older than JOB_STALE_SECONDS.
