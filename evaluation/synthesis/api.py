@@ -251,6 +251,9 @@ class GenerationJobListView(generics.ListAPIView):
             **BAD,
             **AUTH,
             403: OpenApiResponse(DetailSerializer, description="Not an admin of the project."),
+            429: OpenApiResponse(
+                DetailSerializer, description="Too many rule-file checks running; Retry-After."
+            ),
         },
     )
     def post(self, request: Request) -> Response:

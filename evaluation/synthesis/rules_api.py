@@ -11,7 +11,8 @@ Rule files belong to a project (its own copies) or are global (the built-ins;
   ``project`` (the copy-and-edit of the browser; its admins only). Without ``project`` the
   version is global: superusers only, 403 for a project admin. Refused with 400 naming
   swipl's message and line when the file does not parse or gives any swipl error or
-  warning (nothing written).
+  warning (nothing written); 429 with ``Retry-After`` at once when the server already runs
+  its bound of rule-file checks, or this user's previous one (``synthesis.checks``).
 """
 
 from __future__ import annotations
@@ -121,6 +122,9 @@ class PrologRuleListView(_Staff, generics.ListCreateAPIView):
             403: OpenApiResponse(DetailSerializer, description="Not a project admin."),
             404: OpenApiResponse(DetailSerializer, description="No such project visible."),
             409: OpenApiResponse(DetailSerializer, description="Saved concurrently; retry."),
+            429: OpenApiResponse(
+                DetailSerializer, description="Too many rule-file checks running; Retry-After."
+            ),
         },
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
