@@ -14,7 +14,10 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from evaluation.backends.setting_rules import Rule
 
 
 class BackendError(RuntimeError):
@@ -93,6 +96,12 @@ class Backend(ABC):
     name: ClassVar[str]
     #: settings keys this backend reads (others are refused at launch)
     settings_keys: ClassVar[frozenset[str]] = frozenset()
+    #: the settings a project admin may choose, with their types and bounds (the rest of
+    #: ``settings_keys`` are the operator's: ``setting_rules``)
+    tenant_settings: ClassVar[Mapping[str, Rule]] = {}
+    #: whether ``spec.model`` names model files this machine loads (a path or a hub id),
+    #: which a project admin may choose only from the operator's registry (``registry``)
+    loads_model_files: ClassVar[bool] = False
 
     def __init__(self, spec: ModelSpec, params: GenerationParams) -> None:
         self.spec = spec

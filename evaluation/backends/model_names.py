@@ -4,6 +4,7 @@ reads a ``config.json`` and at most the head of a GGUF file, never a model.
 
 ``model_display_name(model, settings)``, first that gives a name:
 
+- a model of the operator's registry (``registry``): its registered name;
 - a GGUF file (``settings.gguf_file`` in the folder, or the path itself): its file name
   without ``.gguf``, the quantization in brackets (``SmolLM2-135M-Instruct (Q4_1)``); a
   generic file name (``model.gguf``, ``ggml-model-q4_0.gguf``) gives the file's metadata
@@ -35,6 +36,11 @@ def model_display_name(model: str, settings: Mapping[str, Any] | None = None) ->
     model = (model or "").strip()
     if not model:
         return ""
+    from evaluation.backends.registry import display_name
+
+    registered = display_name(model)
+    if registered is not None:  # the operator's name for it, never its path
+        return registered
     gguf_file = str((settings or {}).get("gguf_file") or "")
     path = Path(model).expanduser()
     try:

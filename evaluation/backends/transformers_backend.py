@@ -102,6 +102,8 @@ class TransformersBackend(Backend):
             "trust_remote_code",
         }
     )
+    tenant_settings = transformers_settings.TENANT_SETTINGS
+    loads_model_files = True
 
     def __init__(self, spec: ModelSpec, params: GenerationParams) -> None:
         super().__init__(spec, params)

@@ -5,10 +5,22 @@ from __future__ import annotations
 import os
 
 from evaluation.backends.base import ModelSpec, SettingProblem
+from evaluation.backends.setting_rules import Flag, OneOf, Rule, Whole
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 DEVICES = ("auto", "cpu", "cuda")
 ATTENTIONS = ("auto", "eager", "sdpa")
+MAX_BATCH_SIZE = 512
+
+#: what a project admin may set; ``gguf_file``, ``revision`` and ``trust_remote_code`` come
+#: from the operator's registered model
+TENANT_SETTINGS: dict[str, Rule] = {
+    "batch_size": Whole(1, MAX_BATCH_SIZE),
+    "prefix_cache": Flag(),
+    "dtype": OneOf(DTYPES),
+    "device": OneOf(DEVICES),
+    "attention": OneOf(ATTENTIONS),
+}
 
 
 def _looks_like_path(model: str) -> bool:

@@ -92,6 +92,7 @@ from evaluation.backends.base import (
     package_versions,
     render_chat,
 )
+from evaluation.backends.setting_rules import Flag, Number, OneOf, Rule, Whole
 
 DEFAULT_CHUNK_SIZE = 256
 DEFAULT_CPU_KV_CACHE_GIB = 2.0
@@ -163,6 +164,20 @@ class VLLMBackend(Backend):
             "chunk_size",
         }
     )
+    #: what a project admin may set; ``gguf_file``, ``revision``, ``trust_remote_code`` and
+    #: the pickle-reading ``load_format: pt`` are the operator's
+    tenant_settings: ClassVar[Mapping[str, Rule]] = {
+        "tensor_parallel_size": Whole(1, 16),
+        "load_format": OneOf(("auto", "safetensors", "dummy")),
+        "enforce_eager": Flag(),
+        "max_model_len": Whole(1, 1 << 20),
+        "gpu_memory_utilization": Number(0, 1),
+        "kv_cache_memory_gib": Number(0, 1024),
+        "max_num_seqs": Whole(1, 4096),
+        "dtype": OneOf(DTYPES),
+        "chunk_size": Whole(1, 1 << 16),
+    }
+    loads_model_files = True
 
     def __init__(self, spec: ModelSpec, params: GenerationParams) -> None:
         super().__init__(spec, params)

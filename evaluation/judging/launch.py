@@ -128,7 +128,9 @@ class JudgeLaunch(RunLaunch):
             problems.append(SettingProblem("project", "the project's form is invalid"))
             free_text = []
         problems += self._variant_problems()
-        problems += spec_problems(self.judge_model, "judge_model")
+        problems += spec_problems(
+            self.judge_model, "judge_model", launched_by=self.created_by, project=project
+        )
         if self.judged_run is not None:
             problems += self._judged_run_problems(self.judged_run, free_text)
         else:

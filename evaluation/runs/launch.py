@@ -18,6 +18,10 @@ A run's key secret (an API key) is never stored: ``settings.api_key`` is refused
 the backends refuse ``settings.api_key_env`` and servers outside the chosen credential's
 allow-list (``evaluation.backends.check_spec``); a run names one of the operator's
 credentials (``settings.credential``), which the workers read from their settings.
+
+Which models and settings a launch may name is ``evaluation.backends.registry``'s rule: a
+project admin chooses the operator's registered models (and allowed hub ids) and only the
+backend's ``tenant_settings``; a superuser or a command-line launch may also name paths.
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ from django.db import transaction
 
 from annotations.models import GoldStandard, Project, Sentence
 from evaluation import dispatch
-from evaluation.backends import GenerationParams, ModelSpec, SettingProblem, check_spec
+from evaluation.backends import GenerationParams, ModelSpec, SettingProblem
 from evaluation.backends.model_names import model_display_name
+from evaluation.backends.registry import launch_problems, may_choose_any_model
 from evaluation.benchmarks import TaskError, get_task
 from evaluation.models import ModelRun, PromptVariant, RunShard
 
@@ -58,8 +63,12 @@ class LaunchError(ValueError):
 # --- the checks every kind of launch shares -------------------------------------------------
 
 
-def spec_problems(spec: ModelSpec, where: str) -> list[SettingProblem]:
-    """What is wrong with one model of a launch, named under ``where`` (secrets included)."""
+def spec_problems(
+    spec: ModelSpec, where: str, *, launched_by: AbstractBaseUser | None, project: Any
+) -> list[SettingProblem]:
+    """What is wrong with one model of a launch by ``launched_by`` (None: the operator's
+    command line) in ``project``, named under ``where``: secrets, then what the registry
+    allows this launcher (``backends.registry``), then the backend's own checks."""
     problems: list[SettingProblem] = []
     if not spec.model and spec.backend not in ("random", "silent"):
         problems.append(SettingProblem(f"{where}.model", "a model name or path is required"))
@@ -71,20 +80,28 @@ def spec_problems(spec: ModelSpec, where: str) -> list[SettingProblem]:
                 "credentials by name (settings.credential)",
             )
         )
+    named = {problem.field for problem in problems}
+    operator = may_choose_any_model(launched_by)
     problems.extend(
-        SettingProblem(f"{where}.{problem.field}", problem.message) for problem in check_spec(spec)
+        SettingProblem(f"{where}.{problem.field}", problem.message)
+        for problem in launch_problems(spec, operator=operator, project=project)
+        if f"{where}.{problem.field}" not in named
     )
     return problems
 
 
-def model_problems(models: Sequence[ModelSpec]) -> list[SettingProblem]:
+def model_problems(
+    models: Sequence[ModelSpec], *, launched_by: AbstractBaseUser | None, project: Any
+) -> list[SettingProblem]:
     """What is wrong with the models of a launch (``models[i].field``)."""
     if not models:
         return [SettingProblem("models", "choose at least one model")]
     return [
         problem
         for index, spec in enumerate(models)
-        for problem in spec_problems(spec, f"models[{index}]")
+        for problem in spec_problems(
+            spec, f"models[{index}]", launched_by=launched_by, project=project
+        )
     ]
 
 
@@ -155,7 +172,7 @@ class RunLaunch:
         return [
             *self.subject_problems(),
             *size_problems(self.limit, self.shards),
-            *model_problems(self.models),
+            *model_problems(self.models, launched_by=self.created_by, project=self.project),
             *self.variant_problems(),
             *params_problems(self.params),
         ]

@@ -183,6 +183,13 @@ class CredentialOptionSerializer(serializers.Serializer):
     )
 
 
+class RegisteredModelSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="Launched as a model's model (no path is shown).")
+    backends = serializers.ListField(
+        child=serializers.CharField(), help_text="The backends that may load it."
+    )
+
+
 class LaunchDefaultsSerializer(serializers.Serializer):
     level = serializers.IntegerField()
     limit = serializers.IntegerField(allow_null=True)
@@ -205,8 +212,20 @@ class LaunchOptionsSerializer(serializers.Serializer):
     gold_standards = GoldOptionSerializer(many=True)
     backends = serializers.ListField(child=serializers.CharField())
     suggested_models = SuggestedModelSerializer(many=True)
+    registered_models = RegisteredModelSerializer(
+        many=True,
+        help_text="The operator's models (MODEL_REGISTRY): the local models a project admin "
+        "may launch, by name.",
+    )
+    hub_allowed = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Patterns of hub ids a project admin may launch unregistered "
+        "(MODEL_HUB_ALLOWED).",
+    )
     credentials = CredentialOptionSerializer(
-        many=True, help_text="The operator's model-server credentials (names, never keys)."
+        many=True,
+        help_text="The operator's model-server credentials this project may use (names, "
+        "never keys).",
     )
     variants = VariantSerializer(many=True)
     levels = serializers.ListField(child=serializers.IntegerField())

