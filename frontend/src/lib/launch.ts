@@ -7,6 +7,7 @@ import type {
   LaunchBody,
   LaunchOptions,
   ModelChoice,
+  RegisteredModel,
   SuggestedModel,
   Variant,
 } from "../types";
@@ -59,6 +60,14 @@ export const customKey = (row: CustomModelRow) => `custom:${row.key}`;
 export function preselectedModels(models: SuggestedModel[]): number[] {
   const i = models.findIndex((m) => m.backend === "transformers" && /smollm2/i.test(`${m.label} ${m.model}`));
   return i >= 0 ? [i] : [];
+}
+
+/** The hint under an added model's name: what the operator lets a project admin name. */
+export function modelHint(backend: string, registered: RegisteredModel[], hubAllowed: string[]): string | undefined {
+  if (backend !== "transformers" && backend !== "vllm") return undefined;
+  const names = registered.filter((m) => m.backends.includes(backend)).map((m) => m.name);
+  const hub = hubAllowed.length ? `; hub ids matching ${hubAllowed.join(", ")}` : "";
+  return names.length || hub ? `Registered: ${names.join(", ") || "none"}${hub}.` : "No model is registered for this backend: ask an operator.";
 }
 
 /** The newest zero-shot variant (the plainest prompt) when there is one, else the first. */

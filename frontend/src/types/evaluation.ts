@@ -162,6 +162,12 @@ export interface FormFieldOption {
   title: string;
 }
 
+/** A model the operator registered (MODEL_REGISTRY): launched by name, its path never shown. */
+export interface RegisteredModel {
+  name: string;
+  backends: string[];
+}
+
 export interface LaunchOptions {
   can_launch: boolean;
   /** "spans" (score against a gold version) or "items" (runs answer a form field). */
@@ -170,7 +176,11 @@ export interface LaunchOptions {
   gold_standards: GoldOption[];
   backends: string[];
   suggested_models: SuggestedModel[];
-  /** The operator's credentials (MODEL_CREDENTIALS), by name. */
+  /** The local models a project admin may launch, by name (superusers may also give a path). */
+  registered_models?: RegisteredModel[];
+  /** Hub ids a project admin may launch without registering them (fnmatch patterns). */
+  hub_allowed?: string[];
+  /** The operator's credentials (MODEL_CREDENTIALS) this project may use, by name. */
   credentials?: CredentialOption[];
   variants: Variant[];
   levels: number[];

@@ -104,6 +104,8 @@ export function LaunchPage({ me, projectId }: { me: Me; projectId: number }) {
         {isItems ? <FieldSection field={form.field} fields={fields} onField={chooseField} errors={sent.errors} /> : <GoldSection form={form} update={update} golds={opts.gold_standards} errors={sent.errors} />}
         <ModelPicker
           suggested={opts.suggested_models}
+          registered={opts.registered_models ?? []}
+          hubAllowed={opts.hub_allowed ?? []}
           backends={opts.backends}
           credentials={opts.credentials ?? []}
           checked={form.suggested}

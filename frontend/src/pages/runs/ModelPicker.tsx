@@ -2,11 +2,15 @@ import { Field, errorAttrs } from "../../components/Field";
 import { FieldError } from "../../components/FieldErrors";
 import { type FormErrors, messagesFor } from "../../lib/formErrors";
 import { errorId } from "../../lib/ids";
-import { type CustomModelRow, type LaunchPlan, customKey, modelPath, newCustomRow, suggestedKey } from "../../lib/launch";
-import type { CredentialOption, SuggestedModel } from "../../types";
+import { type CustomModelRow, type LaunchPlan, customKey, modelHint, modelPath, newCustomRow, suggestedKey } from "../../lib/launch";
+import type { CredentialOption, RegisteredModel, SuggestedModel } from "../../types";
 
 interface Props {
   suggested: SuggestedModel[];
+  /** The operator's registered models, offered by name for an added model. */
+  registered?: RegisteredModel[];
+  /** Hub id patterns a project admin may also name. */
+  hubAllowed?: string[];
   backends: string[];
   credentials: CredentialOption[];
   checked: number[];
@@ -22,7 +26,7 @@ function settingsText(settings: Record<string, unknown>): string {
   return entries.map(([k, v]) => `${k}: ${typeof v === "string" ? v : JSON.stringify(v)}`).join(", ");
 }
 
-export function ModelPicker({ suggested, backends, credentials, checked, custom, onChecked, onCustom, errors, plan }: Props) {
+export function ModelPicker({ suggested, registered = [], hubAllowed = [], backends, credentials, checked, custom, onChecked, onCustom, errors, plan }: Props) {
   const toggle = (i: number, on: boolean) => onChecked(on ? [...checked.filter((x) => x !== i), i].sort((a, b) => a - b) : checked.filter((x) => x !== i));
   const change = (key: string, patch: Partial<CustomModelRow>) => onCustom(custom.map((r) => (r.key === key ? { ...r, ...patch } : r)));
   const listErrors = messagesFor(errors, "models");
@@ -94,17 +98,25 @@ export function ModelPicker({ suggested, backends, credentials, checked, custom,
                   ))}
                 </select>
               </Field>
-              <Field id={`${id}-model`} label="Model name or path" class="grow" path={path ? `${path}.model` : undefined} messages={modelMsgs}>
+              <Field id={`${id}-model`} label="Model" class="grow" path={path ? `${path}.model` : undefined} messages={modelMsgs} hint={modelHint(row.backend, registered, hubAllowed)}>
                 <input
                   id={`${id}-model`}
                   type="text"
                   value={row.model}
-                  placeholder="e.g. HuggingFaceTB/SmolLM2-135M-Instruct or /models/my-model"
+                  list={row.backend === "transformers" || row.backend === "vllm" ? `${id}-registered` : undefined}
+                  placeholder={row.backend === "openai" ? "the server's model name" : "a registered model's name"}
                   onInput={(e) => change(row.key, { model: (e.target as HTMLInputElement).value })}
                   data-testid="custom-model-name"
                   spellcheck={false}
                   {...(path ? errorAttrs(`${path}.model`, modelMsgs) : {})}
                 />
+                <datalist id={`${id}-registered`} data-testid="registered-models">
+                  {registered
+                    .filter((m) => m.backends.includes(row.backend))
+                    .map((m) => (
+                      <option key={m.name} value={m.name} />
+                    ))}
+                </datalist>
               </Field>
             </div>
             {row.backend === "openai" && (
@@ -135,7 +147,7 @@ export function ModelPicker({ suggested, backends, credentials, checked, custom,
                 class="code-input"
                 rows={3}
                 value={row.settingsText}
-                placeholder={row.backend === "openai" ? '{"base_url": "http://127.0.0.1:8000/v1"}' : '{"gguf_file": "model.Q4_1.gguf"}'}
+                placeholder={row.backend === "openai" ? '{"base_url": "http://127.0.0.1:8000/v1"}' : '{"batch_size": 4}'}
                 onInput={(e) => change(row.key, { settingsText: (e.target as HTMLTextAreaElement).value })}
                 data-testid="custom-settings"
                 spellcheck={false}
