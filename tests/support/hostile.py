@@ -5,9 +5,11 @@ documents."""
 from __future__ import annotations
 
 import io
+import json
 import struct
 import zipfile
 import zlib
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -110,3 +112,111 @@ def zip_bomb(size: int = 780 * MIB, *, dataset: bool = True) -> bytes:
             ("hf/data/test-00000-of-00001.parquet", parquet_bomb(rows=1, width=5)),
         ]
     return raw_zip(members, bomb=("hf/padding.bin", size))
+
+
+# --- the corpus: deep and huge documents, malformed archives -----------------------------------
+
+
+def deep_json_line(depth: int = 100_000) -> bytes:
+    """One JSON Lines record whose ``text`` is an array nested ``depth`` levels deep."""
+    return b'{"text": ' + b"[" * depth + b"]" * depth + b"}\n"
+
+
+def deep_json_document(depth: int = 100_000) -> bytes:
+    """A Label Studio export (one JSON array) nested ``depth`` levels deep in a task."""
+    return b'[{"data": {"text": ' + b"[" * depth + b"]" * depth + b"}}]"
+
+
+def huge_line(size: int = 900 * 1024) -> bytes:
+    """A JSON Lines file of one record: a text of ``size`` characters without a space."""
+    return json.dumps({"text": "a" * size}).encode() + b"\n"
+
+
+def huge_csv_field(size: int = 900 * 1024) -> bytes:
+    return b"text\n" + b'"' + b"b" * size + b'"\n'
+
+
+def many_members(count: int = 5000) -> bytes:
+    """A dataset .zip of ``count`` empty members beside its card."""
+    members = [("hf/README.md", _span_card().encode())]
+    members += [(f"hf/data/{n}.txt", b"") for n in range(count)]
+    return raw_zip(members)
+
+
+def truncated_zip() -> bytes:
+    """The first half of a valid dataset .zip (no central directory)."""
+    whole = hf_zip(parquet_bomb(rows=50, width=20))
+    return whole[: len(whole) // 2]
+
+
+def not_parquet_zip() -> bytes:
+    """A dataset .zip whose Parquet file is random-looking bytes."""
+    return raw_zip(
+        [
+            ("hf/README.md", _span_card().encode()),
+            ("hf/data/test-00000-of-00001.parquet", b"PAR1" + bytes(range(256)) * 8 + b"PAR1"),
+        ]
+    )
+
+
+def many_rows_parquet(rows: int = 5000) -> bytes:
+    """Short distinct texts, in row groups of 1000 rows."""
+    texts = pa.array([f"text {n}" for n in range(rows)])
+    columns = {
+        field.name: (texts if field.name == "text" else pa.nulls(rows, field.type))
+        for field in SPAN_SCHEMA
+    }
+    sink = io.BytesIO()
+    pq.write_table(pa.table(columns), sink, row_group_size=1000)
+    return sink.getvalue()
+
+
+def write_hf_folder(folder: Path, parquet: bytes) -> Path:
+    """An HF dataset folder (as ``import_dataset --format hf`` takes it) around the Parquet."""
+    (folder / "data").mkdir(parents=True, exist_ok=True)
+    (folder / "README.md").write_text(_span_card(), encoding="utf-8")
+    (folder / "data" / "test-00000-of-00001.parquet").write_bytes(parquet)
+    return folder
+
+
+LAUGHS = b"""<?xml version="1.0"?>
+<!DOCTYPE lolz [
+<!ENTITY lol "lolololololololololololololololololololololololololololololololololol">
+<!ENTITY lol1 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+<!ENTITY lol2 "&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;&lol1;">
+<!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+<!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+<!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+<!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+<!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+<!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+<!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+]>
+"""
+
+
+def _xmi(doctype: bytes, sofa: str) -> bytes:
+    return doctype + (
+        '<xmi:XMI xmlns:xmi="http://www.omg.org/XMI" xmlns:cas="http:///uima/cas.ecore" '
+        'xmi:version="2.0"><cas:NULL xmi:id="0"/>'
+        f'<cas:Sofa xmi:id="1" sofaNum="1" sofaID="_InitialView" mimeType="text" '
+        f'sofaString="{sofa}"/><cas:View sofa="1" members=""/></xmi:XMI>'
+    ).encode()
+
+
+def billion_laughs_xmi() -> bytes:
+    return _xmi(LAUGHS, "&lol9;")
+
+
+def external_entity_xmi(target: Path) -> bytes:
+    doctype = f'<?xml version="1.0"?>\n<!DOCTYPE x [<!ENTITY xxe SYSTEM "file://{target}">]>\n'
+    return _xmi(doctype.encode(), "&xxe;")
+
+
+def inspect_log_bomb(size: int = 400 * MIB) -> bytes:
+    """An Inspect ``.eval`` log (a .zip) of about 400 KB whose one sample unpacks to ``size``
+    bytes of JSON."""
+    return raw_zip(
+        [("header.json", json.dumps({"status": "success"}).encode())],
+        bomb=("samples/1_epoch_1.json", size),
+    )

@@ -1,0 +1,209 @@
+"""The hostile-input corpus (``tests/support/hostile.py``, built at test time) against every
+import path: the Import tab's API (``POST /api/projects/<id>/imports/``) and the command line
+(``import_dataset``, ``import_run``). Each file is refused with a message naming its place or
+the limit reached (and its setting), never a server error; nothing is imported; archives,
+Parquet, XMI and harness logs are read by a bounded child process that stays under its
+memory cap."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+from fallacy_platform import bounded
+from rest_framework.test import APIClient
+
+from annotations.importing.formats.uima import TYPE_SYSTEM, type_system
+from annotations.models import Document, GoldStandard, Project
+from annotations.services.projects import create_project
+from annotations.services.taxonomy import install_preset
+from tests.support import hostile
+from tests.support.harness import three_text_gold
+
+pytestmark = pytest.mark.django_db
+MIB = 1024 * 1024
+HUGE = {"IMPORT_MAX_ROW_GROUP_BYTES": 1 << 40, "IMPORT_MAX_UNPACKED_BYTES": 1 << 40}
+
+# (format, file name, builder, what the error names, settings)
+WEB_CASES: list[tuple[str, str, Callable[[], bytes], str, dict[str, int]]] = [
+    ("hf", "parquet-bomb.zip", hostile.parquet_bomb_zip, "IMPORT_MAX_ROW_GROUP_BYTES", {}),
+    ("hf", "zip-bomb.zip", hostile.zip_bomb, "IMPORT_MAX_UNPACKED_BYTES", {}),
+    ("hf", "many-members.zip", hostile.many_members, "IMPORT_MAX_ZIP_MEMBERS", {}),
+    ("hf", "truncated.zip", hostile.truncated_zip, "not a .zip archive", {}),
+    ("hf", "not-parquet.zip", hostile.not_parquet_zip, "not a readable Parquet file", {}),
+    (
+        "hf",
+        "many-rows.zip",
+        lambda: hostile.hf_zip(hostile.many_rows_parquet(5000)),
+        "IMPORT_MAX_ROWS",
+        {"IMPORT_MAX_ROWS": 1000},
+    ),
+    (
+        "hf",
+        "huge-row-group.zip",
+        lambda: hostile.hf_zip(hostile.many_rows_parquet(5000)),
+        "IMPORT_MAX_ROW_GROUP_BYTES",
+        {"IMPORT_MAX_ROW_GROUP_BYTES": 4096},
+    ),
+    (
+        "hf",
+        "memory.zip",
+        lambda: hostile.hf_zip(hostile.parquet_bomb(rows=1_000_000)),
+        "IMPORT_MEMORY_BYTES",
+        {**HUGE, "IMPORT_MEMORY_BYTES": 1024 * MIB},
+    ),
+    ("hf", "slow.zip", hostile.parquet_bomb_zip, "IMPORT_SECONDS", {"IMPORT_SECONDS": 1}),
+    ("text", "deep.jsonl", hostile.deep_json_line, "1: ", {}),
+    ("mafalda", "deep.jsonl", hostile.deep_json_line, "1: ", {}),
+    ("doccano", "deep.jsonl", hostile.deep_json_line, "1: ", {}),
+    ("labelstudio", "deep.json", hostile.deep_json_document, "nested", {}),
+]
+
+
+@pytest.fixture
+def admin() -> tuple[Any, Project]:
+    user = get_user_model().objects.create_user("hostile-admin")
+    project = create_project(
+        name="Hostile", taxonomy=install_preset(name="mafalda"), created_by=user
+    )
+    return user, project
+
+
+def _counts() -> tuple[int, int]:
+    return Document.objects.count(), GoldStandard.objects.count()
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "build", "names", "limits"),
+    WEB_CASES,
+    ids=[f"{case[0]}-{case[1]}" for case in WEB_CASES],
+)
+def test_the_import_tab_refuses_each_hostile_file_naming_why(
+    admin, fmt: str, name: str, build: Callable[[], bytes], names: str, limits: dict[str, int]
+) -> None:
+    user, project = admin
+    content = build()
+    assert len(content) < 1 * MIB  # imported inside the request
+    client = APIClient()
+    client.force_authenticate(user)
+    before = _counts()
+    bounded.last_peak_bytes = 0
+    fields: dict[str, Any] = {"file": SimpleUploadedFile(name, content), "format": fmt}
+    if fmt == "doccano":
+        fields["annotator"] = user.username
+    with override_settings(**limits):
+        response = client.post(f"/api/projects/{project.pk}/imports/", fields, format="multipart")
+
+    assert response.status_code in (201, 400), response.content[:500]
+    body = response.json()
+    if response.status_code == 201:
+        assert body["status"] == "failed"
+        text = " ".join(error["text"] for error in body["errors"])
+    else:
+        text = str(body)
+    assert names in text, text[:500]
+    assert _counts() == before
+    cap = limits.get("IMPORT_MEMORY_BYTES", 2048 * MIB)
+    assert bounded.last_peak_bytes < cap
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "build"),
+    [("csv", "huge-field.csv", hostile.huge_csv_field), ("text", "huge.jsonl", hostile.huge_line)],
+)
+def test_a_huge_field_or_line_under_the_upload_limit_is_one_text_like_any_other(
+    admin, fmt: str, name: str, build: Callable[[], bytes]
+) -> None:
+    user, project = admin
+    client = APIClient()
+    client.force_authenticate(user)
+    fields = {"file": SimpleUploadedFile(name, build()), "format": fmt}
+    response = client.post(f"/api/projects/{project.pk}/imports/", fields, format="multipart")
+    assert response.status_code == 201 and response.json()["status"] == "succeeded"
+    assert [len(text) for text in Document.objects.values_list("text", flat=True)] == [900 * 1024]
+
+
+def _command(*args: str) -> str:
+    with pytest.raises(CommandError) as refused:
+        call_command(*args, stdout=io.StringIO(), stderr=io.StringIO())
+    return str(refused.value)
+
+
+def test_the_command_line_refuses_a_parquet_bomb_folder(admin, tmp_path: Path) -> None:
+    folder = hostile.write_hf_folder(tmp_path / "hf", hostile.parquet_bomb())
+    before = _counts()
+    message = _command("import_dataset", str(folder), "--format", "hf", "--project", "Hostile")
+    assert "IMPORT_MAX_ROW_GROUP_BYTES" in message
+    assert _counts() == before
+
+
+@pytest.mark.parametrize(
+    ("fmt", "build", "names"),
+    [
+        ("text", hostile.deep_json_line, ":1:"),
+        ("mafalda", hostile.deep_json_line, ":1:"),
+        ("labelstudio", hostile.deep_json_document, "nested"),
+    ],
+)
+def test_the_command_line_refuses_deep_documents(
+    admin, tmp_path: Path, fmt: str, build: Callable[[], bytes], names: str
+) -> None:
+    path = tmp_path / ("deep.json" if fmt == "labelstudio" else "deep.jsonl")
+    path.write_bytes(build())
+    before = _counts()
+    message = _command("import_dataset", str(path), "--format", fmt, "--project", "Hostile")
+    assert names in message, message[:300]
+    assert _counts() == before
+
+
+def _xmi_folder(tmp_path: Path, xmi: bytes) -> Path:
+    folder = tmp_path / "xmi"
+    folder.mkdir(parents=True)
+    (folder / TYPE_SYSTEM).write_text(type_system().to_xml(), encoding="utf-8")
+    (folder / "doc.xmi").write_bytes(xmi)
+    return folder / "doc.xmi"
+
+
+def test_xmi_entities_are_neither_expanded_nor_fetched(admin, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("operator secret 7f3a", encoding="utf-8")
+    before = _counts()
+    laughs = _xmi_folder(tmp_path / "laughs", hostile.billion_laughs_xmi())
+    assert "not readable UIMA CAS XMI" in _command(
+        "import_dataset", str(laughs), "--format", "xmi", "--project", "Hostile"
+    )
+    external = _xmi_folder(tmp_path / "external", hostile.external_entity_xmi(secret))
+    try:
+        call_command(
+            "import_dataset",
+            str(external),
+            "--format",
+            "xmi",
+            "--project",
+            "Hostile",
+            stdout=io.StringIO(),
+        )
+    except CommandError as error:
+        assert "7f3a" not in str(error)
+    assert not Document.objects.filter(text__contains="7f3a").exists()
+    assert _counts()[1] == before[1]
+
+
+def test_import_run_refuses_an_inspect_log_bomb_under_the_memory_cap(tmp_path: Path) -> None:
+    three_text_gold(tmp_path)
+    log = tmp_path / "bomb.eval"
+    log.write_bytes(hostile.inspect_log_bomb())
+    assert log.stat().st_size < 1 * MIB
+    bounded.last_peak_bytes = 0
+    message = _command(
+        "import_run", str(log), "--project", "Harness", "--name", "bomb", "--gold-version", "1"
+    )
+    assert "IMPORT_MAX_UNPACKED_BYTES" in message, message
+    assert 0 < bounded.last_peak_bytes < 512 * MIB
