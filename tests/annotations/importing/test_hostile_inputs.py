@@ -130,6 +130,29 @@ def test_a_huge_field_or_line_under_the_upload_limit_is_one_text_like_any_other(
     assert [len(text) for text in Document.objects.values_list("text", flat=True)] == [900 * 1024]
 
 
+@pytest.mark.parametrize(
+    ("url", "fields"),
+    [
+        ("/api/datasets/import/", {"format": "text", "project": "{project}"}),
+        ("/api/evaluation/projects/{project}/run-imports/", {"name": "deep"}),
+    ],
+    ids=["datasets-import", "run-imports"],
+)
+def test_the_other_upload_endpoints_refuse_a_deep_document_naming_its_line(
+    admin, url: str, fields: dict[str, str]
+) -> None:
+    user, project = admin
+    client = APIClient()
+    client.force_authenticate(user)
+    before = _counts()
+    data: dict[str, Any] = {k: v.format(project=project.pk) for k, v in fields.items()}
+    data["file"] = SimpleUploadedFile("deep.jsonl", hostile.deep_json_line())
+    response = client.post(url.format(project=project.pk), data, format="multipart")
+    assert response.status_code == 400, response.content[:300]
+    assert "deep.jsonl:1" in str(response.json()), response.content[:300]
+    assert _counts() == before
+
+
 def _command(*args: str) -> str:
     with pytest.raises(CommandError) as refused:
         call_command(*args, stdout=io.StringIO(), stderr=io.StringIO())
