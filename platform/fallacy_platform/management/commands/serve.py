@@ -8,11 +8,20 @@ loaded stays behind only to wait (such a process holds 150 MiB). The defaults ar
 2 sync workers and 2 forked children. Threads suit both: requests and tasks wait on the
 database, and a model run's supervisor waits on its runner subprocess (it never blocks
 scoring and imports: the other threads take them). Idle total: see ``bench/memory_idle.py``.
+
+gunicorn listens on a unix socket in a private temporary folder; the public port belongs to
+``fallacy_platform/front.py``, which reads each request whole, under time and size limits
+(``CLIENT_HEADER_TIMEOUT``, ``CLIENT_BODY_TIMEOUT``, ``UPLOAD_MAX_BYTES``,
+``REQUEST_MAX_BYTES``), before gunicorn's threads see it: a client that stalls mid-upload
+holds no thread. It appends the client's address to ``X-Forwarded-For``, so gunicorn's
+Django trusts one more proxy than ``NUM_PROXIES`` says. The supervisor restarts any of the
+three processes that dies.
 """
 
 import json
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 from django.conf import settings
@@ -20,6 +29,11 @@ from django.core.management.base import BaseCommand
 
 PLATFORM_DIR = Path(settings.BASE_DIR) / "platform"
 SUPERVISOR = PLATFORM_DIR / "fallacy_platform" / "supervise.py"
+FRONT = PLATFORM_DIR / "fallacy_platform" / "front.py"
+# Longer than the front's 20 s of keeping an idle connection: the front closes it first.
+UPSTREAM_KEEPALIVE_SECONDS = 60
+# gunicorn's default format, with the client's address (from the front) first.
+ACCESS_LOG_FORMAT = '%({x-forwarded-for}i)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s "%(f)s" "%(a)s"'
 
 
 class Command(BaseCommand):
@@ -35,19 +49,42 @@ class Command(BaseCommand):
         )
         parser.add_argument("--worker-concurrency", type=int, default=4)
 
-    def commands(self, options: dict) -> dict[str, list[str]]:
+    def commands(self, options: dict, socket_path: str) -> dict[str, list[str]]:
         bin_dir = Path(sys.executable).parent
+        proxies = settings.REST_FRAMEWORK.get("NUM_PROXIES") or 0
         web = [
             str(bin_dir / "gunicorn"),
             "fallacy_platform.wsgi",
             "--bind",
-            f"{options['host']}:{options['port']}",
+            f"unix:{socket_path}",
             "--workers",
             str(options["web_workers"]),
             "--threads",
             str(options["web_threads"]),
+            "--keep-alive",
+            str(UPSTREAM_KEEPALIVE_SECONDS),
+            "--env",
+            f"NUM_PROXIES={proxies + 1}",
             "--access-logfile",
             "-",
+            "--access-logformat",
+            ACCESS_LOG_FORMAT,
+        ]
+        front = [
+            sys.executable,
+            str(FRONT),
+            "--listen",
+            f"{options['host']}:{options['port']}",
+            "--upstream",
+            socket_path,
+            "--upload-max",
+            str(settings.UPLOAD_MAX_BYTES),
+            "--request-max",
+            str(settings.DATA_UPLOAD_MAX_MEMORY_SIZE),
+            "--header-timeout",
+            str(settings.CLIENT_HEADER_TIMEOUT),
+            "--body-timeout",
+            str(settings.CLIENT_BODY_TIMEOUT),
         ]
         worker = [
             sys.executable,
@@ -67,7 +104,7 @@ class Command(BaseCommand):
             "--loglevel",
             "warning",
         ]
-        return {"worker": worker, "web": web}
+        return {"worker": worker, "web": web, "front": front}
 
     def handle(self, *args, **options) -> None:
         python_path = os.pathsep.join([str(PLATFORM_DIR), str(settings.BASE_DIR)])
@@ -84,5 +121,6 @@ class Command(BaseCommand):
         self.stdout.flush()
         sys.stderr.flush()
         os.chdir(settings.BASE_DIR)
-        command = json.dumps(self.commands(options))
-        os.execv(sys.executable, [sys.executable, str(SUPERVISOR), command])
+        folder = tempfile.mkdtemp(prefix="fallacy-serve-")  # mode 0700: gunicorn's socket
+        command = json.dumps(self.commands(options, os.path.join(folder, "web.sock")))
+        os.execv(sys.executable, [sys.executable, str(SUPERVISOR), command, json.dumps([folder])])
