@@ -8,11 +8,11 @@ Rules (the annotation side's roles, per project; a superuser counts as admin eve
 - item responses are annotations: ``annotations_for`` / ``listed_annotations``;
 - prompt variants and Prolog rule files (``readable``): global rows for anyone with a staff
   role somewhere, a project's own rows for that project's reviewers and admins;
-- launching, cancelling and editing: the project's admins (``require_admin``,
-  ``admin_project_ids``; superusers everywhere).
+- what the user may do with them (launch, cancel, configure, import): ``policy``, the one
+  definition of the actions' rules (``admin_project_ids``: where they may launch).
 
-The API helpers here answer 404 for what the user may not see and 403 for what they see but
-may not do.
+The API helpers here answer 404 for what the user may not see; ``lookups.require`` with a
+``policy.may_*`` answers 403 for what they see but may not do.
 """
 
 from __future__ import annotations
@@ -20,21 +20,21 @@ from __future__ import annotations
 from typing import TypeVar
 
 from django.db.models import Model, Q, QuerySet
-from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 
-from annotations.models import Document, Membership, Project
+from annotations.api.lookups import staff_project
+from annotations.models import Document
 from annotations.selectors.access import (
     STAFF_ROLES,
     User,
-    anonymous,
     has_role_anywhere,
-    is_staff_of,
     is_staff_role,
     role_in,
     sees_everything,
     staff_projects_for,
 )
+from annotations.selectors.policy import projects_where
 from evaluation.models import GeneratedItem, GenerationJob, ModelRun, Suggestion
 
 M = TypeVar("M", bound=Model)
@@ -44,10 +44,8 @@ __all__ = [
     "generated_items_for",
     "generation_jobs_for",
     "has_role_anywhere",
-    "is_admin_of",
     "is_staff_anywhere",
     "readable",
-    "require_admin",
     "runs_for",
     "sees_everything",
     "staff_project",
@@ -63,20 +61,9 @@ def is_staff_anywhere(user: User | None) -> bool:
 
 
 def admin_project_ids(user: User | None) -> set[int] | None:
-    """Projects whose runs the user manages; ``None``: every project (a superuser)."""
-    if sees_everything(user):
-        return None
-    if anonymous(user):
-        return set()
-    return set(
-        Membership.objects.filter(user=user, role=Membership.Role.ADMIN).values_list(
-            "project_id", flat=True
-        )
-    )
-
-
-def is_admin_of(user: User | None, project: Project | int) -> bool:
-    return role_in(user, project) == Membership.Role.ADMIN
+    """Projects whose runs the user manages (``policy``: launch); ``None``: every project
+    (a superuser)."""
+    return projects_where(user, "launch")
 
 
 def runs_for(user: User | None) -> QuerySet[ModelRun]:
@@ -117,19 +104,6 @@ def readable(rows: QuerySet[M], user: User | None) -> QuerySet[M]:
 
 
 # --- API helpers ---------------------------------------------------------------------------
-
-
-def staff_project(request: Request, project_id: int) -> Project:
-    """A project the user reviews or administers (404 otherwise)."""
-    project = Project.objects.filter(pk=project_id).first()
-    if project is None or not is_staff_of(request.user, project):
-        raise NotFound("No project with this id.")
-    return project
-
-
-def require_admin(request: Request, project: Project | int) -> None:
-    if not is_admin_of(request.user, project):
-        raise PermissionDenied("Only a project admin may do this.")
 
 
 def visible_run(request: Request, pk: int) -> ModelRun:

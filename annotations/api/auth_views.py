@@ -27,9 +27,8 @@ from annotations.api.serializers import (
     TokenSerializer,
     UserBriefSerializer,
 )
-from annotations.models import Membership
-from annotations.selectors.access import projects_for, roles_by_project
-from annotations.selectors.projects import can_create_projects
+from annotations.selectors.access import effective_role, projects_for, roles_by_project
+from annotations.selectors.policy import may_create_projects
 
 
 def _authenticate(request: Request, view: APIView) -> object:
@@ -104,7 +103,7 @@ class MeView(APIView):
             {
                 "id": p.pk,
                 "name": p.name,
-                "role": roles.get(p.pk, Membership.Role.ADMIN),
+                "role": effective_role(user, roles.get(p.pk)),
                 "archived": p.archived_at is not None,
             }
             for p in projects_for(user).order_by("name")
@@ -115,7 +114,7 @@ class MeView(APIView):
                 "username": user.get_username(),
                 "is_staff": user.is_staff,
                 "is_superuser": user.is_superuser,
-                "can_create_projects": can_create_projects(user),
+                "can_create_projects": may_create_projects(user),
                 "projects": projects,
             }
         )

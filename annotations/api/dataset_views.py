@@ -1,8 +1,9 @@
 """Dataset import and export over REST (thin: the services do the work).
 
-Only a project admin (or a superuser) may import; its reviewers and admins export its gold
-standards (``may_export_gold``, the rule of every gold export); a member may export their
-own annotations. A project the user is not a member of answers 404.
+Who may is ``selectors.policy``'s: a project admin (or a superuser) imports; its reviewers
+and admins export its gold standards (``may_export_gold``, the rule of every gold export)
+and any annotator's annotations (they read them all); every member exports their own. A
+project the user is not a member of answers 404.
 """
 
 from __future__ import annotations
@@ -23,14 +24,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotations.api.lookups import body_project_id, member_project
 from annotations.importing.datasets import (
     import_doccano_annotations,
     import_mafalda_gold,
     import_texts,
 )
 from annotations.importing.formats import DatasetFormatError
-from annotations.models import Membership, Project
-from annotations.selectors.access import may_export_gold, projects_for, role_in
+from annotations.models import Project
+from annotations.selectors.policy import may_export_annotations, may_export_gold, may_import
 from annotations.services.exports import ExportError, export_doccano, export_mafalda, published_gold
 from annotations.services.item_exports import EXPORTERS as ITEM_EXPORTERS
 from annotations.services.item_exports import export_items
@@ -40,6 +42,8 @@ CSV = "text/csv"
 SPAN_FORMATS = ("mafalda", "doccano")
 EXPORT_FORMATS = (*SPAN_FORMATS, *ITEM_EXPORTERS)
 GOLD_EXPORTERS = "only the project's reviewers and admins export its gold standard"
+ANNOTATION_EXPORTERS = "only the project's reviewers and admins export others' annotations"
+IMPORTERS = "only a project admin may import datasets"
 
 
 class IgnoreFormatParameter(DefaultContentNegotiation):
@@ -100,13 +104,6 @@ ERRORS = {
 }
 
 
-def _project(request: Request, project_id: int) -> tuple[Project, str | None]:
-    project = projects_for(request.user).filter(pk=project_id).select_related("taxonomy").first()
-    if project is None:
-        raise NotFound("no such project")
-    return project, role_in(request.user, project)
-
-
 def _user(user_id: int) -> AbstractBaseUser:
     user = get_user_model().objects.filter(pk=user_id).first()
     if user is None:
@@ -129,12 +126,13 @@ class DatasetImportView(APIView):
         responses={201: ImportReportSerializer, **ERRORS},
     )
     def post(self, request: Request) -> Response:
+        project_id = body_project_id(request.data)
+        if project_id is not None:  # roles first: 404 / 403 before a 400
+            member_project(request, project_id, may_import, IMPORTERS)
         params = ImportRequestSerializer(data=request.data)
         params.is_valid(raise_exception=True)
         data = params.validated_data
-        project, role = _project(request, data["project"])
-        if role != Membership.Role.ADMIN:
-            raise PermissionDenied("only a project admin may import datasets")
+        project = member_project(request, data["project"], may_import, IMPORTERS)
         upload = data["file"]
         try:
             if data["format"] == "mafalda":
@@ -165,9 +163,9 @@ class DatasetExportView(APIView):
         description=(
             "Span projects: without annotator, the latest published gold standard (or version "
             "N) as MAFALDA or doccano JSONL (project reviewers and admins); with annotator "
-            "(doccano only), that annotator's annotations (project admins, or the annotator "
-            "themself). Item projects (project reviewers and admins): every item with its "
-            "gold as FLUB JSONL, SmartyPat CSV "
+            "(doccano only), that annotator's annotations (project reviewers and admins, or the "
+            "annotator themself). Item projects (project reviewers and admins): every item "
+            "with its gold as FLUB JSONL, SmartyPat CSV "
             "or the generic items JSONL (with `responses=true`: the submitted answers too)."
         ),
         parameters=[
@@ -186,7 +184,7 @@ class DatasetExportView(APIView):
         file_format = query.get("format")
         if file_format not in EXPORT_FORMATS:
             raise BadRequest(f"format must be one of {', '.join(EXPORT_FORMATS)}")
-        project, role = _project(request, _integer(query, "project", required=True))
+        project = member_project(request, _integer(query, "project", required=True))
         if file_format in ITEM_EXPORTERS:
             return self.items(request, project, file_format, _boolean(query, "responses"))
         if project.kind == "items":
@@ -199,8 +197,8 @@ class DatasetExportView(APIView):
         if annotator_id is not None:
             if file_format != "doccano":
                 raise BadRequest("annotator needs format=doccano")
-            if role != Membership.Role.ADMIN and annotator_id != request.user.pk:
-                raise PermissionDenied("only a project admin may export others' annotations")
+            if not may_export_annotations(request.user, project, annotator_id):
+                raise PermissionDenied(ANNOTATION_EXPORTERS)
             export_doccano(project=project, annotator=_user(annotator_id), out=out)
             filename = f"{project.pk}-annotator-{annotator_id}.jsonl"
         else:

@@ -20,34 +20,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotations.api.lookups import staff_document, staff_project
 from annotations.api.serializers import CODE_POINTS
-from annotations.models import Document, GoldStandard, Project
+from annotations.models import GoldStandard, Project
 from annotations.selectors import gold as gold_selectors
-from annotations.selectors.access import (
-    documents_for,
-    is_staff_of,
-    may_export_gold,
-    projects_for,
-)
+from annotations.selectors.access import projects_for
+from annotations.selectors.policy import may_export_gold
 from annotations.services import gold as gold_services
 from annotations.services.exports import export_mafalda
 
 OBJECT = OpenApiResponse(OpenApiTypes.OBJECT)
 NOT_FOUND = OpenApiResponse(description="Not visible to you (annotators, other projects).")
-
-
-def staff_project(request: Request, pk: int) -> Project:
-    project = projects_for(request.user).select_related("taxonomy").filter(pk=pk).first()
-    if project is None or not is_staff_of(request.user, project):
-        raise NotFound("No project with this id.")
-    return project
-
-
-def staff_document(request: Request, pk: int) -> Document:
-    document = documents_for(request.user).select_related("project__taxonomy").filter(pk=pk).first()
-    if document is None or not is_staff_of(request.user, document.project_id):
-        raise NotFound("No document with this id.")
-    return document
 
 
 def _version(project: Project, number: int) -> GoldStandard:

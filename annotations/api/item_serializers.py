@@ -12,7 +12,8 @@ from rest_framework import serializers
 
 from annotations.api.serializers import CODE_POINTS
 from annotations.items import LABELLED_KINDS, RATING_KINDS, Form, FormField
-from annotations.models import Annotation, Document, Membership, TaxonomyNode
+from annotations.models import Annotation, Document, TaxonomyNode
+from annotations.selectors.policy import may_see_answer_key
 from annotations.services.responses import item_options, project_form
 
 # --- the shapes (OpenAPI) -----------------------------------------------------------------
@@ -200,7 +201,7 @@ def item_state(
         "form": form_json(project_form(project), taxonomy_id=project.taxonomy_id),
         "annotation": annotation_json(annotation),
     }
-    if role in (Membership.Role.ADMIN, Membership.Role.REVIEWER):
+    if may_see_answer_key(role):
         gold = metadata.get("gold")
         state["gold"] = gold if isinstance(gold, dict) else {}
     return state

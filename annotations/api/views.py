@@ -21,6 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotations.api.lookups import member_project
 from annotations.api.serializers import (
     AnnotationConflictSerializer,
     AnnotationSerializer,
@@ -36,8 +37,8 @@ from annotations.api.serializers import (
     span_data,
 )
 from annotations.api.span_input import span_create_input, span_delete_revision, span_patch_input
-from annotations.models import Annotation, Assignment, Document, Project, Span
-from annotations.selectors.access import documents_for, projects_for
+from annotations.models import Annotation, Assignment, Document, Span
+from annotations.selectors.access import documents_for
 from annotations.selectors.annotations import (
     annotation_with_spans,
     visible_annotations,
@@ -74,10 +75,6 @@ class ServiceErrorsMixin:
         return super().handle_exception(exc)  # type: ignore[misc]
 
 
-def _project(request: Request, pk: int) -> Project:
-    return get_object_or_404(projects_for(request.user), pk=pk)
-
-
 # --- projects -----------------------------------------------------------------------------
 
 
@@ -93,7 +90,7 @@ class NextDocumentView(APIView):
         responses={200: NextDocumentSerializer},
     )
     def get(self, request: Request, pk: int) -> Response:
-        document = next_document(request.user, _project(request, pk))
+        document = next_document(request.user, member_project(request, pk))
         return Response({"document": document.pk if document else None})
 
 

@@ -17,11 +17,12 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from fallacy_platform.pagination import StrictLimitOffsetPagination
 from rest_framework import generics, status
-from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotations.api.lookups import member_project
 from annotations.api.views import ServiceErrorsMixin
 from annotations.api.work_serializers import (
     AssignRequestSerializer,
@@ -38,15 +39,8 @@ from annotations.api.work_serializers import (
     WorkInProgressSerializer,
     document_query,
 )
-from annotations.models import Membership, Project
-from annotations.selectors.access import (
-    STAFF_ROLES,
-    documents_for,
-    listed_annotations,
-    projects_for,
-    role_in,
-    rules,
-)
+from annotations.models import Project
+from annotations.selectors.access import documents_for, is_staff_role, listed_annotations, rules
 from annotations.selectors.annotations import annotation_with_spans
 from annotations.selectors.document_page import DocumentRow, document_page
 from annotations.selectors.documents import (
@@ -56,6 +50,7 @@ from annotations.selectors.documents import (
     project_progress,
 )
 from annotations.selectors.opening import document_opened, project_with_role
+from annotations.selectors.policy import may_assign
 from annotations.services import assignments as services
 
 
@@ -68,10 +63,6 @@ class WorkErrorsMixin(ServiceErrorsMixin):
                 {"detail": str(exc), "documents": exc.documents}, status=status.HTTP_409_CONFLICT
             )
         return super().handle_exception(exc)
-
-
-def _project(request: Request, pk: int) -> Project:
-    return get_object_or_404(projects_for(request.user), pk=pk)
 
 
 def _project_and_role(request: Request, pk: int) -> tuple[Project, str | None]:
@@ -87,10 +78,7 @@ def _project_and_role(request: Request, pk: int) -> tuple[Project, str | None]:
 
 
 def _admin_project(request: Request, pk: int) -> Project:
-    project = _project(request, pk)
-    if role_in(request.user, project) != Membership.Role.ADMIN:
-        raise PermissionDenied(f"only admins of project '{project.name}' assign documents")
-    return project
+    return member_project(request, pk, may_assign, "only the project's admins assign documents")
 
 
 def _users(ids: list[int], field_name: str) -> list[AbstractBaseUser]:
@@ -224,7 +212,7 @@ class ProjectDocumentListView(ServiceErrorsMixin, generics.ListAPIView):
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         project, role = _project_and_role(request, kwargs["pk"])
-        staff = role in STAFF_ROLES
+        staff = is_staff_role(role)
         params = DocumentListQuerySerializer(data=request.query_params, context={"staff": staff})
         params.is_valid(raise_exception=True)
         p = params.validated_data

@@ -28,6 +28,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import DatabaseError, IntegrityError, models, transaction
+from fallacy_platform.bounded import LimitExceeded
 
 from annotations.backups.format import (
     USER_FIELDS,
@@ -39,6 +40,7 @@ from annotations.backups.format import (
     parts,
     table_named,
 )
+from annotations.importing.untrusted import check_backup
 from annotations.models import GoldStandard, Project, Taxonomy, TaxonomyNode
 
 BATCH = 1000
@@ -401,7 +403,13 @@ def _tree(values: dict[str, Any], nodes: list[dict[str, Any]]) -> tuple:
 
 
 def import_project(*, path: Path, rename: str | None = None) -> ImportReport:
-    """Create the archive's project here (see the module docstring); one transaction."""
+    """Create the archive's project here (see the module docstring); one transaction. The
+    archive is first streamed through once in a bounded child process
+    (``importing.untrusted.check_backup``): past a limit, an ``ArchiveError`` naming it."""
+    try:
+        check_backup(path=Path(path))
+    except LimitExceeded as error:
+        raise ArchiveError(Path(path).name, None, None, str(error)) from None
     reader = ArchiveReader(Path(path))
     try:
         importer = Importer(reader, rename)

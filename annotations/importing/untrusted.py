@@ -133,3 +133,31 @@ def checked_members(
 def _chunks(source: IO[bytes]) -> Iterator[bytes]:
     while chunk := source.read(CHUNK):
         yield chunk
+
+
+def check_backup_here(path: str) -> None:
+    """A project archive (``export_project``) streamed once, in the bounded child: its member
+    count, and no line (one row) longer than ``IMPORT_MAX_UNPACKED_BYTES``. Its total size is
+    not bounded (a large project's archive is large); the restore streams it row by row."""
+    longest = limit("IMPORT_MAX_UNPACKED_BYTES")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            infos = archive.infolist()
+            if len(infos) > limit("IMPORT_MAX_ZIP_MEMBERS"):
+                raise LimitExceeded(
+                    "IMPORT_MAX_ZIP_MEMBERS", f"the archive has {len(infos)} members"
+                )
+            for info in infos:
+                with archive.open(info) as member:
+                    while line := member.readline(longest + 1):
+                        if len(line) > longest:
+                            raise LimitExceeded(
+                                "IMPORT_MAX_UNPACKED_BYTES", f"{info.filename}: a line is too long"
+                            )
+    except (zipfile.BadZipFile, OSError, EOFError):
+        return  # the restore names what is wrong with it
+
+
+def check_backup(*, path: Path) -> None:
+    """``check_backup_here`` in a bounded child; a ``LimitExceeded`` past a limit."""
+    run_bounded(f"{__name__}:check_backup_here", str(path))

@@ -2,8 +2,7 @@
 
 Rules (per project, by the user's Membership role):
 - admin, reviewer (``STAFF_ROLES``): every document, every annotation and every gold
-  standard of the project, drafts included (they publish gold versions and export them:
-  ``may_export_gold``);
+  standard of the project, drafts included (what they may do with them: ``policy``);
 - annotator: the documents assigned to them (every document of the project when
   ``Rules.annotators_see_unassigned_documents``), their own annotations on any document of
   the project (and others' submitted ones on the documents they see when
@@ -181,13 +180,6 @@ def has_role_anywhere(user: User | None, roles: tuple[str, ...]) -> bool:
     if anonymous(user):
         return False
     return sees_everything(user) or Membership.objects.filter(user=user, role__in=roles).exists()
-
-
-def may_export_gold(user: User | None, project: Project | int) -> bool:
-    """Who exports a project's published gold standards (every path: the gold version's
-    export, the dataset export, item exports with their gold): its reviewers and admins
-    (and superusers), who also see, adjudicate and publish it; never its annotators."""
-    return is_staff_of(user, project)
 
 
 def annotator_documents(user: User, prefix: str = "") -> Q:

@@ -42,7 +42,7 @@ from annotations.models import (
     Document,
     Span,
 )
-from annotations.selectors.access import STAFF_ROLES, role_in
+from annotations.selectors.policy import may_annotate, may_review
 from annotations.services.span_sql import (
     change_span,
     insert_span,
@@ -123,7 +123,7 @@ def start_annotation(*, document: Document, annotator: Any) -> Annotation:
     check_active(document.project)
     if not Assignment.objects.filter(document=document, annotator=annotator).exists():
         raise PermissionDenied(f"document {document.pk} is not assigned to {annotator}")
-    if role_in(annotator, document.project_id) is None:
+    if not may_annotate(annotator, document.project_id):
         raise PermissionDenied(f"{annotator} is not a member of project {document.project}")
     annotation, _ = Annotation.objects.get_or_create(document=document, annotator=annotator)
     return annotation
@@ -324,7 +324,7 @@ def submit_annotation(
 def reopen_annotation(*, annotation: Annotation, by: Any) -> Annotation:
     """Make a submitted annotation editable again (reviewers/admins of the project only)."""
     locked = locked_annotation(annotation)
-    if role_in(by, locked.document.project_id) not in STAFF_ROLES:
+    if not may_review(by, locked.document.project_id):
         raise PermissionDenied("only a reviewer or admin of the project can reopen an annotation")
     if locked.status == Annotation.Status.IN_PROGRESS:
         return locked

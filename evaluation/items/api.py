@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotations.api.dataset_views import IgnoreFormatParameter
-from annotations.api.gold_views import staff_project
+from annotations.api.lookups import staff_project
 from annotations.items import FormError
 from evaluation.items.leaderboard import QueryError, item_leaderboard, to_csv, to_latex
 from evaluation.runs.serializers import COMPARE_PATTERN

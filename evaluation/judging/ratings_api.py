@@ -17,7 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.gold_views import staff_project
+from annotations.api.lookups import staff_project
 from evaluation.judging.rating_stats import RatingStatsError, rating_stats
 
 

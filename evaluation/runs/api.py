@@ -34,19 +34,22 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotations.api.dataset_views import DetailSerializer, IgnoreFormatParameter
+from annotations.api.lookups import body_project_id, require
 from annotations.items import FormError, parse_form
-from annotations.models import Membership, Project
+from annotations.models import Project
 from annotations.selectors.access import gold_standards_for
+from annotations.selectors.policy import (
+    may_configure,
+    may_configure_somewhere,
+    may_edit_global,
+    may_launch,
+)
 from evaluation import ownership
 from evaluation.access import (
     admin_project_ids,
-    has_role_anywhere,
-    is_admin_of,
     is_staff_anywhere,
     readable,
-    require_admin,
     runs_for,
-    sees_everything,
     staff_project,
     visible_run,
 )
@@ -85,6 +88,8 @@ ERRORS = {
     403: OpenApiResponse(DetailSerializer, description="Not a project admin."),
     404: OpenApiResponse(DetailSerializer, description="Not visible to the user."),
 }
+LAUNCHERS = "Only a project admin may do this."
+CONFIGURERS = "Only a project admin may save the project's prompt variants."
 CONFLICT = {409: OpenApiResponse(DetailSerializer, description="Not in a state that allows it.")}
 
 
@@ -103,16 +108,6 @@ def serialize_runs(request: Request, runs: list[ModelRun]) -> list[dict[str, Any
     return RunSerializer(ordered, many=True, context=run_context(request)).data
 
 
-def body_project_id(data: Any) -> int | None:
-    """The ``project`` of a request body when it is an id, before the body is validated."""
-    raw = data.get("project") if hasattr(data, "get") else None
-    if isinstance(raw, int) and not isinstance(raw, bool):
-        return raw
-    if isinstance(raw, str) and raw.isdigit():
-        return int(raw)
-    return None
-
-
 def admin_launch_body(
     request: Request, serializer_class: type[serializers.Serializer]
 ) -> tuple[Project, dict[str, Any]]:
@@ -120,13 +115,13 @@ def admin_launch_body(
     be read at all; then a body that is not valid is a 400 naming each field."""
     project_id = body_project_id(request.data)
     if project_id is not None:
-        require_admin(request, staff_project(request, project_id))
+        require(may_launch(request.user, staff_project(request, project_id)), LAUNCHERS)
     body = serializer_class(data=request.data)
     if not body.is_valid():
         raise DRFValidationError(flatten_errors(body.errors))
     data = body.validated_data
     project = staff_project(request, data["project"])
-    require_admin(request, project)
+    require(may_launch(request.user, project), LAUNCHERS)
     return project, data
 
 
@@ -157,9 +152,7 @@ class VariantListView(generics.ListCreateAPIView):
         super().check_permissions(request)
         if not is_staff_anywhere(request.user):
             raise PermissionDenied("Only reviewers and admins see prompt variants.")
-        if request.method == "POST" and not has_role_anywhere(
-            request.user, (Membership.Role.ADMIN,)
-        ):
+        if request.method == "POST" and not may_configure_somewhere(request.user):
             raise PermissionDenied("Only a project admin may create prompt variants.")
 
     def get_queryset(self) -> QuerySet[PromptVariant]:
@@ -192,6 +185,9 @@ class VariantListView(generics.ListCreateAPIView):
         responses={201: VariantSerializer, **ERRORS, **CONFLICT},
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        project_id = body_project_id(request.data)
+        if project_id is not None:  # roles first: 404 / 403 before a 400
+            require(may_configure(request.user, staff_project(request, project_id)), CONFIGURERS)
         variant = VariantSerializer(data=request.data)
         if not variant.is_valid():
             return Response(flatten_errors(variant.errors), status=status.HTTP_400_BAD_REQUEST)
@@ -200,8 +196,8 @@ class VariantListView(generics.ListCreateAPIView):
         project = None
         if project_id is not None:
             project = staff_project(request, project_id)
-            require_admin(request, project)
-        elif not sees_everything(request.user):
+            require(may_configure(request.user, project), CONFIGURERS)
+        elif not may_edit_global(request.user):
             raise PermissionDenied(
                 "Global (built-in) variants are edited by superusers only; name your project "
                 "(project) to save the project's own copy."
@@ -303,7 +299,7 @@ class LaunchOptionsView(APIView):
             variants = ownership.variants_for(project).filter(task=MafaldaTask.name)
         return Response(
             {
-                "can_launch": is_admin_of(request.user, project),
+                "can_launch": may_launch(request.user, project),
                 "kind": project.kind,
                 "fields": fields,
                 "gold_standards": [
@@ -441,7 +437,7 @@ class RunActionView(APIView):
 
     def post(self, request: Request, pk: int) -> Response:
         run = visible_run(request, pk)
-        require_admin(request, run.project_id)
+        require(may_launch(request.user, run.project_id), LAUNCHERS)
         try:
             run = type(self).service(run=run)
         except RunStateError as error:

@@ -21,9 +21,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotations.api.lookups import require, staff_project
 from annotations.importing.formats import DatasetFormatError
 from annotations.models import GoldStandard, Project
-from evaluation.access import require_admin, staff_project
+from annotations.selectors.policy import may_import
 from evaluation.items.imports import OutputsFile, import_item_run
 from evaluation.models import ModelRun
 from evaluation.runs.api import serialize_runs
@@ -158,7 +159,7 @@ class RunImportView(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         project = staff_project(request, pk)
-        require_admin(request, project)
+        require(may_import(request.user, project), "Only a project admin may do this.")
         body = RunImportSerializer(data=request.data)
         if not body.is_valid():
             raise ValidationError(_file_errors_together(flatten_errors(body.errors)))

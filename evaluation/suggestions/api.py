@@ -36,11 +36,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotations.api.dataset_views import DetailSerializer
+from annotations.api.lookups import member_project, require, staff_project
 from annotations.api.serializers import END_HELP, START_HELP
 from annotations.api.views import ServiceErrorsMixin
 from annotations.models import Project
-from annotations.selectors.access import documents_for, projects_for
-from evaluation.access import require_admin, staff_project, suggestions_for
+from annotations.selectors.access import documents_for
+from annotations.selectors.policy import may_configure, may_launch
+from evaluation.access import suggestions_for
 from evaluation.models import ModelRun, Suggestion, SuggestionDecision
 from evaluation.suggestions import services
 
@@ -168,6 +170,7 @@ class ReportSerializer(serializers.Serializer):
 
 
 NOT_FOUND = {404: OpenApiResponse(DetailSerializer, description="Not visible to the user.")}
+ADMINS_ONLY = "Only a project admin may do this."
 FORBIDDEN = {403: OpenApiResponse(DetailSerializer, description="Not a project admin.")}
 INVALID = {400: OpenApiResponse(OpenApiTypes.OBJECT, description="{field: [messages]}")}
 
@@ -182,10 +185,6 @@ class SuggestionErrorsMixin(ServiceErrorsMixin):
         return super().handle_exception(exc)
 
 
-def _member_project(request: Request, pk: int) -> Project:
-    return get_object_or_404(projects_for(request.user), pk=pk)
-
-
 class AssistedView(SuggestionErrorsMixin, APIView):
     @extend_schema(
         tags=TAGS,
@@ -193,7 +192,7 @@ class AssistedView(SuggestionErrorsMixin, APIView):
         responses={200: AssistedSerializer, **NOT_FOUND},
     )
     def get(self, request: Request, pk: int) -> Response:
-        project = _member_project(request, pk)
+        project = member_project(request, pk)
         return Response(_settings(project))
 
     @extend_schema(
@@ -208,8 +207,7 @@ class AssistedView(SuggestionErrorsMixin, APIView):
         responses={200: AssistedSerializer, **INVALID, **FORBIDDEN, **NOT_FOUND},
     )
     def put(self, request: Request, pk: int) -> Response:
-        project = _member_project(request, pk)
-        require_admin(request, project)
+        project = member_project(request, pk, may_configure, ADMINS_ONLY)
         body = SettingsChangeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         change = body.validated_data
@@ -240,7 +238,7 @@ class CreateSuggestionsView(SuggestionErrorsMixin, APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         project = staff_project(request, pk)
-        require_admin(request, project)
+        require(may_launch(request.user, project), ADMINS_ONLY)
         body = CreateSuggestionsSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         ids = list(dict.fromkeys(body.validated_data["runs"]))

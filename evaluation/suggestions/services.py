@@ -47,8 +47,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from annotations.labels import NO_FALLACY, normalise_label
-from annotations.models import Annotation, Assignment, Document, Membership, Project, Sentence
-from annotations.selectors.access import role_in
+from annotations.models import Annotation, Assignment, Document, Project, Sentence
+from annotations.selectors.policy import may_annotate, may_configure, may_launch
 from annotations.services.annotations import create_or_get_span, start_annotation
 from annotations.spans import label_index
 from evaluation.models import (
@@ -99,7 +99,7 @@ def is_assisted(project: Project | int) -> bool:
 def set_assisted(*, project: Project, assisted: bool, by: Any | None = None) -> bool:
     """Show (``True``) or hide the project's suggestions to its annotators; project admins
     only when ``by`` is given."""
-    if by is not None and role_in(by, project) != Membership.Role.ADMIN:
+    if by is not None and not may_configure(by, project):
         raise PermissionDenied(f"only admins of project '{project.name}' change assistance")
     SuggestionSettings.objects.update_or_create(project=project, defaults={"assisted": assisted})
     return assisted
@@ -129,7 +129,7 @@ def set_ordering(*, project: Project, ordering: str, by: Any | None = None) -> s
     is given."""
     if ordering not in ORDERINGS:
         raise ValidationError({"ordering": [f"{ordering!r} is not one of {', '.join(ORDERINGS)}"]})
-    if by is not None and role_in(by, project) != Membership.Role.ADMIN:
+    if by is not None and not may_configure(by, project):
         raise PermissionDenied(f"only admins of project '{project.name}' change the queue order")
     SuggestionSettings.objects.update_or_create(project=project, defaults={"ordering": ordering})
     return ordering
@@ -229,7 +229,7 @@ def create_suggestions(
     admins only when ``by`` is given. Refuses every unfinished or foreign run, by name,
     before creating anything."""
     runs = list({run.pk: run for run in runs}.values())
-    if by is not None and role_in(by, project) != Membership.Role.ADMIN:
+    if by is not None and not may_launch(by, project):
         raise PermissionDenied(f"only admins of project '{project.name}' create suggestions")
     if project.archived_at is not None:
         raise ValidationError({"project": [f"project '{project.name}' is archived: read-only"]})
@@ -293,7 +293,7 @@ def _check_queue(document: Document, annotator: Any) -> None:
     """An annotator decides only on an assisted project's document in their queue
     (``Suggestion.DoesNotExist`` otherwise: the API's 404)."""
     assigned = Assignment.objects.filter(document=document, annotator=annotator).exists()
-    if not assigned or role_in(annotator, document.project_id) is None:
+    if not assigned or not may_annotate(annotator, document.project_id):
         raise Suggestion.DoesNotExist(
             f"document {document.pk} is not in {annotator}'s queue: no suggestion to decide"
         )

@@ -37,10 +37,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotations.api.dataset_views import DetailSerializer
-from annotations.models import Membership, Project
-from annotations.selectors.projects import can_create_projects
+from annotations.api.lookups import staff_project
+from annotations.models import Project
+from annotations.selectors.policy import may_create_projects, may_generate, may_launch
 from evaluation import access
-from evaluation.access import staff_project
 from evaluation.backends import BACKENDS, ModelSpec
 from evaluation.models import GeneratedItem, GenerationJob, GenerationRelease
 from evaluation.runs.api import credential_options
@@ -257,6 +257,9 @@ class GenerationJobListView(generics.ListAPIView):
         },
     )
     def post(self, request: Request) -> Response:
+        raw = request.data.get("project") if hasattr(request.data, "get") else None
+        if isinstance(raw, str):  # roles first: 403 before a 400
+            generation_project(request, raw)
         launch = GenerationLaunchSerializer(data=request.data)
         if not launch.is_valid():
             return Response(flatten_errors(launch.errors), status=status.HTTP_400_BAD_REQUEST)
@@ -266,13 +269,7 @@ class GenerationJobListView(generics.ListAPIView):
                 return Response({field: ["NUL characters are not allowed"]}, status=400)
         if "\\u0000" in json.dumps(data["settings"]):
             return Response({"settings": ["NUL characters are not allowed"]}, status=400)
-        name = " ".join(data["project"].split())
-        project = Project.objects.filter(name=name).first()
-        if project is not None:
-            if not access.is_admin_of(request.user, project):
-                raise PermissionDenied("Only an admin of the project may generate its items.")
-        elif not can_create_projects(request.user):
-            raise PermissionDenied("No such project, and you may not create one.")
+        name = generation_project(request, data["project"])
         try:
             job = launch_generation(
                 project_name=name,
@@ -290,6 +287,19 @@ class GenerationJobListView(generics.ListAPIView):
                 {("project" if k == "name" else k): v for k, v in fields.items()}, status=400
             )
         return Response(GenerationJobDetailSerializer(job).data, status=status.HTTP_201_CREATED)
+
+
+def generation_project(request: Request, raw_name: str) -> str:
+    """The (whitespace-normalised) name of the project a generation job goes into: one the
+    user may launch in, or a new one when they may create projects (403 otherwise)."""
+    name = " ".join(raw_name.split())
+    project = Project.objects.filter(name=name).first()
+    if project is not None:
+        if not may_launch(request.user, project):
+            raise PermissionDenied("Only an admin of the project may generate its items.")
+    elif not may_create_projects(request.user):
+        raise PermissionDenied("No such project, and you may not create one.")
+    return name
 
 
 def visible_job(request: Request, pk: int) -> GenerationJob:
@@ -379,7 +389,7 @@ class GenerationReleasesView(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         project = staff_project(request, pk)
-        if not access.is_admin_of(request.user, project):
+        if not may_launch(request.user, project):
             raise PermissionDenied("Only a project admin may publish.")
         body = GenerationPublishSerializer(data=request.data)
         if not body.is_valid():
@@ -418,8 +428,7 @@ class GenerationCredentialsView(APIView):
         responses={200: CredentialOptionSerializer(many=True), **AUTH, 403: DetailSerializer},
     )
     def get(self, request: Request) -> Response:
-        admin = access.has_role_anywhere(request.user, (Membership.Role.ADMIN,))
-        if not (admin or can_create_projects(request.user)):
+        if not may_generate(request.user):
             raise PermissionDenied("Only those who may generate items see the credentials.")
         return Response(credential_options())
 
@@ -431,9 +440,8 @@ class GenerationOptionsView(APIView):
         responses={200: GenerationOptionsSerializer, **AUTH, 403: DetailSerializer},
     )
     def get(self, request: Request) -> Response:
-        admin = access.has_role_anywhere(request.user, (Membership.Role.ADMIN,))
-        can_create = can_create_projects(request.user)
-        if not (admin or can_create):
+        can_create = may_create_projects(request.user)
+        if not may_generate(request.user):
             raise PermissionDenied("Only project admins and project creators generate items.")
         return Response(
             {

@@ -30,16 +30,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotations.api.dataset_views import DetailSerializer
-from annotations.models import Membership
+from annotations.api.lookups import body_project_id, require, staff_project
+from annotations.selectors.policy import may_configure, may_configure_somewhere, may_edit_global
 from evaluation import ownership
-from evaluation.access import (
-    has_role_anywhere,
-    is_staff_anywhere,
-    readable,
-    require_admin,
-    sees_everything,
-    staff_project,
-)
+from evaluation.access import is_staff_anywhere, readable
 from evaluation.models import PrologRule
 from evaluation.runs.serializers import flatten_errors, owner_project_field
 from evaluation.synthesis.services import RuleVersionError, save_rule_version
@@ -70,6 +64,9 @@ class PrologRuleSerializer(serializers.ModelSerializer):
         }
 
 
+CONFIGURERS = "Only a project admin may save the project's rule files."
+
+
 class _Staff:
     def check_permissions(self, request: Request) -> None:
         super().check_permissions(request)  # type: ignore[misc]
@@ -83,9 +80,7 @@ class PrologRuleListView(_Staff, generics.ListCreateAPIView):
 
     def check_permissions(self, request: Request) -> None:
         super().check_permissions(request)
-        if request.method == "POST" and not has_role_anywhere(
-            request.user, (Membership.Role.ADMIN,)
-        ):
+        if request.method == "POST" and not may_configure_somewhere(request.user):
             raise PermissionDenied("Only a project admin may save rule files.")
 
     def get_queryset(self) -> QuerySet[PrologRule]:
@@ -128,6 +123,9 @@ class PrologRuleListView(_Staff, generics.ListCreateAPIView):
         },
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        project_id = body_project_id(request.data)
+        if project_id is not None:  # roles first: 404 / 403 before a 400
+            require(may_configure(request.user, staff_project(request, project_id)), CONFIGURERS)
         rule = PrologRuleSerializer(data=request.data)
         if not rule.is_valid():
             return Response(flatten_errors(rule.errors), status=status.HTTP_400_BAD_REQUEST)
@@ -139,8 +137,8 @@ class PrologRuleListView(_Staff, generics.ListCreateAPIView):
         project = None
         if data.get("project_id") is not None:
             project = staff_project(request, data["project_id"])
-            require_admin(request, project)
-        elif not sees_everything(request.user):
+            require(may_configure(request.user, project), CONFIGURERS)
+        elif not may_edit_global(request.user):
             raise PermissionDenied(
                 "Global (built-in) rule files are edited by superusers only; name your project "
                 "(project) to save the project's own version."

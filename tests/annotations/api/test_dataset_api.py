@@ -104,6 +104,13 @@ def test_doccano_import_needs_an_annotator(admin, project, mafalda_dir):
 
     user = get_user_model().objects.create(username="user1")
     data = {"file": _upload(path), "format": "doccano", "project": project.pk, "annotator": user.pk}
+    stranger = admin.post(IMPORT_URL, data, format="multipart")  # shares no project with admin
+    assert stranger.json() == {"detail": f"no user with id {user.pk} in this project"}
+    other = create_project(name="Other", taxonomy=project.taxonomy)
+    admin_user = get_user_model().objects.get(username="admin")
+    add_member(project=other, user=admin_user, role=Membership.Role.ADMIN)
+    add_member(project=other, user=user, role=Membership.Role.ANNOTATOR)
+    data["file"] = _upload(path)
     response = admin.post(IMPORT_URL, data, format="multipart")
     assert response.status_code == 201, response.content
     assert response.json()["annotations_created"] == 20
@@ -162,3 +169,21 @@ def test_endpoints_are_in_the_openapi_schema():
     get = schema["paths"]["/api/datasets/export/"]["get"]
     assert "application/jsonl" in get["responses"]["200"]["content"]
     assert {p["name"] for p in get["parameters"]} >= {"project", "format", "annotator", "version"}
+
+
+def test_reviewers_export_any_annotators_annotations(admin, annotator, project, mafalda_dir):
+    """Reviewers read every annotation of the project, so they export any annotator's (the
+    same file as the admin gets); an annotator only their own."""
+    reviewer = _client_for(project, "reviewer", Membership.Role.REVIEWER)
+    me = get_user_model().objects.get(username="annotator")
+    path = mafalda_dir / "datasets" / "users_results" / "user2.jsonl"
+    data = {"file": _upload(path), "format": "doccano", "project": project.pk, "annotator": me.pk}
+    assert admin.post(IMPORT_URL, data, format="multipart").status_code == 201
+    theirs = {"project": project.pk, "format": "doccano", "annotator": me.pk}
+    by_reviewer, by_admin = reviewer.get(EXPORT_URL, theirs), admin.get(EXPORT_URL, theirs)
+    assert by_reviewer.status_code == by_admin.status_code == 200
+    assert by_reviewer.content == by_admin.content
+    assert len(by_reviewer.content.decode().splitlines()) == 20
+    reviewer_user = get_user_model().objects.get(username="reviewer")
+    others = {"project": project.pk, "format": "doccano", "annotator": reviewer_user.pk}
+    assert annotator.get(EXPORT_URL, others).status_code == 403

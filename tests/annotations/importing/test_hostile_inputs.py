@@ -230,3 +230,14 @@ def test_import_run_refuses_an_inspect_log_bomb_under_the_memory_cap(tmp_path: P
     )
     assert "IMPORT_MAX_UNPACKED_BYTES" in message, message
     assert 0 < bounded.last_peak_bytes < 512 * MIB
+
+
+def test_import_project_refuses_an_archive_with_a_huge_row_under_the_cap(tmp_path: Path) -> None:
+    archive = tmp_path / "backup.zip"
+    archive.write_bytes(hostile.raw_zip([], bomb=("documents.jsonl", 8 * MIB)))
+    bounded.last_peak_bytes = 0
+    with override_settings(IMPORT_MAX_UNPACKED_BYTES=2 * MIB):
+        message = _command("import_project", str(archive))
+    assert "IMPORT_MAX_UNPACKED_BYTES" in message and "documents.jsonl" in message, message
+    assert 0 < bounded.last_peak_bytes < 512 * MIB
+    assert not Project.objects.exists()

@@ -1,4 +1,4 @@
-"""One rule for exporting gold (``access.may_export_gold``): a project's reviewers and admins
+"""One rule for exporting gold (``policy.may_export_gold``): a project's reviewers and admins
 export and publish its gold standard on every path -- the version's export, the dataset
 export (MAFALDA, doccano, item formats) -- and its annotators and other projects' admins on
 none."""
@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 from annotations.importing.datasets import import_mafalda_gold
 from annotations.importing.items import import_items
 from annotations.models import Membership, Project
-from annotations.selectors.access import may_export_gold
+from annotations.selectors.policy import may_export_gold
 from annotations.selectors.gold import gold_state
 from annotations.services.gold import save_document_gold
 from annotations.services.projects import add_member, create_project
