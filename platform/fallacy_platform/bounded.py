@@ -15,6 +15,7 @@ Inside the child, code that reads the file checks the limits that are about the 
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import pickle
 import resource
@@ -27,6 +28,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+logger = logging.getLogger(__name__)
 MIB = 1024 * 1024
 #: The limits the child is given, by setting name (copied from ``settings`` by the parent).
 LIMIT_SETTINGS = (
@@ -149,8 +151,8 @@ def _outcome(folder: Path, done: subprocess.CompletedProcess) -> Any:
         raise LimitExceeded("IMPORT_TEMP_BYTES", "the file unpacks too large")
     if "MemoryError" in stderr or "bad_alloc" in stderr or "Out of memory" in stderr:
         raise LimitExceeded("IMPORT_MEMORY_BYTES", NEEDS_MEMORY)
-    last = stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-    raise ChildFailed(last[0][:200])
+    logger.error("the bounded parsing process ended without a result: %s", stderr[-4000:])
+    raise ChildFailed(f"exit status {done.returncode}")
 
 
 # --- the child ---------------------------------------------------------------------------------
