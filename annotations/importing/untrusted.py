@@ -108,8 +108,10 @@ def read_archive(content: bytes, name: str) -> HFFolder:
                         if unpacked > limit("IMPORT_MAX_UNPACKED_BYTES"):
                             raise LimitExceeded("IMPORT_MAX_UNPACKED_BYTES", UNPACKS_TOO_LARGE)
                         sink.write(chunk)
-            except (zipfile.BadZipFile, EOFError, ValueError) as error:
+            except (zipfile.BadZipFile, EOFError, ValueError, NotImplementedError) as error:
                 raise HFFormatError(name, 0, info.filename, f"unreadable: {error}") from None
+            except RuntimeError:  # zipfile: "File ... is encrypted, password required"
+                raise HFFormatError(name, 0, info.filename, "encrypted") from None
         return read_hf_folder(Path(temporary), schema_of)
 
 

@@ -170,9 +170,7 @@ def _check_archive(path: Path, file_name: str) -> None:
     try:
         with zipfile.ZipFile(path) as archive:
             check_archive(archive)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
-        if isinstance(error, LimitExceeded):
-            raise
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError):
         raise DatasetFormatError(file_name, 1, None, "not an Inspect log (not a .zip)") from None
 
 

@@ -56,7 +56,7 @@ def size_text(value: int) -> str:
     return f"{value:,} bytes" if value >= 1024 else str(value)
 
 
-class LimitExceeded(ValueError):
+class LimitExceeded(Exception):
     """A limit of the parsing process was reached: ``setting`` names it, ``value`` its value."""
 
     def __init__(self, setting: str, message: str, value: int | None = None) -> None:

@@ -60,6 +60,13 @@ WEB_CASES: list[tuple[str, str, Callable[[], bytes], str, dict[str, int]]] = [
         {**HUGE, "IMPORT_MEMORY_BYTES": 1024 * MIB},
     ),
     ("hf", "slow.zip", hostile.parquet_bomb_zip, "IMPORT_SECONDS", {"IMPORT_SECONDS": 1}),
+    (
+        "hf",
+        "big-member.zip",
+        lambda: hostile.zip_bomb(4 * MIB),
+        "IMPORT_TEMP_BYTES",
+        {"IMPORT_TEMP_BYTES": MIB},
+    ),
     ("text", "deep.jsonl", hostile.deep_json_line, "1: ", {}),
     ("mafalda", "deep.jsonl", hostile.deep_json_line, "1: ", {}),
     ("doccano", "deep.jsonl", hostile.deep_json_line, "1: ", {}),
