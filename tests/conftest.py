@@ -14,6 +14,11 @@ from tests.support.jobs import DatabaseTemplates
 FAST_HASHER = "django.contrib.auth.hashers.MD5PasswordHasher"
 os.environ.setdefault("PASSWORD_HASHERS", FAST_HASHER)
 settings.PASSWORD_HASHERS = os.environ["PASSWORD_HASHERS"].split(",")
+# Tests address model servers they start on 127.0.0.1, with PostgreSQL (production's
+# database) too: this machine's servers are allowed as in the embedded default, here and in
+# the workers tests start. test_run_errors checks production's default (refused).
+os.environ.setdefault("MODEL_SERVER_ALLOW_LOOPBACK", "1")
+settings.MODEL_SERVER_ALLOW_LOOPBACK = os.environ["MODEL_SERVER_ALLOW_LOOPBACK"] == "1"
 
 ROOT = Path(__file__).resolve().parents[1]
 REDIS_URL_VARIABLES = ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL")

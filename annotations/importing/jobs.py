@@ -46,6 +46,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from fallacy_platform.liveness import Heartbeat
+from fallacy_platform.server_paths import entries_without_server_paths
 
 from annotations import dispatch
 from annotations.importing.datasets import (
@@ -276,7 +277,11 @@ def _run_claimed(job: ImportJob) -> ImportJob:
         return _finish(job, errors=[format_error_entry(error)])
     except Exception as error:
         logger.exception("import job %s failed", job_id)
-        return _finish(job, errors=[error_entry(None, None, f"unexpected error: {error}")])
+        # a system error names a file of the upload (its path goes in _finish); others, only
+        # their class: the message may quote anything
+        detail = str(error) if isinstance(error, OSError) else "the operator's log has the details"
+        unexpected = f"unexpected error ({type(error).__name__}: {detail})"
+        return _finish(job, errors=[error_entry(None, None, unexpected)])
     return _finish(job, report=report)
 
 
@@ -285,7 +290,7 @@ def _finish(
 ) -> ImportJob:
     job.status = ImportJob.Status.FAILED if errors else ImportJob.Status.SUCCEEDED
     job.report = report or {}
-    job.errors = errors or []
+    job.errors = entries_without_server_paths(errors or [])  # the upload's places only
     job.finished_at = timezone.now()
     fields = ["status", "report", "errors", "finished_at"]
     if not errors:

@@ -123,7 +123,8 @@ def compute(result_id: int) -> str:
         logger.exception("agreement %s failed", result_id)
         AgreementResult.objects.filter(pk=result_id).update(
             status=AgreementResult.Status.FAILED,
-            error=f"{type(error).__name__}: {error}",
+            error=f"the computation failed ({type(error).__name__}; the operator's log has the"
+            " details)",
             finished_at=timezone.now(),
         )
         return AgreementResult.Status.FAILED

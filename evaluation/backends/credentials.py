@@ -6,9 +6,12 @@
   credential by name (``settings.credential``); it never names a variable nor carries a key.
   An optional ``"projects"`` list (project ids, or names) limits which projects' runs may
   choose it; without one every project may.
-- ``MODEL_SERVER_ALLOWED_URLS``: the servers a run may address, and only those (a server on
-  this machine too). Empty (the default): servers on this machine (127.0.0.1, localhost,
-  ::1), every credential's servers and ``OPENAI_BASE_URL``; ``*`` allows any server.
+- ``MODEL_SERVER_ALLOWED_URLS``: the servers a run may address, and only those. Empty (the
+  default): every credential's servers and ``OPENAI_BASE_URL``; ``*`` allows any server.
+- Servers on this machine (127.0.0.1, localhost, ::1) and link-local addresses
+  (169.254.0.0/16, fe80::/10: cloud metadata services) are reached only where the list names
+  them (``*`` does not), except that without a list ``MODEL_SERVER_ALLOW_LOOPBACK`` (on in
+  the embedded default, off in production) allows this machine's servers.
 
 A server matches an allowed address when scheme, host and port are equal and its API path
 (``.../v1``) starts with the allowed one, segment by segment. Outside Django (scripts that
@@ -17,8 +20,10 @@ use a backend directly) there are no credentials and every address is allowed.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
+import socket
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -162,10 +167,48 @@ def allowed_urls() -> Sequence[str]:
     return defaults
 
 
-def url_allowed(url: str) -> bool:
-    """Whether a run may address ``url``: servers on this machine only by default (no list)
-    or when the operator's list names them."""
-    configured = _django_setting("MODEL_SERVER_ALLOWED_URLS", None)
-    if not configured and is_local(url):
+def _address(url: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The IP address a URL's host spells, in any form the resolver takes (``127.1``,
+    ``2130706433``, ``::ffff:127.0.0.1``); None for a name."""
+    host = urllib.parse.urlsplit(url.strip()).hostname or ""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        try:
+            address = ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+def _loopback(url: str) -> bool:
+    """A server on this machine: a loopback or unspecified (``0.0.0.0``) address, or
+    ``localhost``."""
+    host = urllib.parse.urlsplit(url.strip()).hostname or ""
+    if host in LOCAL_HOSTS or host.endswith(".localhost"):
         return True
-    return any(url_matches(url, allowed) for allowed in allowed_urls())
+    address = _address(url)
+    return address is not None and (address.is_loopback or address.is_unspecified)
+
+
+def _link_local(url: str) -> bool:
+    address = _address(url)
+    return address is not None and address.is_link_local
+
+
+def url_allowed(url: str) -> bool:
+    """Whether a run may address ``url``: a server the operator's list names (or any with
+    ``*``, except this machine's and link-local ones, which only an entry naming them allows);
+    without a list, this machine's servers where ``MODEL_SERVER_ALLOW_LOOPBACK`` says so."""
+    configured = _django_setting("MODEL_SERVER_ALLOWED_URLS", None)
+    if configured is None:
+        return True  # outside Django: a script's own choice
+    loopback = _loopback(url)
+    if loopback and not configured and _django_setting("MODEL_SERVER_ALLOW_LOOPBACK", False):
+        return True
+    listed = [allowed for allowed in allowed_urls() if allowed != ANY]
+    if any(url_matches(url, allowed) for allowed in listed):
+        return True
+    return ANY in configured and not loopback and not _link_local(url)

@@ -24,8 +24,10 @@ Contract:
   at most 6 attempts) with exponential backoff from ``backoff`` seconds (default 1.0, doubled
   each time, plus up to 25 % jitter, capped at 60 s); a ``Retry-After`` header, when present,
   is obeyed instead (capped at 60 s). Any other 4xx fails at once. The first request that
-  fails for good stops the run (requests not yet sent are dropped) with a ``BackendError``
-  naming its key prefix, the HTTP status and the server's last message.
+  fails for good stops the run (requests not yet sent are dropped) with a ``ModelFailure``
+  (``failures``): its ``public`` text, the run's error, names the key prefix and the class of
+  failure (could not connect, timed out, HTTP status, invalid answer), never the server's
+  answer; its ``str()``, for the operator's log, adds the server's last message and address.
 - Decoding: ``temperature``, ``top_p``, ``max_tokens`` (``max_new_tokens``) and ``seed`` from
   the run's ``GenerationParams``. A guided request also sends ``guided_choice`` (its labels;
   vLLM's extension); a text outside the labels is kept as is (the parser reports it).
@@ -51,6 +53,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, ClassVar
 
 from evaluation.backends import credentials as operator
+from evaluation.backends import failures
 from evaluation.backends.base import (
     Backend,
     BackendError,
@@ -97,14 +100,22 @@ class _Secret:
 
 
 class _Failure(Exception):
-    """One failed attempt: ``status`` is the HTTP status, or a word for a connection error."""
+    """One failed attempt: ``status`` is the HTTP status, or a word for a connection error;
+    ``public`` its class of failure as the run's users read it (``failures``)."""
 
     def __init__(
-        self, status: str, message: str, *, retry: bool, delay: float | None = None
+        self,
+        status: str,
+        message: str,
+        *,
+        public: str,
+        retry: bool,
+        delay: float | None = None,
     ) -> None:
         super().__init__(f"{status}: {message}")
         self.status = status
         self.message = message
+        self.public = public
         self.retry = retry
         self.delay = delay  # what the server asked for (Retry-After), else None
 
@@ -453,10 +464,12 @@ class OpenAIBackend(Backend):
             except _Failure as failure:
                 if not failure.retry or attempt >= self.max_retries:
                     tried = f" after {attempt + 1} attempts" if failure.retry else ""
+                    which = f"request {request.key[:12]} failed{tried}"
                     raise run.fail(
-                        BackendError(
-                            f"{self.name} request {request.key[:12]} failed{tried}: "
-                            f"{failure.status} {self._scrub(failure.message)} ({url})"
+                        failures.ModelFailure(
+                            f"{which}: {failure.public}",
+                            f"{self.name} {which}: "
+                            f"{failure.status} {self._scrub(failure.message)} ({url})",
                         )
                     ) from None
                 delay = failure.delay
@@ -469,7 +482,10 @@ class OpenAIBackend(Backend):
                 return GenerationResult(request.key, self._text(answer))
             except BackendError as error:
                 raise run.fail(
-                    BackendError(f"{self.name} request {request.key[:12]}: {error}")
+                    failures.ModelFailure(
+                        f"request {request.key[:12]}: {failures.INVALID}",
+                        f"{self.name} request {request.key[:12]}: {error}",
+                    )
                 ) from None
         raise _Stopped("stopped: another request failed")
 
@@ -497,20 +513,37 @@ class OpenAIBackend(Backend):
                 error.close()
             retry = status == 429 or status >= 500
             wait_for = _retry_after(error.headers) if retry else None
-            raise _Failure(f"HTTP {status}", message, retry=retry, delay=wait_for) from None
+            raise _Failure(
+                f"HTTP {status}",
+                message,
+                public=failures.http_status(status),
+                retry=retry,
+                delay=wait_for,
+            ) from None
         except urllib.error.URLError as error:  # refused, unknown host, TLS...
             reason = error.reason
             retry = not isinstance(reason, ssl.SSLCertVerificationError)
-            raise _Failure("connection error", str(reason), retry=retry) from None
+            raise _Failure(
+                "connection error",
+                str(reason),
+                public=failures.transport_failure(error, timeout=self.timeout),
+                retry=retry,
+            ) from None
         except (OSError, http.client.HTTPException) as error:  # reset, timed out, cut short
             raise _Failure(
-                "connection error", f"{type(error).__name__}: {error}", retry=True
+                "connection error",
+                f"{type(error).__name__}: {error}",
+                public=failures.transport_failure(error, timeout=self.timeout),
+                retry=True,
             ) from None
         try:
             return json.loads(body)
         except ValueError:
             raise _Failure(
-                "bad answer", f"not JSON: {body[:200].decode('utf-8', 'replace')!r}", retry=False
+                "bad answer",
+                f"not JSON: {body[:200].decode('utf-8', 'replace')!r}",
+                public=failures.INVALID,
+                retry=False,
             ) from None
 
     def _text(self, answer: Any) -> str:
@@ -557,6 +590,13 @@ class OpenAIBackend(Backend):
                 for extra in ("root", "max_model_len"):  # vLLM tells the weights and length
                     if extra in entry:
                         facts["model"][extra] = entry[extra]
-        except Exception as error:  # facts are best effort
-            facts["model"] = {"id": self.spec.model, "error": self._scrub(str(error))[:200]}
+        except Exception as error:  # facts are best effort; the class of failure only
+            facts["model"] = {"id": self.spec.model, "error": self._listing_failure(error)}
         return facts
+
+    def _listing_failure(self, error: Exception) -> str:
+        if isinstance(error, urllib.error.HTTPError):
+            return failures.http_status(error.code)
+        if isinstance(error, OSError | http.client.HTTPException):
+            return failures.transport_failure(error, timeout=min(self.timeout, MODELS_TIMEOUT))
+        return failures.INVALID

@@ -19,7 +19,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,9 +32,10 @@ from evaluation.backends import (
     GenerationRequest,
     GenerationResult,
     ModelSpec,
+    failures,
     get_backend,
 )
-from evaluation.backends.base import Backend, package_versions, request_key
+from evaluation.backends.base import Backend, BackendError, package_versions, request_key
 from evaluation.backends.registry import may_choose_any_model, resolve
 from evaluation.benchmarks import get_task, is_item_task
 from evaluation.models import GenerationCache, ModelRun, RunOutput
@@ -179,7 +180,14 @@ def _generate(
         },
     )
     began = time.monotonic()
-    backend.load()
+    try:
+        backend.load()
+    except failures.ModelFailure:
+        raise
+    except Exception as error:
+        raise failures.ModelFailure(
+            f"{failures.LOAD} ({failures.SEE_LOG})", f"loading {run.model_name}: {error}"
+        ) from error
     record_environment(
         run=run,
         shard=shard,
@@ -191,7 +199,7 @@ def _generate(
             "load_seconds": round(time.monotonic() - began, 3),
         },
     )
-    for results in backend.generate(list(requests.values())):
+    for results in _model_batches(backend, list(requests.values())):
         results = [clean(result) for result in results]
         outputs = {r.key: (r.output, r.seconds) for r in results}
         batch_units = [p for r in results for p in by_key.get(r.key, ())]
@@ -208,6 +216,29 @@ def _generate(
         )
         summary.generated += len(results)
         log(f"run {run.pk} shard {shard}: {summary.generated}/{len(requests)} generated")
+
+
+def _model_batches(
+    backend: Backend, requests: list[GenerationRequest]
+) -> Iterator[list[GenerationResult]]:
+    """``backend.generate(requests)``, a failure of the model's (not a ``ModelFailure``
+    already) becoming ``failures.GENERATE`` for the run's users."""
+    batches = backend.generate(requests)
+    try:
+        while True:
+            try:
+                results = next(batches)
+            except StopIteration:
+                return
+            except failures.ModelFailure:
+                raise
+            except Exception as error:
+                raise failures.ModelFailure(
+                    f"{failures.GENERATE} ({failures.SEE_LOG})", f"generating: {error}"
+                ) from error
+            yield results
+    finally:
+        batches.close()
 
 
 def loaded_spec(run: ModelRun, spec: ModelSpec) -> ModelSpec:
@@ -261,7 +292,10 @@ def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) ->
         record_environment(run=run, shard=shard, environment={**environment, "model_loaded": False})
         summary.seconds = time.monotonic() - started
         return summary
-    backend = backend_class(loaded, params)
+    try:
+        backend = backend_class(loaded, params)
+    except BackendError as error:  # the settings' problems, as the launch names them
+        raise failures.ModelFailure(f"the run's settings were refused: {error}") from error
     try:
         _generate(
             run,
@@ -277,6 +311,18 @@ def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) ->
         backend.close()
     summary.seconds = time.monotonic() - started
     return summary
+
+
+def failure_path(run_id: int, shard: int) -> Path:
+    """Where a runner that fails writes its error as the run's users read it (the class of
+    failure, ``failures.public_message``); its log keeps the traceback."""
+    folder = Path(settings.DATA_DIR) / "runs"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"run-{run_id}-shard-{shard}.failure"
+
+
+def record_failure(run_id: int, shard: int, error: BaseException) -> None:
+    failure_path(run_id, shard).write_text(failures.public_message(error), encoding="utf-8")
 
 
 def runner_command(run_id: int, shard: int) -> list[str]:

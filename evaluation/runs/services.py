@@ -17,6 +17,7 @@ States: created -> queued -> running (done/total) -> scoring -> done | failed | 
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -37,6 +38,7 @@ from evaluation.runs.liveness import (
 from evaluation.runs.states import settle
 
 Status = ModelRun.Status
+logger = logging.getLogger(__name__)
 
 
 class RunStateError(ValueError):
@@ -243,8 +245,17 @@ def complete_scoring(*, run_id: int) -> ModelRun:
     try:
         with Heartbeat(lambda: beat_scoring(run_id=run_id)):
             score_and_store(run=run)
-    except Exception as error:  # noqa: BLE001 - the run shows what went wrong
+    except RunStateError as error:  # the run's own state, named for its users
         _end_scoring(run_id, Status.FAILED, f"scoring: {error}")
+        raise
+    except Exception as error:  # the run shows its class; the worker's log the details
+        logger.exception("run %s: scoring failed", run_id)
+        _end_scoring(
+            run_id,
+            Status.FAILED,
+            f"scoring: an internal error ({type(error).__name__}; the operator's log has the"
+            " details); Rescore tries again",
+        )
         raise
     return _end_scoring(run_id, Status.DONE, "")
 

@@ -7,8 +7,10 @@ dies, so a redelivered task never finds an orphan still generating). The supervi
   time limit (``EVALUATION_RUN_TIME_LIMIT`` seconds) is exceeded;
 - restarts a runner that died from a signal it did not send (up to
   ``EVALUATION_RUNNER_RESTARTS`` times): the new runner resumes from what was written;
-- otherwise records the shard's end: done, or failed with the end of the runner's log
-  (the model's error), keeping every output produced so far;
+- otherwise records the shard's end: done, or failed with the class of failure the runner
+  wrote (``runner.failure_path``: could not connect, HTTP status, timed out, not valid, not
+  loaded; never a server's answer, a traceback or a path), keeping every output produced so
+  far; the end of the runner's log goes to the operator's log (``logger.error``);
 - writes the shard's heartbeat every ``JOB_HEARTBEAT_SECONDS`` (``runs.liveness``);
   when the shard is no longer running (a sweep failed it, its heartbeats having been lost
   with the database, or a cancel found it gone), it kills the runner and leaves the shard
@@ -31,14 +33,14 @@ from fallacy_platform.liveness import heartbeat_seconds
 
 from evaluation.models import ModelRun, RunShard
 from evaluation.runs.liveness import beat_shard
-from evaluation.runs.runner import runner_command
+from evaluation.runs.runner import failure_path, runner_command
 from evaluation.runs.services import finish_shard, record_runner, start_shard
 
 logger = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.25
 CANCEL_CHECK_SECONDS = 1.0
-ERROR_LINES = 20
+ERROR_LINES = 80  # of the runner's log, in the operator's log
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
@@ -75,11 +77,22 @@ def _tail(path: Path) -> str:
     return "\n".join(lines[-ERROR_LINES:])
 
 
-def _error_message(path: Path, returncode: int) -> str:
-    tail = _tail(path)
-    last = next((line for line in reversed(tail.splitlines()) if line.strip()), "")
+def _error_message(run_id: int, shard: int, path: Path, returncode: int) -> str:
+    """The shard's error as the run's users read it; the details go to the operator's log."""
     how = f"killed by signal {-returncode}" if returncode < 0 else f"exit status {returncode}"
-    return f"{last}\n(runner {how}; end of its log:)\n{tail}" if last else f"runner {how}"
+    logger.error(
+        "run %s shard %s: the runner failed (%s); end of its log %s:\n%s",
+        run_id,
+        shard,
+        how,
+        path,
+        _tail(path),
+    )
+    try:
+        failure = failure_path(run_id, shard).read_text(encoding="utf-8").strip()
+    except OSError:
+        failure = ""
+    return failure or f"the runner stopped ({how}; the operator's log has the details)"
 
 
 def supervise_shard(*, run_id: int, shard: int, worker: str = "") -> str:
@@ -95,6 +108,7 @@ def supervise_shard(*, run_id: int, shard: int, worker: str = "") -> str:
     path = log_path(run_id, shard)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     attempts = 0
+    failure_path(run_id, shard).unlink(missing_ok=True)
     while True:
         attempts += 1
         with path.open("a") as log:
@@ -137,7 +151,7 @@ def supervise_shard(*, run_id: int, shard: int, worker: str = "") -> str:
             run_id=run_id,
             index=shard,
             status=RunShard.Status.FAILED,
-            error=_error_message(path, code),
+            error=_error_message(run_id, shard, path, code),
         )
         return RunShard.Status.FAILED
 

@@ -26,6 +26,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import statistics
 import time
@@ -47,6 +48,7 @@ from evaluation.backends import (
     GenerationRequest,
     ModelSpec,
     SettingProblem,
+    failures,
     get_backend,
     request_key,
 )
@@ -68,6 +70,8 @@ from evaluation.runs.launch import LaunchError, spec_problems
 from evaluation.runs.outputs import cache_results
 from evaluation.synthesis.checks import check_rule_source
 from evaluation.synthesis.liveness import beat_generation_job, claim_generation_job
+
+logger = logging.getLogger(__name__)
 
 METHODS = ("prolog", "direct")
 MAX_N = 200
@@ -391,8 +395,9 @@ def run_job(job_id: int) -> GenerationJob:
         try:
             _run(job, client)
             job.status = GenerationJob.Status.DONE
-        except Exception as error:  # recorded, the worker goes on
-            job.status, job.error = GenerationJob.Status.FAILED, f"{type(error).__name__}: {error}"
+        except Exception as error:  # recorded (its class only), the worker goes on
+            logger.exception("generation job %s failed", job_id)
+            job.status, job.error = GenerationJob.Status.FAILED, _job_error(error)
         finally:
             client.close()
     job.requests_sent, job.from_cache = client.sent, client.cached
@@ -400,6 +405,14 @@ def run_job(job_id: int) -> GenerationJob:
     job.finished_at = timezone.now()
     job.save()
     return job
+
+
+def _job_error(error: Exception) -> str:
+    """A failed job's error as its project's admins read it: a Prolog limit as it names
+    itself, else the class of failure (``failures``), never a server's answer or a path."""
+    if isinstance(error, OracleError) and error.kind in ("time", "memory", "output"):
+        return f"the Prolog check stopped: {error}"
+    return failures.public_message(error, default="the generation failed")
 
 
 def _stage(job: GenerationJob, stage: str) -> None:

@@ -10,14 +10,17 @@ use (``fallacy_platform.slots.SlotsBusy``: rule-file checks): 429 with ``Retry-A
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import DataError, InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
-from rest_framework.exceptions import NotFound, ParseError
+from rest_framework.exceptions import ErrorDetail, NotFound, ParseError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from fallacy_platform.server_paths import without_server_paths
 from fallacy_platform.slots import SlotsBusy
 
 
@@ -101,4 +104,20 @@ def api_exception_handler(exc: Exception, context: dict) -> Response | None:
             exc = NotFound()
         else:
             exc = ParseError(f"a number in the request is beyond {MAX_DATABASE_INT}")
-    return exception_handler(exc, context)
+    response = exception_handler(exc, context)
+    if response is not None and 400 <= response.status_code < 500:
+        response.data = _without_paths(response.data)  # a reader's message quoting a file
+    return response
+
+
+def _without_paths(data: Any) -> Any:
+    """A 4xx's messages without the server's paths (``server_paths``), codes kept."""
+    if isinstance(data, ErrorDetail):
+        return ErrorDetail(without_server_paths(str(data)), code=data.code)
+    if isinstance(data, str):
+        return without_server_paths(data)
+    if isinstance(data, dict):
+        return {key: _without_paths(value) for key, value in data.items()}
+    if isinstance(data, list):
+        return [_without_paths(value) for value in data]
+    return data

@@ -271,8 +271,9 @@ GIT_COMMIT = os.environ.get("GIT_COMMIT", "")
 # Keys for remote model servers, chosen by name by a run (settings.credential): a JSON object
 # name -> {"key_env": VARIABLE or "key": KEY, "base_url(s)": the only servers it is sent to}.
 MODEL_CREDENTIALS = parse_credentials(os.environ.get("MODEL_CREDENTIALS", ""))
-# The model servers a run may address, comma-separated ("*": any). Empty: this machine's,
-# the credentials' servers and OPENAI_BASE_URL.
+# The model servers a run may address, comma-separated ("*": any but this machine's and
+# link-local ones, which only an entry naming them allows). Empty: the credentials' servers
+# and OPENAI_BASE_URL.
 MODEL_SERVER_ALLOWED_URLS = env_list("MODEL_SERVER_ALLOWED_URLS")
 # The local models a project admin may launch by name: a JSON object name -> {"path" or
 # "hub_id", "backends"?, "gguf_file"?, "revision"?, "trust_remote_code"? (false)}; the
@@ -301,6 +302,12 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "in
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # An unacknowledged job is redelivered after this. Dead workers are found by the
     # heartbeats, not by redelivery; a redelivered job of a live, finished or failed shard
+# Whether runs may address any server on this machine (127.0.0.1, localhost, ::1) unlisted:
+# on in the embedded default (its demo and local model servers), off in production
+# (DATABASE_URL set), where a tenant would otherwise probe this machine's other services.
+MODEL_SERVER_ALLOW_LOOPBACK = env_flag(
+    "MODEL_SERVER_ALLOW_LOOPBACK", not os.environ.get("DATABASE_URL")
+)
     # does nothing.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 3600)),

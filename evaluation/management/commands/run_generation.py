@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from evaluation.runs.runner import run_shard
+from evaluation.runs.runner import record_failure, run_shard
 
 
 class Command(BaseCommand):
@@ -16,7 +16,11 @@ class Command(BaseCommand):
         parser.add_argument("--shard", type=int, default=0)
 
     def handle(self, *args, run: int, shard: int, **options) -> None:
-        summary = run_shard(run, shard, log=lambda line: self.stdout.write(line))
+        try:
+            summary = run_shard(run, shard, log=lambda line: self.stdout.write(line))
+        except Exception as error:  # the run's users read its class; the log its traceback
+            record_failure(run, shard, error)
+            raise
         self.stdout.write(
             f"done: {summary.requests} requests, {summary.already_done} already done, "
             f"{summary.from_cache} from cache, {summary.generated} generated "

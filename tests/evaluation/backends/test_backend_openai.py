@@ -275,10 +275,12 @@ def test_a_credential_is_never_sent_to_another_server(
     monkeypatch: pytest.MonkeyPatch, settings
 ) -> None:
     monkeypatch.setenv("MY_TEST_KEY", SECRET)
-    settings.MODEL_SERVER_ALLOWED_URLS = ["*"]  # even where any server is allowed
     with openai_server() as own, openai_server() as other:
+        renamed = own.base_url.replace("127.0.0.1", "localhost")
+        # even where any server is allowed (this machine's only where named: * does not)
+        settings.MODEL_SERVER_ALLOWED_URLS = ["*", other.base_url, renamed]
         operator_credentials(settings, lab={"key_env": "MY_TEST_KEY", "base_url": own.base_url})
-        for url in (other.base_url, own.base_url.replace("127.0.0.1", "localhost")):
+        for url in (other.base_url, renamed):
             spec = ModelSpec("openai", MODEL, {"credential": "lab", "base_url": url})
             [problem] = OpenAIBackend.check(spec)
             assert problem.field == "settings.base_url"

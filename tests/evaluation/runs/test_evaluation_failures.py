@@ -1,6 +1,7 @@
-"""A model server that starts failing: the run fails with the server's error, keeps what it
-produced, and a resume finishes it without asking any request twice. Also: one run split
-into two shards, processed by two workers at the same time.
+"""A model server that starts failing: the run fails naming the server's HTTP status (its
+message goes to the operator's log), keeps what it produced, and a resume finishes it
+without asking any request twice. Also: one run split into two shards, processed by two
+workers at the same time.
 
 The model is an OpenAI-compatible server started by the test (``tests/support/openai_server.py``);
 runs go through the real runner processes, supervised inline or by real Celery workers.
@@ -97,7 +98,10 @@ def test_a_failing_server_fails_the_run_which_keeps_its_outputs_and_resumes(job:
             "SELECT status, error, total FROM evaluation_modelrun WHERE id = ?", run_id
         )[0]
         assert status == "failed"
-        assert "500" in error and "the GPU caught fire" in error
+        # the run's users read the class of failure; the operator's log, the server's answer
+        assert "the model server answered HTTP 500" in error
+        assert "the GPU caught fire" not in error and "Traceback" not in error
+        assert "the GPU caught fire" in failed.stderr
         kept = job.one("SELECT COUNT(*) FROM evaluation_runoutput WHERE run_id = ?", run_id)
         assert 0 < kept < total  # what was produced before the failure is kept
 
