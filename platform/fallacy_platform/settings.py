@@ -282,6 +282,12 @@ MODEL_REGISTRY = parse_registry(os.environ.get("MODEL_REGISTRY", ""))
 # Hub ids a project admin may name without registering them, comma-separated fnmatch
 # patterns ("HuggingFaceTB/*"); never with remote code. Empty: none.
 MODEL_HUB_ALLOWED = env_list("MODEL_HUB_ALLOWED")
+# Whether runs may address any server on this machine (127.0.0.1, localhost, ::1) unlisted:
+# on in the embedded default (its demo and local model servers), off in production
+# (DATABASE_URL set), where a tenant would otherwise probe this machine's other services.
+MODEL_SERVER_ALLOW_LOOPBACK = env_flag(
+    "MODEL_SERVER_ALLOW_LOOPBACK", not os.environ.get("DATABASE_URL")
+)
 # Liveness of jobs (run shards, import jobs): the process running one writes its row's
 # heartbeat every JOB_HEARTBEAT_SECONDS; every worker sweeps every JOB_SWEEP_SECONDS (and when
 # it starts) and fails, resumable, the jobs whose heartbeat is older than JOB_STALE_SECONDS.
@@ -302,12 +308,6 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0.2, "in
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # An unacknowledged job is redelivered after this. Dead workers are found by the
     # heartbeats, not by redelivery; a redelivered job of a live, finished or failed shard
-# Whether runs may address any server on this machine (127.0.0.1, localhost, ::1) unlisted:
-# on in the embedded default (its demo and local model servers), off in production
-# (DATABASE_URL set), where a tenant would otherwise probe this machine's other services.
-MODEL_SERVER_ALLOW_LOOPBACK = env_flag(
-    "MODEL_SERVER_ALLOW_LOOPBACK", not os.environ.get("DATABASE_URL")
-)
     # does nothing.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 3600)),
