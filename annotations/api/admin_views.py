@@ -40,6 +40,7 @@ from annotations.api.admin_serializers import (
     UserCreateSerializer,
     UserSerializer,
 )
+from annotations.api.lookups import member_project
 from annotations.api.serializers import ProjectDetailSerializer, ProjectListSerializer
 from annotations.api.views import ServiceErrorsMixin
 from annotations.form_presets import FORM_PRESETS, form_preset, get_form_preset
@@ -49,12 +50,19 @@ from annotations.importing.formats.csv import inspect_csv
 from annotations.importing.formats.item_columns import is_jsonl
 from annotations.importing.formats.jsonl import iter_json_objects
 from annotations.models import ImportJob, Membership, Project, Taxonomy
-from annotations.selectors.access import STAFF_ROLES, projects_for, role_in
+from annotations.selectors.access import projects_for
 from annotations.selectors.annotations import progress_for
+from annotations.selectors.policy import (
+    may_change_project,
+    may_create_projects,
+    may_create_users,
+    may_import,
+    may_manage_members,
+    may_manage_taxonomies,
+    may_read_members,
+)
 from annotations.selectors.project_page import project_page
 from annotations.selectors.projects import (
-    can_create_projects,
-    may_manage_taxonomies,
     member_suggestions,
     members_with_counts,
     preset_rows,
@@ -70,15 +78,10 @@ from annotations.services.taxonomy import (
 )
 from annotations.taxonomy_files import TaxonomyFileError
 
-ADMIN = (Membership.Role.ADMIN,)
-
-
-def _project(request: Request, pk: int, roles: tuple[str, ...] | None = None) -> Project:
-    """The user's project (404 otherwise); 403 unless their role is one of ``roles``."""
-    project = get_object_or_404(projects_for(request.user).select_related("taxonomy"), pk=pk)
-    if roles is not None and role_in(request.user, project) not in roles:
-        raise PermissionDenied(f"this needs the role {' or '.join(roles)} in the project")
-    return project
+CHANGERS = "only the project's admins change its settings"
+IMPORTERS = "only the project's admins import into it"
+MEMBER_READERS = "only the project's reviewers and admins see its members"
+MEMBER_MANAGERS = "only the project's admins manage its members"
 
 
 def _taxonomy(pk: int) -> Taxonomy:
@@ -159,7 +162,7 @@ class ProjectListView(ServiceErrorsMixin, generics.ListAPIView):
         responses={201: ProjectDetailSerializer, 400: OpenApiResponse(), 403: OpenApiResponse()},
     )
     def post(self, request: Request) -> Response:
-        if not can_create_projects(request.user):
+        if not may_create_projects(request.user):
             raise PermissionDenied("only superusers and staff users create projects")
         data = ProjectCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -180,7 +183,7 @@ class ProjectDetailView(ServiceErrorsMixin, APIView):
         responses={200: ProjectDetailSerializer},
     )
     def get(self, request: Request, pk: int) -> Response:
-        return Response(_detail(request, _project(request, pk)))
+        return Response(_detail(request, member_project(request, pk)))
 
     @extend_schema(
         tags=["projects"],
@@ -189,7 +192,7 @@ class ProjectDetailView(ServiceErrorsMixin, APIView):
         responses={200: ProjectDetailSerializer, 400: OpenApiResponse(), 403: OpenApiResponse()},
     )
     def patch(self, request: Request, pk: int) -> Response:
-        project = _project(request, pk, ADMIN)
+        project = member_project(request, pk, may_change_project, CHANGERS)
         data = ProjectPatchSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         changes = dict(data.validated_data)
@@ -275,7 +278,7 @@ class ImportInspectView(APIView):
         responses={200: CsvInspectionSerializer, 400: OpenApiResponse()},
     )
     def post(self, request: Request, pk: int) -> Response:
-        _project(request, pk, ADMIN)
+        member_project(request, pk, may_import, IMPORTERS)
         data = FileSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
@@ -321,7 +324,7 @@ class ProjectImportsView(ServiceErrorsMixin, APIView):
         responses={200: ImportJobSerializer(many=True)},
     )
     def get(self, request: Request, pk: int) -> Response:
-        project = _project(request, pk, ADMIN)
+        project = member_project(request, pk, may_import, IMPORTERS)
         return Response(ImportJobSerializer(recent_import_jobs(project), many=True).data)
 
     @extend_schema(
@@ -341,7 +344,7 @@ class ProjectImportsView(ServiceErrorsMixin, APIView):
         responses={201: ImportJobSerializer, 400: OpenApiResponse(), 403: OpenApiResponse()},
     )
     def post(self, request: Request, pk: int) -> Response:
-        project = _project(request, pk, ADMIN)
+        project = member_project(request, pk, may_import, IMPORTERS)
         data = ImportCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         fields = data.validated_data
@@ -374,7 +377,7 @@ class ImportJobView(APIView):
             ImportJob.objects.filter(project__in=projects_for(request.user)),
             pk=pk,
         )
-        _project(request, job.project_id, ADMIN)
+        member_project(request, job.project_id, may_import, IMPORTERS)
         return Response(ImportJobSerializer(job).data)
 
 
@@ -392,7 +395,7 @@ class MemberListView(ServiceErrorsMixin, APIView):
         responses={200: MemberSerializer(many=True)},
     )
     def get(self, request: Request, pk: int) -> Response:
-        project = _project(request, pk, STAFF_ROLES)
+        project = member_project(request, pk, may_read_members, MEMBER_READERS)
         return Response(MemberSerializer(members_with_counts(project), many=True).data)
 
     @extend_schema(
@@ -404,7 +407,7 @@ class MemberListView(ServiceErrorsMixin, APIView):
         responses={201: MemberSerializer, 200: MemberSerializer, 400: OpenApiResponse()},
     )
     def post(self, request: Request, pk: int) -> Response:
-        project = _project(request, pk, ADMIN)
+        project = member_project(request, pk, may_manage_members, MEMBER_MANAGERS)
         data = MemberCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user = projects.find_user(data.validated_data["user"])
@@ -429,7 +432,7 @@ class MemberSuggestionsView(APIView):
         responses={200: MemberSuggestionsSerializer, 400: OpenApiResponse()},
     )
     def get(self, request: Request, pk: int) -> Response:
-        project = _project(request, pk, ADMIN)
+        project = member_project(request, pk, may_manage_members, MEMBER_MANAGERS)
         query = MemberSuggestionQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         usernames = member_suggestions(request.user, project, query.validated_data["q"])
@@ -444,7 +447,7 @@ class MemberDetailView(ServiceErrorsMixin, APIView):
         responses={200: MemberSerializer, 400: OpenApiResponse()},
     )
     def patch(self, request: Request, pk: int, membership_id: int) -> Response:
-        project = _project(request, pk, ADMIN)
+        project = member_project(request, pk, may_manage_members, MEMBER_MANAGERS)
         membership = get_object_or_404(Membership, project=project, pk=membership_id)
         data = MemberPatchSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -459,7 +462,7 @@ class MemberDetailView(ServiceErrorsMixin, APIView):
         responses={204: None, 400: OpenApiResponse()},
     )
     def delete(self, request: Request, pk: int, membership_id: int) -> Response:
-        project = _project(request, pk, ADMIN)
+        project = member_project(request, pk, may_manage_members, MEMBER_MANAGERS)
         membership = get_object_or_404(Membership, project=project, pk=membership_id)
         projects.remove_member(membership=membership)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -473,7 +476,7 @@ class UserCreateView(ServiceErrorsMixin, APIView):
         responses={201: UserSerializer, 400: OpenApiResponse(), 403: OpenApiResponse()},
     )
     def post(self, request: Request) -> Response:
-        if not request.user.is_superuser:
+        if not may_create_users(request.user):
             raise PermissionDenied("only superusers create accounts")
         data = UserCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -1,5 +1,5 @@
-"""Reads behind the project set-up pages: who may create projects, taxonomies and presets,
-members with their work counts, import jobs."""
+"""Reads behind the project set-up pages: taxonomies and presets, members with their work
+counts, import jobs (who may create projects or manage taxonomies: ``policy``)."""
 
 from __future__ import annotations
 
@@ -24,24 +24,6 @@ from annotations.taxonomy_files import TaxonomyFileError, read_taxonomy_file
 RECENT_IMPORTS = 20
 SUGGEST_MIN_LENGTH = 2
 SUGGEST_LIMIT = 10
-
-
-def can_create_projects(user: User | None) -> bool:
-    """Superusers and Django staff users create projects."""
-    return bool(
-        user is not None
-        and user.is_authenticated
-        and (getattr(user, "is_superuser", False) or getattr(user, "is_staff", False))
-    )
-
-
-def may_manage_taxonomies(user: User | None) -> bool:
-    """Those who create projects, and the admin of any project (to change its taxonomy)."""
-    return can_create_projects(user) or bool(
-        user is not None
-        and user.is_authenticated
-        and Membership.objects.filter(user=user, role=Membership.Role.ADMIN).exists()
-    )
 
 
 def taxonomy_rows() -> list[dict[str, Any]]:
