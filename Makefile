@@ -48,8 +48,10 @@ frontend: frontend/dist/index.html
 
 # Debian packages: Chromium drives the end-to-end tests (Playwright never downloads a
 # browser); docker-compose checks docker-compose.yml (no Docker engine is needed for that);
-# swi-prolog-nox is the Prolog oracle of evaluation/prolog (run as a separate swipl process).
-SYSTEM_PACKAGES := chromium:chromium docker-compose:docker-compose swipl:swi-prolog-nox
+# swi-prolog-nox is the Prolog oracle of evaluation/prolog (run as a separate swipl process);
+# nginx-light runs platform/deploy/nginx.conf (docker-compose.yml's proxy) in the tests.
+SYSTEM_PACKAGES := chromium:chromium docker-compose:docker-compose swipl:swi-prolog-nox \
+	nginx:nginx-light
 system-packages:
 	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
 	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; done; \

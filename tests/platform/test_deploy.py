@@ -107,3 +107,54 @@ def test_admin_url_is_configurable(tmp_path: Path) -> None:
     result = manage("shell", "-c", ADMIN_PROBE, env=env)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1] == "/backstage-7f3/"
+
+
+# --- the reverse proxy (tests/platform/test_slow_clients.py runs its config) -------------------
+
+NGINX_CONF = ROOT / "platform" / "deploy" / "nginx.conf"
+
+
+def nginx_directives() -> dict[str, list[str]]:
+    """Directive name -> the values it is given anywhere in the repository's nginx.conf."""
+    found: dict[str, list[str]] = {}
+    for line in NGINX_CONF.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line.endswith(";"):
+            name, _, value = line[:-1].partition(" ")
+            found.setdefault(name, []).append(value.strip())
+    return found
+
+
+def test_only_the_proxy_is_published_and_it_mounts_the_repository_config() -> None:
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    published = {name for name, service in services.items() if service.get("ports")}
+    assert published == {"proxy"}
+    assert services["proxy"]["image"].startswith("nginx:")
+    config = services["proxy"]["volumes"][0].split(":")
+    assert (ROOT / config[0]).resolve() == NGINX_CONF.resolve()
+    assert config[1:] == ["/etc/nginx/nginx.conf", "ro"]
+    assert "${TLS_CERT_DIR:?" in services["proxy"]["volumes"][1]
+    assert compose_web_environment()["NUM_PROXIES"] == "1"  # nginx is the one proxy
+
+
+def _seconds(value: str) -> float:
+    return float(value[:-1]) if value.endswith("s") else float(value)
+
+
+def test_the_proxy_buffers_requests_under_short_timeouts() -> None:
+    from django.conf import settings
+
+    found = nginx_directives()
+    assert found["proxy_request_buffering"] == ["on"] and found["proxy_buffering"] == ["on"]
+    assert 0 < _seconds(found["client_header_timeout"][0]) <= 15
+    assert 0 < _seconds(found["client_body_timeout"][0]) <= 15
+    assert found["client_header_timeout"] == [f"{settings.CLIENT_HEADER_TIMEOUT:g}s"]
+    assert found["client_body_timeout"] == [f"{settings.CLIENT_BODY_TIMEOUT:g}s"]
+    # the largest body the application reads: a file and the other fields of its form
+    largest = settings.UPLOAD_MAX_BYTES + settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    assert found["client_max_body_size"] == [f"{largest // (1024 * 1024)}m"]
+    assert found["server"] == ["web:8000"]
+    headers = dict(value.split(" ", 1) for value in found["proxy_set_header"])
+    assert headers["X-Forwarded-For"] == "$remote_addr"  # never the client's own claim
+    assert headers["X-Forwarded-Proto"] == "$scheme"
+    assert any(value.startswith("443 ssl") for value in found["listen"])

@@ -100,11 +100,11 @@ def test_gpu_tasks_route_to_the_gpu_queue() -> None:
 def test_docker_compose_describes_production() -> None:
     compose = shutil.which("docker-compose")
     command = [compose, "config"] if compose else ["docker", "compose", "config"]
-    env = {**os.environ, "SECRET_KEY": "compose-check"}
+    env = {**os.environ, "SECRET_KEY": "compose-check", "TLS_CERT_DIR": "/etc/ssl/fallacy"}
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     services = yaml.safe_load(result.stdout)["services"]
-    assert set(services) == {"web", "worker", "gpu-worker", "postgres", "redis"}
+    assert set(services) == {"proxy", "web", "worker", "gpu-worker", "postgres", "redis"}
 
     def command_of(service: str) -> str:
         command = services[service]["command"]
