@@ -17,7 +17,7 @@ leaderboard is ``evaluation.runs.leaderboard``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.conf import settings
@@ -255,13 +255,13 @@ def registered_models() -> list[dict[str, Any]]:
     ]
 
 
-def credential_options(project: Project) -> list[dict[str, Any]]:
-    """The operator's credentials a run of ``project`` may name: names and servers, never
-    keys."""
+def credential_options(projects: Sequence[Project] | None) -> list[dict[str, Any]]:
+    """The operator's credentials a run of one of ``projects`` may name (None: of any
+    project): names and servers, never keys."""
     return [
         {"name": name, "base_urls": list(credential.base_urls)}
         for name, credential in sorted(credentials().items())
-        if credential.allows_project(project)
+        if projects is None or any(credential.allows_project(p) for p in projects)
     ]
 
 
@@ -315,7 +315,7 @@ class LaunchOptionsView(APIView):
                 "suggested_models": suggested_models(),
                 "registered_models": registered_models(),
                 "hub_allowed": list(settings.MODEL_HUB_ALLOWED),
-                "credentials": credential_options(project),
+                "credentials": credential_options([project]),
                 "variants": VariantSerializer(newest_first(list(variants)), many=True).data,
                 "levels": [2, 1, 0],
                 "defaults": {

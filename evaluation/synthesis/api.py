@@ -421,6 +421,14 @@ class GenerationReportView(APIView):
         return Response(generation_report(jobs))
 
 
+def generation_credentials(user: Any) -> list[dict[str, Any]]:
+    """The credentials a generation job of the user may name: those of the projects they
+    generate for, every one when they may create a project (its name may be listed)."""
+    if may_create_projects(user):
+        return credential_options(None)
+    return credential_options(generation_projects(user))
+
+
 class GenerationCredentialsView(APIView):
     @extend_schema(
         tags=TAGS,
@@ -430,7 +438,7 @@ class GenerationCredentialsView(APIView):
     def get(self, request: Request) -> Response:
         if not may_generate(request.user):
             raise PermissionDenied("Only those who may generate items see the credentials.")
-        return Response(credential_options())
+        return Response(generation_credentials(request.user))
 
 
 class GenerationOptionsView(APIView):
@@ -451,6 +459,6 @@ class GenerationOptionsView(APIView):
                 "can_create": can_create,
                 "models": generation_models(),
                 "backends": sorted(set(BACKENDS) - set(BASELINES)),
-                "credentials": credential_options(),
+                "credentials": generation_credentials(request.user),
             }
         )

@@ -401,3 +401,22 @@ def test_the_runner_refuses_a_credential_the_project_lost(settings, tmp_path: Pa
     settings.MODEL_CREDENTIALS = credentials(lab=["Elsewhere"])
     with pytest.raises(ModelRefused, match="settings.credential"):
         run_shard(run.pk, 0, log=lambda line: None)
+
+
+def test_the_generation_page_lists_the_credentials_of_the_admins_projects(
+    settings, admin: User
+) -> None:
+    from annotations.form_presets import get_form_preset
+    from annotations.models import Membership
+    from annotations.services.projects import add_member, create_project
+    from annotations.services.taxonomy import install_preset
+
+    preset = get_form_preset("smartypat")  # a form generation fits
+    taxonomy = install_preset(name=preset.taxonomy)
+    project = create_project(name="Gen", taxonomy=taxonomy, kind="items", form=preset.form)
+    add_member(project=project, user=admin, role=Membership.Role.ADMIN)
+    settings.MODEL_CREDENTIALS = credentials(mine=[project.pk], theirs=["Elsewhere"], shared=None)
+    listed = as_user(admin).get("/api/evaluation/generation-credentials/").json()
+    assert [c["name"] for c in listed] == ["mine", "shared"]
+    options = as_user(admin).get("/api/evaluation/generation-options/").json()
+    assert [c["name"] for c in options["credentials"]] == ["mine", "shared"]
