@@ -18,6 +18,7 @@ never a server's body, a traceback or a server path. ``ModelFailure`` carries bo
 
 from __future__ import annotations
 
+import http.client
 import socket
 import urllib.error
 
@@ -58,6 +59,16 @@ def is_timeout(error: BaseException) -> bool:
 def transport_failure(error: BaseException, *, timeout: float) -> str:
     """The public class of a failure to get an HTTP answer at all."""
     return timed_out(timeout) if is_timeout(error) else CONNECT
+
+
+def request_failure(error: BaseException, *, timeout: float) -> str:
+    """The public class of any failure of one HTTP request (``urllib``): its status, no
+    answer, or an answer that was not valid."""
+    if isinstance(error, urllib.error.HTTPError):
+        return http_status(error.code)
+    if isinstance(error, OSError | http.client.HTTPException):
+        return transport_failure(error, timeout=timeout)
+    return INVALID
 
 
 def public_message(error: BaseException, *, default: str = INTERNAL) -> str:

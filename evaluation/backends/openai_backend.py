@@ -591,12 +591,6 @@ class OpenAIBackend(Backend):
                     if extra in entry:
                         facts["model"][extra] = entry[extra]
         except Exception as error:  # facts are best effort; the class of failure only
-            facts["model"] = {"id": self.spec.model, "error": self._listing_failure(error)}
+            public = failures.request_failure(error, timeout=min(self.timeout, MODELS_TIMEOUT))
+            facts["model"] = {"id": self.spec.model, "error": public}
         return facts
-
-    def _listing_failure(self, error: Exception) -> str:
-        if isinstance(error, urllib.error.HTTPError):
-            return failures.http_status(error.code)
-        if isinstance(error, OSError | http.client.HTTPException):
-            return failures.transport_failure(error, timeout=min(self.timeout, MODELS_TIMEOUT))
-        return failures.INVALID
