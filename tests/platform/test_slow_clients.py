@@ -201,7 +201,8 @@ def test_serve_refuses_bodies_it_will_not_read(served: Target) -> None:
     )
     answer = exchange(
         served,
-        b"POST /api/auth/token/ HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc",
+        b"POST /api/auth/token/ HTTP/1.1\r\nHost: localhost\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\n3\r\nabc",
     )
     assert answer.startswith(b"HTTP/1.1 411 ") and b"Content-Length" in answer
     assert time.monotonic() - began < 8  # answered at once, not after a body timeout
