@@ -304,6 +304,25 @@ def resolve(spec: ModelSpec, *, operator: bool, project: Any = None) -> ModelSpe
     return spec
 
 
+def hide_model_paths(facts: Mapping[str, Any], *, name: str, source: str) -> dict[str, Any]:
+    """A backend's facts about a run of the model ``name`` loaded from ``source``: when the
+    name is a registered one (``source`` differs), every server path in them (the files,
+    their safetensors copy) reads as the name, so the run's users see no path."""
+    if name == source:
+        return dict(facts)
+
+    def hidden(value: Any) -> Any:
+        if isinstance(value, str) and (value.startswith(("/", "~")) or source in value):
+            return name
+        if isinstance(value, Mapping):
+            return {key: hidden(item) for key, item in value.items()}
+        if isinstance(value, list | tuple):
+            return [hidden(item) for item in value]
+        return value
+
+    return hidden(facts)
+
+
 def may_choose_any_model(user: Any) -> bool:
     """Whether a launch by ``user`` is the operator's: a superuser, or no user at all (a
     command-line launch); the runner asks the same of a run's ``created_by``."""

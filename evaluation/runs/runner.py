@@ -36,7 +36,7 @@ from evaluation.backends import (
     get_backend,
 )
 from evaluation.backends.base import Backend, BackendError, package_versions, request_key
-from evaluation.backends.registry import may_choose_any_model, resolve
+from evaluation.backends.registry import hide_model_paths, may_choose_any_model, resolve
 from evaluation.benchmarks import get_task, is_item_task
 from evaluation.models import GenerationCache, ModelRun, RunOutput
 from evaluation.runs.outputs import (
@@ -193,7 +193,9 @@ def _generate(
         shard=shard,
         environment={
             **environment,
-            **backend.environment(),
+            **hide_model_paths(
+                backend.environment(), name=run.model_name, source=backend.spec.model
+            ),
             "model_loaded": True,
             "phase": GENERATING,
             "load_seconds": round(time.monotonic() - began, 3),

@@ -36,7 +36,7 @@ from evaluation.models import GenerationJob, ModelRun
 from evaluation.runs.runner import run_shard
 from tests.support.hostile_model import hostile_model
 from tests.support.launch_paths import PATHS, span_body
-from tests.support.runs import build_world, launched
+from tests.support.runs import build_world, launch_body, launched
 
 pytestmark = pytest.mark.django_db
 
@@ -247,6 +247,28 @@ def test_the_runner_loads_a_registered_model_without_its_code(
     with pytest.raises(BackendError):
         run_shard(run.pk, 0, log=lambda line: None)
     assert not marker.exists()
+
+
+def test_a_project_admins_run_of_a_registered_model_generates_and_shows_no_path(
+    settings, tiny_model_dir: Path, tmp_path: Path, django_capture_on_commit_callbacks
+) -> None:
+    """End to end as a project admin: launched by name over the API, run by the real
+    runner from the registered folder; the run's stored facts name the model, no path."""
+    settings.MODEL_REGISTRY = parse_registry(json.dumps({"tiny": {"path": str(tiny_model_dir)}}))
+    world = build_world(tmp_path)
+    model = {"backend": "transformers", "model": "tiny", "settings": {"batch_size": 2}}
+    body = launch_body(world, models=[model], limit=1, params={"max_new_tokens": 4})
+    with django_capture_on_commit_callbacks(execute=False):
+        response = as_user(world.admin).post("/api/evaluation/runs/", body, format="json")
+    assert response.status_code == 201, response.content
+    [run] = response.json()["runs"]
+    summary = run_shard(run["id"], 0, log=lambda line: None)
+    assert summary.generated == summary.requests == 2  # text A's two sentences
+    stored = ModelRun.objects.get(pk=run["id"])
+    assert stored.model_name == "tiny" and stored.model_label == "tiny"
+    environment = json.dumps(stored.environment)
+    assert '"loaded_from": "tiny"' in environment
+    assert str(tiny_model_dir) not in environment and str(tmp_path) not in environment
 
 
 def test_a_trusted_registry_entry_is_the_only_way_to_remote_code(settings, trap) -> None:
