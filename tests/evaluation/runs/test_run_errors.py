@@ -10,9 +10,11 @@ real runner process (``manage.py run_generation``), supervised in this process.
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -26,6 +28,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.core.management import CommandError, call_command
 from django.test import override_settings
 from fallacy_platform.celery import app as celery_app
 
@@ -36,7 +39,7 @@ from evaluation.backends import GenerationParams, GenerationRequest, ModelSpec, 
 from evaluation.backends.credentials import url_allowed
 from evaluation.backends.openai_backend import OpenAIBackend
 from evaluation.benchmarks import classification
-from evaluation.models import PromptVariant
+from evaluation.models import GenerationJob, PromptVariant
 from tests.support.judging import FORM
 from tests.support.openai_server import openai_server
 from tests.support.processes import ROOT, free_port
@@ -176,6 +179,26 @@ def test_a_run_against_another_service_shows_its_admin_the_status_only(
     # the operator's log has the service's answer and the runner's traceback
     logged = "\n".join(operator_log.lines)
     assert MARKER in logged and "Traceback" in logged
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(shutil.which("swipl") is None, reason="SWI-Prolog (swipl) is not installed")
+def test_a_generation_job_against_another_service_shows_the_status_only() -> None:
+    from tests.support.generation import TYPE, seed
+
+    seed()
+    with other_service() as base_url:
+        settings_ = json.dumps({"base_url": base_url, "max_retries": 0})
+        with pytest.raises(CommandError):
+            call_command(
+                "generate_fallacies", "--project", "Generated", "--type", TYPE,
+                "--backend", "openai", "--model", "test-model", "--n", "2", "--inline",
+                "--backend-settings", settings_, stdout=io.StringIO(), stderr=io.StringIO(),
+            )  # fmt: skip
+    job = GenerationJob.objects.get()
+    assert job.status == "failed"
+    assert job.error.endswith("the model server answered HTTP 404"), job.error
+    assert MARKER not in job.error and ".py" not in job.error and "Error" not in job.error
 
 
 # --- the classes of failure ------------------------------------------------------------------
