@@ -31,7 +31,7 @@ import resource
 import signal
 import socket
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import IO
 
 HEAD_MAX_BYTES = 64 * 1024
@@ -99,7 +99,6 @@ class Request:
     length: int = 0
     keep_alive: bool = True
     body: IO[bytes] | None = None
-    extra: list[tuple[bytes, bytes]] = field(default_factory=list)
 
     def header(self, name: bytes) -> list[bytes]:
         return [value for key, value in self.headers if key == name]
@@ -109,6 +108,8 @@ def parse_head(head: bytes, limits: Limits) -> tuple[Request, bytes]:
     """The request of a head (request line and header lines, CRLF-terminated), and its
     request line; refuses what gunicorn might frame differently."""
     lines = head[:-4].split(b"\r\n")
+    if any(byte in line for line in lines for byte in (b"\r", b"\n", b"\0")):
+        raise Refusal(400, "a bare CR, LF or NUL in the request head")
     parts = lines[0].split(b" ")
     if len(parts) != 3 or not TOKEN.fullmatch(parts[0]) or parts[2] not in VERSIONS:
         raise Refusal(400, "malformed request line")
@@ -346,12 +347,14 @@ async def relay_response(
     connections may serve another request."""
     status, headers = response_framing(head)
     await send(client, head)
-    while 100 <= status < 200:  # an interim response, then the real one
+    while 100 <= status < 200 and status != 101:  # an interim response, then the real one
         async with asyncio.timeout(UPSTREAM_TIMEOUT):
             head = await upstream.readuntil(b"\r\n\r\n")
         status, headers = response_framing(head)
         await send(client, head)
     keep = b"close" not in headers.get(b"connection", b"").lower()
+    if status == 101:
+        return False  # no protocol switch here: nothing of the app asks for one
     if method == b"HEAD" or status in (204, 304):
         return keep
     if b"chunked" in headers.get(b"transfer-encoding", b"").lower():
@@ -460,8 +463,8 @@ async def serve_client(
             await linger(reader, writer)
     except TimeoutError:
         writer.transport.abort()  # the client stopped reading: drop what it did not take
-    except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-        pass  # the client or gunicorn went away
+    except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+        pass  # the client or gunicorn went away, or gunicorn's answer was not HTTP
     finally:
         if request is not None and request.body is not None:
             request.body.close()
