@@ -13,11 +13,14 @@ the API answers with 503 and ``Retry-After`` (``fallacy_platform.errors``). With
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.db import transaction
 from fallacy_platform.celery import BROKER_ERRORS, app
+
+logger = logging.getLogger(__name__)
 
 GPU_GENERATE = "evaluation.gpu_generate"  # (run, shard): supervise the shard's runner
 SCORE_RUN = "evaluation.score_run"  # (run): score its stored outputs
@@ -45,7 +48,10 @@ def send(
         for name, args in messages:
             _publish(name, args, retry_policy)
     except BROKER_ERRORS as error:
-        reason = f"the job queue is unavailable: {error}"
+        # the reason is stored where a run's users read it: the broker's address and
+        # message go to the operator's log only
+        logger.warning("the job queue refused %s: %s", name, error)
+        reason = "the job queue is unavailable"
         if undo is not None:
             undo(reason)
         raise QueueUnavailable(reason) from error

@@ -208,7 +208,10 @@ def _enqueue(job_id: int) -> None:
     def failed(error: Exception) -> None:
         _finish(
             ImportJob.objects.get(pk=job_id),
-            errors=[error_entry(None, None, f"could not queue the import: {error}")],
+            # the broker's message (its address) is in the operator's log (dispatch)
+            errors=[
+                error_entry(None, None, "could not queue the import: the job queue is unavailable")
+            ],
         )
 
     dispatch.run_import_job(job_id, on_failure=failed)

@@ -31,19 +31,21 @@ from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.test import override_settings
 from fallacy_platform.celery import app as celery_app
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from annotations.models import Document, Membership, Project
 from annotations.services.projects import add_member
 from annotations.services.taxonomy import install_preset
+from evaluation import dispatch
 from evaluation.backends import GenerationParams, GenerationRequest, ModelSpec, failures
 from evaluation.backends.credentials import url_allowed
 from evaluation.backends.openai_backend import OpenAIBackend
 from evaluation.benchmarks import classification
-from evaluation.models import GenerationJob, PromptVariant
+from evaluation.models import GenerationJob, ModelRun, PromptVariant
 from tests.support.judging import FORM
 from tests.support.openai_server import openai_server
 from tests.support.processes import ROOT, free_port
-from tests.support.runs import RUNS, build_world, client_for, launch_body
+from tests.support.runs import RUNS, build_world, client_for, launch_body, launched
 
 MARKER = "internal-admin-console-7f3a"
 #: what the other service's page holds: a marker and one of its own server paths
@@ -199,6 +201,24 @@ def test_a_generation_job_against_another_service_shows_the_status_only() -> Non
     assert job.status == "failed"
     assert job.error.endswith("the model server answered HTTP 404"), job.error
     assert MARKER not in job.error and ".py" not in job.error and "Error" not in job.error
+
+
+@pytest.mark.django_db
+def test_a_resume_the_queue_refuses_shows_no_broker_address(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks
+) -> None:
+    def refuse(name: str, args: object, retry_policy: object) -> None:
+        raise KombuOperationalError("Error 111 connecting to 10.1.2.3:6379. Connection refused.")
+
+    world = build_world(tmp_path)
+    run = launched(world)
+    ModelRun.objects.filter(pk=run.pk).update(status=ModelRun.Status.FAILED)
+    monkeypatch.setattr(dispatch, "_publish", refuse)
+    with pytest.raises(dispatch.QueueUnavailable):  # the API's 503
+        with django_capture_on_commit_callbacks(execute=True):
+            client_for(world.admin).post(f"{RUNS}{run.pk}/resume/")
+    error = client_for(world.admin).get(f"{RUNS}{run.pk}/").json()["error"]
+    assert error == "could not be queued (the job queue is unavailable); resume it again"
 
 
 # --- the classes of failure ------------------------------------------------------------------
