@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema_field
 from fallacy_platform.inputs import StrictBooleanField
 from rest_framework import serializers
@@ -11,6 +13,7 @@ from annotations.importing.jobs import FORMATS
 from annotations.items import PROJECT_KINDS
 from annotations.models import ImportJob, Membership, Project
 from annotations.models.projects import TEMPLATE_MODES
+from annotations.selectors.access import sees_email_of
 from annotations.selectors.projects import SUGGEST_LIMIT, SUGGEST_MIN_LENGTH
 
 # --- projects ---------------------------------------------------------------------------
@@ -253,8 +256,26 @@ class UserSerializer(serializers.Serializer):
     email = serializers.CharField()
 
 
+class MemberUserSerializer(serializers.Serializer):
+    """A member's account; its e-mail only to the member themself and to superusers
+    (``access.sees_email_of``: the context's request user)."""
+
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    email = serializers.CharField(
+        required=False, help_text="Only in your own row (every row for a superuser)."
+    )
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        data = super().to_representation(instance)
+        request = self.context.get("request")
+        if not sees_email_of(getattr(request, "user", None), instance):
+            data.pop("email", None)
+        return data
+
+
 class MemberSerializer(serializers.ModelSerializer):
-    user = UserSerializer()
+    user = MemberUserSerializer()
     assigned = serializers.IntegerField(read_only=True)
     in_progress = serializers.IntegerField(read_only=True)
     submitted = serializers.IntegerField(read_only=True)
@@ -265,7 +286,10 @@ class MemberSerializer(serializers.ModelSerializer):
 
 
 class MemberCreateSerializer(serializers.Serializer):
-    user = serializers.CharField(help_text="Username or e-mail (case-insensitive).")
+    user = serializers.CharField(
+        help_text="Username or e-mail (case-insensitive) of an account I already share a "
+        "project with (a superuser: any account); anyone else: invite them."
+    )
     role = serializers.ChoiceField(choices=Membership.Role.choices)
 
 

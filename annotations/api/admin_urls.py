@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotations.api import admin_views
+from annotations.api import admin_views, invitation_views
 
 urlpatterns = [
     path("projects/", admin_views.ProjectListView.as_view(), name="project-list"),
@@ -31,6 +31,16 @@ urlpatterns = [
         "projects/<int:pk>/members/<int:membership_id>/",
         admin_views.MemberDetailView.as_view(),
         name="project-member",
+    ),
+    path(
+        "projects/<int:pk>/invitations/",
+        invitation_views.ProjectInvitationsView.as_view(),
+        name="project-invitations",
+    ),
+    path(
+        "projects/<int:pk>/invitations/<int:invitation_id>/",
+        invitation_views.ProjectInvitationView.as_view(),
+        name="project-invitation",
     ),
     path("users/", admin_views.UserCreateView.as_view(), name="user-create"),
 ]

@@ -50,7 +50,7 @@ from annotations.importing.formats.csv import inspect_csv
 from annotations.importing.formats.item_columns import is_jsonl
 from annotations.importing.formats.jsonl import iter_json_objects
 from annotations.models import ImportJob, Membership, Project, Taxonomy
-from annotations.selectors.access import projects_for
+from annotations.selectors.access import projects_for, users_named_in
 from annotations.selectors.annotations import progress_for
 from annotations.selectors.policy import (
     may_change_project,
@@ -358,7 +358,13 @@ class ProjectImportsView(ServiceErrorsMixin, APIView):
             created_by=request.user,
             text_column=fields.get("text_column", ""),
             id_column=fields.get("id_column", ""),
-            annotator=projects.find_user(annotator) if annotator else None,
+            annotator=(
+                projects.find_user(
+                    annotator, among=users_named_in(request.user, project), field="annotator"
+                )
+                if annotator
+                else None
+            ),
             columns=fields.get("columns") or None,
             set_metadata=fields.get("set_metadata") or None,
         )
@@ -396,13 +402,18 @@ class MemberListView(ServiceErrorsMixin, APIView):
     )
     def get(self, request: Request, pk: int) -> Response:
         project = member_project(request, pk, may_read_members, MEMBER_READERS)
-        return Response(MemberSerializer(members_with_counts(project), many=True).data)
+        members = MemberSerializer(
+            members_with_counts(project), many=True, context={"request": request}
+        )
+        return Response(members.data)
 
     @extend_schema(
         tags=["members"],
         summary="Add a user by username or e-mail with a role (project admins)",
         description="201 with the new membership; 200 with the changed one when the user "
-        "already is a member.",
+        "already is a member. Only accounts I already share a project with (as the "
+        "suggestions); any other name is a 400 worded as for a missing account: invite "
+        "them instead (POST /api/projects/ID/invitations/).",
         request=MemberCreateSerializer,
         responses={201: MemberSerializer, 200: MemberSerializer, 400: OpenApiResponse()},
     )
@@ -410,13 +421,15 @@ class MemberListView(ServiceErrorsMixin, APIView):
         project = member_project(request, pk, may_manage_members, MEMBER_MANAGERS)
         data = MemberCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = projects.find_user(data.validated_data["user"])
+        user = projects.find_user(
+            data.validated_data["user"], among=users_named_in(request.user, project)
+        )
         existed = Membership.objects.filter(project=project, user=user).exists()
         membership = projects.add_member(
             project=project, user=user, role=data.validated_data["role"]
         )
         return Response(
-            MemberSerializer(_member(project, membership.pk)).data,
+            MemberSerializer(_member(project, membership.pk), context={"request": request}).data,
             status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED,
         )
 
@@ -452,7 +465,8 @@ class MemberDetailView(ServiceErrorsMixin, APIView):
         data = MemberPatchSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         projects.change_role(membership=membership, role=data.validated_data["role"])
-        return Response(MemberSerializer(_member(project, membership.pk)).data)
+        member = _member(project, membership.pk)
+        return Response(MemberSerializer(member, context={"request": request}).data)
 
     @extend_schema(
         tags=["members"],

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpResponse, QueryDict
 from drf_spectacular.types import OpenApiTypes
@@ -32,6 +31,7 @@ from annotations.importing.datasets import (
 )
 from annotations.importing.formats import DatasetFormatError
 from annotations.models import Project
+from annotations.selectors.access import users_named_in
 from annotations.selectors.policy import may_export_annotations, may_export_gold, may_import
 from annotations.services.exports import ExportError, export_doccano, export_mafalda, published_gold
 from annotations.services.item_exports import EXPORTERS as ITEM_EXPORTERS
@@ -104,10 +104,12 @@ ERRORS = {
 }
 
 
-def _user(user_id: int) -> AbstractBaseUser:
-    user = get_user_model().objects.filter(pk=user_id).first()
+def _user(request: Request, project: Project, user_id: int) -> AbstractBaseUser:
+    """The account ``user_id`` among those the user may name in the project
+    (``access.users_named_in``); any other id, existing or not, is the same 400."""
+    user = users_named_in(request.user, project).filter(pk=user_id).first()
     if user is None:
-        raise BadRequest(f"no user with id {user_id}")
+        raise BadRequest(f"no user with id {user_id} in this project")
     return user
 
 
@@ -146,7 +148,7 @@ class DatasetImportView(APIView):
                     path=upload.file,
                     name=upload.name,
                     project=project,
-                    annotator=_user(data["annotator"]),
+                    annotator=_user(request, project, data["annotator"]),
                 )
             else:
                 report = import_texts(path=upload.file, name=upload.name, project=project)
@@ -199,7 +201,8 @@ class DatasetExportView(APIView):
                 raise BadRequest("annotator needs format=doccano")
             if not may_export_annotations(request.user, project, annotator_id):
                 raise PermissionDenied(ANNOTATION_EXPORTERS)
-            export_doccano(project=project, annotator=_user(annotator_id), out=out)
+            annotator = _user(request, project, annotator_id)
+            export_doccano(project=project, annotator=annotator, out=out)
             filename = f"{project.pk}-annotator-{annotator_id}.jsonl"
         else:
             if not may_export_gold(request.user, project):

@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from annotations.api import auth_views, views, work_views
+from annotations.api import auth_views, invitation_views, views, work_views
 
 urlpatterns = [
     path("auth/csrf/", auth_views.CsrfView.as_view(), name="auth-csrf"),
@@ -10,6 +10,16 @@ urlpatterns = [
     path("auth/logout/", auth_views.LogoutView.as_view(), name="auth-logout"),
     path("auth/me/", auth_views.MeView.as_view(), name="auth-me"),
     path("auth/token/", auth_views.TokenView.as_view(), name="auth-token"),
+    path(
+        "invitations/<str:token>/",
+        invitation_views.InvitationView.as_view(),
+        name="invitation",
+    ),
+    path(
+        "invitations/<str:token>/accept/",
+        invitation_views.AcceptInvitationView.as_view(),
+        name="invitation-accept",
+    ),
     # projects/ and projects/<pk>/ are in admin_urls (they create and change projects too).
     path(
         "projects/<int:pk>/next-document/",

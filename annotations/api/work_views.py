@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
@@ -40,7 +39,13 @@ from annotations.api.work_serializers import (
     document_query,
 )
 from annotations.models import Project
-from annotations.selectors.access import documents_for, is_staff_role, listed_annotations, rules
+from annotations.selectors.access import (
+    documents_for,
+    is_staff_role,
+    listed_annotations,
+    rules,
+    users_named_in,
+)
 from annotations.selectors.annotations import annotation_with_spans
 from annotations.selectors.document_page import DocumentRow, document_page
 from annotations.selectors.documents import (
@@ -81,13 +86,18 @@ def _admin_project(request: Request, pk: int) -> Project:
     return member_project(request, pk, may_assign, "only the project's admins assign documents")
 
 
-def _users(ids: list[int], field_name: str) -> list[AbstractBaseUser]:
-    """Users for ids, in the given order; unknown ids are a 400 on the field."""
+def _users(
+    request: Request, project: Project, ids: list[int], field_name: str
+) -> list[AbstractBaseUser]:
+    """Users for ids, in the given order, among those the user may name in the project
+    (``access.users_named_in``); any other id, existing or not, is the same 400."""
     ids = list(dict.fromkeys(ids))
-    found = get_user_model().objects.in_bulk(ids)
+    found = users_named_in(request.user, project).in_bulk(ids)
     missing = [i for i in ids if i not in found]
     if missing:
-        raise DjangoValidationError({field_name: [f"no user with id {i}" for i in missing]})
+        raise DjangoValidationError(
+            {field_name: [f"no user with id {i} in this project" for i in missing]}
+        )
     return [found[i] for i in ids]
 
 
@@ -121,7 +131,7 @@ class AssignView(WorkErrorsMixin, APIView):
             choice = services.Matching(document_query(body.get("filters") or {}, staff=True))
         report = services.assign_to_annotators(
             project=project,
-            annotators=_users(body["annotators"], "annotators"),
+            annotators=_users(request, project, body["annotators"], "annotators"),
             per_document=body["per_document"],
             documents=choice,
             seed=body.get("seed"),
@@ -143,7 +153,7 @@ class UnassignView(WorkErrorsMixin, APIView):
         data = UnassignRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         body = data.validated_data
-        (annotator,) = _users([body["annotator"]], "annotator")
+        (annotator,) = _users(request, project, [body["annotator"]], "annotator")
         removed = services.unassign(
             project=project,
             annotator=annotator,
@@ -167,8 +177,8 @@ class ReassignView(WorkErrorsMixin, APIView):
         data = ReassignRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         body = data.validated_data
-        (source,) = _users([body["from_annotator"]], "from_annotator")
-        (target,) = _users([body["to_annotator"]], "to_annotator")
+        (source,) = _users(request, project, [body["from_annotator"]], "from_annotator")
+        (target,) = _users(request, project, [body["to_annotator"]], "to_annotator")
         moved = services.reassign(
             project=project,
             documents=body["document_ids"],

@@ -13,6 +13,7 @@ project's taxonomy, ranges inside the text, sentence snapping) is checked by the
 - ``projects``: projects, memberships, documents, sentences, assignments (and the counters
   the database keeps on them);
 - ``imports``: import jobs;
+- ``invitations``: single-use links that make their holder a project member;
 - ``annotations``: annotators' annotations and spans;
 - ``gold``: gold standard versions, their documents and spans.
 """
@@ -27,6 +28,7 @@ from annotations.models.gold import (
     cascade_unless_published,
 )
 from annotations.models.imports import ImportJob, ImportUpload
+from annotations.models.invitations import Invitation
 from annotations.models.projects import (
     Assignment,
     CountersNotSaved,
@@ -48,6 +50,7 @@ __all__ = [
     "GoldStandard",
     "ImportJob",
     "ImportUpload",
+    "Invitation",
     "Membership",
     "Project",
     "PublishedGoldIsImmutable",

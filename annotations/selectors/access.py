@@ -10,7 +10,10 @@ Rules (per project, by the user's Membership role):
   reference before review);
 - non-members and anonymous users: nothing;
 - accounts (``users_known_to``): a user sees the usernames of the members of the projects
-  they review or administer; a superuser every account;
+  they review or administer; a superuser every account; naming an account in a project
+  (``users_named_in``) finds only those, themself and the project's former members, and
+  answers any other account as a missing one; e-mail addresses only to the user themself
+  and superusers (``sees_email_of``);
 - a superuser (``Rules.superusers_see_everything``) sees every project, document,
   annotation and gold standard, and counts as admin where they hold no membership; where
   they hold one, the project's pages that depend on the role show what that role shows (a
@@ -148,6 +151,36 @@ def users_known_to(user: User | None) -> QuerySet:
         return users
     seen = Membership.objects.filter(project_id__in=_member_project_ids(user, STAFF_ROLES))
     return users.filter(pk__in=seen.values("user_id"))
+
+
+def users_named_in(user: User | None, project: Project | int) -> QuerySet:
+    """Accounts the user may name by id, username or e-mail when acting in ``project``
+    (adding a member, choosing an annotator, exporting one's annotations): themself, the
+    accounts ``users_known_to`` them, and, where they review or administer the project,
+    whoever has an assignment or an annotation in it (a former member). Any other account
+    is answered as a missing one, so that existence does not leak."""
+    model = get_user_model()
+    if anonymous(user):
+        return model.objects.none()
+    if sees_everything(user):
+        return model.objects.all()
+    project_id = project if isinstance(project, int) else project.pk
+    named = Q(pk=user.pk) | Q(pk__in=users_known_to(user).values("pk"))
+    if is_staff_of(user, project_id):
+        named |= Q(
+            pk__in=Assignment.objects.filter(document__project_id=project_id).values("annotator_id")
+        ) | Q(
+            pk__in=Annotation.objects.filter(document__project_id=project_id).values("annotator_id")
+        )
+    return model.objects.filter(named)
+
+
+def sees_email_of(user: User | None, other: Any) -> bool:
+    """Whether the user may read ``other``'s e-mail address: their own, or a superuser's."""
+    return not anonymous(user) and (
+        getattr(user, "pk", None) == getattr(other, "pk", None)
+        or bool(getattr(user, "is_superuser", False))
+    )
 
 
 def role_in(user: User | None, project: Project | int) -> str | None:

@@ -24,7 +24,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from annotations.items import PROJECT_KINDS, FormError, parse_form
@@ -238,21 +238,28 @@ def update_project(
 # --- members ---------------------------------------------------------------------------
 
 
-def find_user(identifier: str) -> AbstractBaseUser:
-    """The user with this username or e-mail (case-insensitive); ``ValidationError`` on
-    field ``user`` when there is none, or when an e-mail is shared by several accounts."""
-    users = get_user_model().objects
+NOT_FOUND = "no user you share a project with has the username or e-mail '{}'; invite them instead"
+
+
+def find_user(
+    identifier: str, *, among: QuerySet | None = None, field: str = "user"
+) -> AbstractBaseUser:
+    """The user with this username or e-mail (case-insensitive) among ``among`` (default:
+    every account); ``ValidationError`` on ``field`` when there is none there (the same
+    answer whether or not an account outside ``among`` matches), or when an e-mail is
+    shared by several accounts."""
+    users = get_user_model().objects.all() if among is None else among
     login = identifier.strip()
     user = users.filter(username=login).first() or users.filter(username__iexact=login).first()
     if user is None and login:
         by_email = list(users.filter(email__iexact=login)[:2])
         if len(by_email) > 1:
             raise ValidationError(
-                {"user": [f"several users have the e-mail '{login}'; give the username"]}
+                {field: [f"several users have the e-mail '{login}'; give the username"]}
             )
         user = by_email[0] if by_email else None
     if user is None:
-        raise ValidationError({"user": [f"no user with username or e-mail '{login}'"]})
+        raise ValidationError({field: [NOT_FOUND.format(login)]})
     return user
 
 

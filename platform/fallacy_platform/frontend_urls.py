@@ -11,6 +11,7 @@ urlpatterns = [
     path("", app, name="app-home"),
     path("favicon.ico", favicon, name="favicon"),
     path("login/", app, name="app-login"),
+    path("invite/<str:token>/", app, name="app-invite"),
     path("projects/new/", app, name="app-project-new"),
     path("projects/<int:project_id>/", app, name="app-project"),
     path("projects/<int:project_id>/settings/", app, name="app-project-settings"),

@@ -175,6 +175,26 @@ WHITENOISE_USE_FINDERS = True
 LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/"
 
+# --- invitations and e-mail -------------------------------------------------------------
+# A project admin's invitation link is valid this many days (then 410).
+INVITATION_MAX_AGE_DAYS = float(os.environ.get("INVITATION_MAX_AGE_DAYS", "7"))
+# Invitations are e-mailed only when the operator configured sending: EMAIL_HOST (SMTP) or
+# EMAIL_BACKEND (a Django mail backend). Otherwise the admin copies the link.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS", default=not env_flag("EMAIL_USE_SSL"))
+EMAIL_USE_SSL = env_flag("EMAIL_USE_SSL")
+EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT", "10"))
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "webmaster@localhost")
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.dummy.EmailBackend"
+)
+INVITATION_EMAILS = bool(EMAIL_HOST or os.environ.get("EMAIL_BACKEND"))
+
 # --- REST API ---------------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -293,24 +293,36 @@ def test_staff_see_the_members_with_their_work(world):
         1,
         0,
     )
-    assert set(ann1["user"]) == {"id", "username", "email"}
+    assert set(ann1["user"]) == {"id", "username"}  # another member's e-mail: never
+    assert set(by_name["reviewer"]["user"]) == {"id", "username", "email"}  # one's own
 
 
 def test_members_are_added_by_username_or_email(world):
+    """Among the accounts the admin already shares a project with (here p3's members)."""
     admin = client_of(world.admin)
     url = f"/api/projects/{world.p1.pk}/members/"
-    User.objects.create_user("Carol", email="carol@example.org", password=PASSWORD)
+    carol = User.objects.create_user("Carol", email="carol@example.org", password=PASSWORD)
+    p3 = Project.objects.create(name="P3", taxonomy=world.taxonomy)
+    Membership.objects.create(project=p3, user=world.admin, role="admin")
+    for user in (carol, world.outsider):
+        Membership.objects.create(project=p3, user=user, role="annotator")
 
     by_name = admin.post(url, {"user": "OUTSIDER", "role": "annotator"}, format="json")
     assert by_name.status_code == 201, by_name.content
     assert (by_name.json()["user"]["username"], by_name.json()["role"]) == ("outsider", "annotator")
     by_email = admin.post(url, {"user": "Carol@Example.org", "role": "reviewer"}, format="json")
     assert by_email.status_code == 201 and by_email.json()["user"]["username"] == "Carol"
+    assert "email" not in by_email.json()["user"]
     again = admin.post(url, {"user": "carol", "role": "annotator"}, format="json")
     assert (again.status_code, again.json()["role"]) == (200, "annotator")
     unknown = admin.post(url, {"user": "nobody", "role": "annotator"}, format="json")
     assert unknown.status_code == 400
-    assert unknown.json() == {"user": ["no user with username or e-mail 'nobody'"]}
+    assert unknown.json() == {
+        "user": [
+            "no user you share a project with has the username or e-mail 'nobody'; invite"
+            " them instead"
+        ]
+    }
     refused = client_of(world.reviewer).post(url, {"user": "carol", "role": "admin"})
     assert refused.status_code == 403
 

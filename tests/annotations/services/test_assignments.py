@@ -387,7 +387,7 @@ def test_api_refuses_non_annotators_naming_them(team: Team) -> None:
     unknown = client_for(team.admin).post(
         url(team), {"annotators": [999999], "per_document": 1}, format="json"
     )
-    assert unknown.json() == {"annotators": ["no user with id 999999"]}
+    assert unknown.json() == {"annotators": ["no user with id 999999 in this project"]}
     assert not Assignment.objects.exists()
 
 
