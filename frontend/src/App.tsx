@@ -4,6 +4,7 @@ import { get, isAuthError } from "./api";
 import { linkHandler, match, navigate, usePath } from "./router";
 import type { Me } from "./types";
 import { LoginPage } from "./pages/Login";
+import { InvitePage } from "./pages/InvitePage";
 import { HomePage } from "./pages/Home";
 import { ProjectPage } from "./pages/project/ProjectPage";
 import { AnnotatePage } from "./pages/annotate/AnnotatePage";
@@ -72,7 +73,7 @@ export function App() {
   }, []);
 
   useEffect(() => {
-    if (checked && !me && !error && route.name !== "login" && route.name !== "notfound") {
+    if (checked && !me && !error && route.name !== "login" && route.name !== "invite" && route.name !== "notfound") {
       const next = location.pathname + location.search;
       navigate(`/login/?next=${encodeURIComponent(next)}`, true);
     }
@@ -91,6 +92,20 @@ export function App() {
     );
   }
   if (!checked) return <p class="boot">Loading…</p>;
+  if (route.name === "invite" && !error) {
+    // Signed in or not: the page asks the API what the link offers.
+    return (
+      <InvitePage
+        token={route.token}
+        key={route.token}
+        onJoined={async (projectId) => {
+          clearPrefetch();
+          await loadMe();
+          navigate(`/projects/${projectId}/`, true);
+        }}
+      />
+    );
+  }
   if (error) {
     return (
       <div class="page narrow">

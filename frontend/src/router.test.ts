@@ -11,6 +11,13 @@ describe("routes", () => {
     expect(match("/projects/3/leaderboard/7/")).toEqual({ name: "leaderboard", projectId: 3, goldId: 7 });
   });
 
+  it("matches an invitation link (its token: URL-safe base64)", () => {
+    expect(match("/invite/Ab-9_z/")).toEqual({ name: "invite", token: "Ab-9_z" });
+    expect(match("/invite/Ab-9_z")).toEqual({ name: "invite", token: "Ab-9_z" });
+    expect(match("/invite/")).toEqual({ name: "notfound" });
+    expect(match("/invite/a.b/")).toEqual({ name: "notfound" });
+  });
+
   it("does not match malformed paths", () => {
     for (const p of ["/runs/", "/runs/x/", "/projects/3/runs/new/extra/", "/projects/3/leaderboard/", "/projects/a/runs/"]) {
       expect(match(p)).toEqual({ name: "notfound" });

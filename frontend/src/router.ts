@@ -66,6 +66,7 @@ export function linkHandler(to: string) {
 
 export type Route =
   | { name: "login" }
+  | { name: "invite"; token: string }
   | { name: "home" }
   | { name: "project"; id: number }
   | { name: "projectNew" }
@@ -95,6 +96,8 @@ export type Route =
 export function match(path: string): Route {
   if (path === "/" || path === "") return { name: "home" };
   if (/^\/login\/?$/.test(path)) return { name: "login" };
+  const invite = /^\/invite\/([A-Za-z0-9_-]+)\/?$/.exec(path);
+  if (invite) return { name: "invite", token: invite[1] };
   if (/^\/projects\/new\/?$/.test(path)) return { name: "projectNew" };
   let m = /^\/projects\/(\d+)\/?$/.exec(path);
   if (m) return { name: "project", id: Number(m[1]) };

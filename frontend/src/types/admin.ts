@@ -98,11 +98,36 @@ export type Role = "admin" | "reviewer" | "annotator";
 
 export interface Member {
   id: number;
-  user: { id: number; username: string; email: string };
+  /** email: only in one's own row (every row for a superuser). */
+  user: { id: number; username: string; email?: string };
   role: Role;
   assigned: number;
   in_progress: number;
   submitted: number;
+}
+
+export interface Invitation {
+  id: number;
+  role: Role;
+  email: string;
+  created_by: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+/** A new invitation: its single-use link is shown only in this reply. */
+export interface NewInvitation extends Invitation {
+  link: string;
+  sent: boolean;
+}
+
+/** What an invitation link offers its holder. */
+export interface InvitationOffer {
+  project: string;
+  role: Role;
+  expires_at: string;
+  signed_in_as: string | null;
+  member: boolean;
 }
 
 export interface NewAccount {

@@ -1,4 +1,5 @@
-// Add an existing user (username or e-mail) with a role; adding a member again updates the role.
+// Add a user one already shares a project with (username or e-mail) with a role; adding a
+// member again updates the role. Anyone else is invited (InvitePanel).
 // As one types, the usernames that start so are offered (among the accounts the admin already
 // sees: GET /api/projects/ID/members/suggestions/).
 

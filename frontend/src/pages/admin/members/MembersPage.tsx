@@ -1,4 +1,4 @@
-// A project's members: who they are, their role and their work; add, change, remove.
+// A project's members: who they are, their role and their work; add, invite, change, remove.
 
 import { useState } from "preact/hooks";
 import { LoadErrorMessage } from "../../../components/PageMessage";
@@ -8,6 +8,7 @@ import { AdminLayout, Loading } from "../shared/AdminLayout";
 import { listOf } from "../shared/list";
 import { AddMemberForm } from "./AddMemberForm";
 import { CreateAccount } from "./CreateAccount";
+import { InvitePanel } from "./InvitePanel";
 import { MembersTable } from "./MembersTable";
 
 export function MembersPage({ me, projectId }: { me: Me; projectId: number }) {
@@ -23,6 +24,7 @@ export function MembersPage({ me, projectId }: { me: Me; projectId: number }) {
     <AdminLayout me={me} projectId={projectId} active="members" title="Members" testId="members-page" intro="Annotators annotate their assigned documents; reviewers and admins see everyone's work; admins set the project up.">
       {table}
       <AddMemberForm projectId={projectId} prefill={prefill} onAdded={() => members.reload()} />
+      <InvitePanel projectId={projectId} />
       {me.is_superuser && <CreateAccount onCreated={(a) => setPrefill(a.email || a.username)} />}
     </AdminLayout>
   );

@@ -49,6 +49,8 @@ export function MembersTable({ projectId, members, meId, onChanged }: { projectI
   };
 
   if (!members.length) return <p class="empty">No members yet: add someone below.</p>;
+  // E-mail addresses come only for oneself (and for every member to a superuser).
+  const emails = members.some((m) => m.user.email && m.user.id !== meId);
   return (
     <>
       <div class="table-wrap">
@@ -56,7 +58,7 @@ export function MembersTable({ projectId, members, meId, onChanged }: { projectI
           <thead>
             <tr>
               <th scope="col">User</th>
-              <th scope="col">E-mail</th>
+              {emails && <th scope="col">E-mail</th>}
               <th scope="col">Role</th>
               <CountHeaders />
               <th scope="col">
@@ -76,7 +78,7 @@ export function MembersTable({ projectId, members, meId, onChanged }: { projectI
                     </p>
                   )}
                 </th>
-                <td class="muted">{m.user.email || "—"}</td>
+                {emails && <td class="muted">{m.user.email || "—"}</td>}
                 <td>
                   <select class="inline-select" aria-label={`Role of ${m.user.username}`} value={m.role} disabled={busy === m.id} onChange={(e) => void changeRole(m, (e.target as HTMLSelectElement).value)} data-testid="member-role">
                     {ROLE_OPTIONS.map((o) => (
