@@ -1,5 +1,7 @@
 """``manage.py run_generation RUN --shard I``: the runner process of one shard (see
-``evaluation.runs.runner``). Started by the shard's Celery task; also usable by hand."""
+``evaluation.runs.runner``). Started by the shard's Celery task; also usable by hand. A
+failure writes its class (``runner.failure_path``, what the run's users read) and exits with
+the traceback (its log, the operator's)."""
 
 from __future__ import annotations
 
