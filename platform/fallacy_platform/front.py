@@ -45,6 +45,7 @@ CLIENT_WRITE_BUFFER = 1024 * 1024  # a response this large is taken from gunicor
 POOL_IDLE_SECONDS = 20.0  # gunicorn keeps an idle connection longer (serve: --keep-alive)
 POOL_MAX_IDLE = 64
 SAFE_METHODS = (b"GET", b"HEAD", b"OPTIONS")
+CONNECTIONS: set[asyncio.Task] = set()  # one task per client connection, cancelled at exit
 TOKEN = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 VERSIONS = (b"HTTP/1.0", b"HTTP/1.1")
 REASONS = {
@@ -442,6 +443,10 @@ async def serve_client(
     limits: Limits,
     pool: UpstreamPool,
 ) -> None:
+    task = asyncio.current_task()
+    assert task is not None
+    CONNECTIONS.add(task)
+    task.add_done_callback(CONNECTIONS.discard)
     writer.transport.set_write_buffer_limits(high=CLIENT_WRITE_BUFFER)
     peername = writer.get_extra_info("peername")
     peer = peername[0] if isinstance(peername, tuple) else "127.0.0.1"
@@ -461,6 +466,8 @@ async def serve_client(
         with contextlib.suppress(OSError, TimeoutError):
             await reply(writer, refusal, version)
             await linger(reader, writer)
+    except asyncio.CancelledError:
+        pass  # shutting down (ended normally: Python 3.11's stream callback trips on a cancel)
     except TimeoutError:
         writer.transport.abort()  # the client stopped reading: drop what it did not take
     except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
@@ -486,8 +493,11 @@ async def main(listen: str, upstream: str, limits: Limits) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    async with server:
-        await stop.wait()
+    await stop.wait()
+    server.close()
+    for task in CONNECTIONS:
+        task.cancel()
+    await asyncio.gather(*CONNECTIONS, return_exceptions=True)
 
 
 def raise_open_files_limit() -> None:
