@@ -54,7 +54,8 @@ SYSTEM_PACKAGES := chromium:chromium docker-compose:docker-compose swipl:swi-pro
 	nginx:nginx-light
 system-packages:
 	@missing=""; for pair in $(SYSTEM_PACKAGES); do \
-	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair##*:}"; done; \
+	  command -v $${pair%%:*} >/dev/null 2>&1 || [ -x /usr/sbin/$${pair%%:*} ] \
+	  || missing="$$missing $${pair##*:}"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing Debian packages:$$missing"; \
