@@ -11,6 +11,7 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
+from django.core.cache import cache
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -208,6 +209,25 @@ def test_the_link_is_emailed_only_when_the_operator_configured_sending(
     assert failed["sent"] is False and failed["link"]
 
 
+def test_guessing_tokens_or_usernames_is_throttled_like_signing_in(world, settings):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            "login_address": "4/h",
+            "login_username_address": "2/h",
+            "login_username": "100/h",
+        },
+    }
+    cache.clear()  # earlier tests' failures from this address
+    User.objects.create_user("taken", password=PASSWORD)
+    token, _ = invite(world)
+    tries = [accept(token, username="taken", password=NEW_PASSWORD).status_code for _ in range(3)]
+    assert tries == [400, 400, 429]  # the same taken username twice from one address
+    guesses = [APIClient().get(f"/api/invitations/{'x' * 43}/").status_code for _ in range(3)]
+    assert guesses == [404, 404, 429]  # 4 failures from this address in all
+    assert Invitation.objects.get().accepted_at is None
+
+
 # --- no user discovery ----------------------------------------------------------------------
 
 
@@ -346,3 +366,44 @@ def test_no_reply_to_a_project_admin_carries_another_users_email(world):
         assert "@mail.example.org" not in text, (reply.request["PATH_INFO"], text[:300])
     listed = admin.get(members).json()
     assert {row["user"]["username"]: row["user"].get("email") for row in listed}["admin"] == own
+
+
+# --- one link, one member -------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_link_accepted_at_once_by_several_makes_one_member(settings):
+    import threading
+
+    from django.db import connection
+
+    from annotations.services.invitations import (
+        InvitationGone,
+        accept_invitation,
+        create_invitation,
+    )
+
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    world = make_world()
+    _, token = create_invitation(project=world.p1, role="reviewer", created_by=world.admin)
+    takers = [User.objects.create_user(f"taker{i}") for i in range(4)]
+    barrier = threading.Barrier(len(takers))
+    outcomes: list[str] = []
+
+    def take(user: User) -> None:
+        try:
+            barrier.wait()
+            accept_invitation(token=token, user=user)
+            outcomes.append("joined")
+        except InvitationGone:
+            outcomes.append("gone")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=take, args=(user,)) for user in takers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["gone", "gone", "gone", "joined"]
+    assert Membership.objects.filter(project=world.p1, user__in=takers).count() == 1
