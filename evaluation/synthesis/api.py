@@ -423,10 +423,11 @@ class GenerationReportView(APIView):
 
 def generation_credentials(user: Any) -> list[dict[str, Any]]:
     """The credentials a generation job of the user may name: those of the projects they
-    generate for, every one when they may create a project (its name may be listed)."""
-    if may_create_projects(user):
+    administer, every one when they may create a project (its name may be listed)."""
+    ids = access.admin_project_ids(user)
+    if ids is None or may_create_projects(user):
         return credential_options(None)
-    return credential_options(generation_projects(user))
+    return credential_options(list(Project.objects.filter(pk__in=ids).only("id", "name")))
 
 
 class GenerationCredentialsView(APIView):
