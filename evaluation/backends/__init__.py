@@ -12,6 +12,11 @@
 - ``random_labels`` (``random``): a seeded uniform draw over the request's labels (the
   MAFALDA random baseline); ``silent`` (``silent``): answers nothing.
 
+Who may launch what: ``registry`` (the operator's registered models, the hub allow-list,
+``launch_problems`` for every launch path and ``resolve`` for the runner) and
+``setting_rules`` (the settings a project admin may choose, each backend's
+``tenant_settings``).
+
 ``get_backend(name)`` imports the implementing module on first use, so the web process,
 which only calls ``check_spec``, never imports torch or vLLM (the modules themselves
 import them inside their methods, too).
