@@ -30,6 +30,7 @@ from annotations.importing.datasets import (
     import_texts,
 )
 from annotations.importing.formats import DatasetFormatError
+from annotations.importing.parsing import parse_upload
 from annotations.models import Project
 from annotations.selectors.access import users_named_in
 from annotations.selectors.policy import may_export_annotations, may_export_gold, may_import
@@ -137,6 +138,7 @@ class DatasetImportView(APIView):
         project = member_project(request, data["project"], may_import, IMPORTERS)
         upload = data["file"]
         try:
+            parse_upload(source=upload.file, format=data["format"], name=upload.name)
             if data["format"] == "mafalda":
                 report = import_mafalda_gold(
                     path=upload.file, name=upload.name, project=project, created_by=request.user

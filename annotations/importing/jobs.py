@@ -59,6 +59,7 @@ from annotations.importing.formats.csv import read_csv_texts
 from annotations.importing.formats.hf import HFFolder
 from annotations.importing.formats.jsonl import RecordChecker, iter_json_objects
 from annotations.importing.formats.plaintext import TextRecord
+from annotations.importing.formats.text_limit import checked_text
 from annotations.importing.hf_archive import import_hf_archive, read_hf_archive
 from annotations.importing.items import (
     ITEM_FORMATS,
@@ -70,6 +71,7 @@ from annotations.importing.items import (
 )
 from annotations.importing.label_studio import import_label_studio
 from annotations.importing.liveness import beat_import_job
+from annotations.importing.parsing import parse_upload
 from annotations.importing.validation import FileCheck, error_entry, format_error_entry
 from annotations.models import ImportJob, ImportUpload, Project
 from annotations.services import search_index
@@ -265,7 +267,8 @@ def _run_claimed(job: ImportJob) -> ImportJob:
     job_id = job.pk
     content = job.content
     try:
-        check = FileCheck(job, content)
+        records = parse_upload(source=content, format=job.format, name=job.file_name)
+        check = FileCheck(job, content, records)
         check.run()
         if check.errors.count:
             return _finish(job, errors=check.errors.entries())
@@ -369,4 +372,7 @@ def _import(
 
 def _mafalda_texts(source: io.BytesIO, name: str) -> Iterator[tuple[int, str]]:
     for line, record in iter_json_objects(source, name):
-        yield line, RecordChecker(name, line, record).string("text")
+        yield (
+            line,
+            checked_text(RecordChecker(name, line, record).string("text"), name=name, line=line),
+        )

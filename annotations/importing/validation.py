@@ -20,6 +20,7 @@ from typing import Any
 from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.csv import CsvColumns, csv_rows
 from annotations.importing.formats.doccano import read_doccano
+from annotations.importing.formats.errors import FileLimitError
 from annotations.importing.formats.flub import read_flub
 from annotations.importing.formats.hf import HFFolder, HFFormatError
 from annotations.importing.formats.item_columns import ItemRows, is_jsonl, read_item_columns
@@ -28,6 +29,7 @@ from annotations.importing.formats.label_studio import check_label_studio
 from annotations.importing.formats.mafalda import read_mafalda
 from annotations.importing.formats.plaintext import TextRecord, read_text_blocks, read_text_jsonl
 from annotations.importing.formats.smartypat import smartypat_columns
+from annotations.importing.formats.text_limit import checked_text
 from annotations.importing.hf_archive import check_hf_folder, read_hf_archive
 from annotations.importing.items import (
     ITEM_FORMATS,
@@ -49,7 +51,7 @@ ID_BATCH = 500
 def format_error_entry(error: DatasetFormatError) -> dict[str, Any]:
     """A reader's error as a job lists it; a file inside an uploaded dataset folder is named
     (``data/test-00000-of-00001.parquet: row 2: spans[0].end: ...``)."""
-    if not isinstance(error, HFFormatError):
+    if not isinstance(error, HFFormatError | FileLimitError):
         return error_entry(error.line, error.field, error.message)
     return {**error_entry(error.line or None, error.field, error.message), "text": str(error)}
 
@@ -99,7 +101,9 @@ def _digest(text: str) -> bytes:
 class FileCheck:
     """One pass over the file collecting every problem (see the module docstring)."""
 
-    def __init__(self, job: ImportJob, content: bytes) -> None:
+    def __init__(
+        self, job: ImportJob, content: bytes, records: list[TextRecord] | None = None
+    ) -> None:
         self.job = job
         self.content = content
         self.name = job.file_name
@@ -108,8 +112,9 @@ class FileCheck:
         self.text_lines: dict[bytes, int] = {}  # digest of a text -> its first line
         self.id_lines: dict[str, int] = {}
         self.pending_ids: list[tuple[int, str, str]] = []  # (line, id, text) to look up
-        # a text file's records as read here, for the import to take instead of reading again
-        self.records: list[TextRecord] | None = None
+        # a text file's records (as the bounded child or this check read them), for the import
+        # to take instead of reading again
+        self.records = records
         self.hf_folder: HFFolder | None = None  # an uploaded dataset folder's rows
         self.reported_at = time.monotonic()
 
@@ -246,17 +251,17 @@ class FileCheck:
             self.errors.add_error(error)
 
     def text_blocks(self) -> None:
-        try:
-            self.content.decode("utf-8")
-        except UnicodeDecodeError as error:
-            line = self.content[: error.start].count(b"\n") + 1
-            self.errors.add(line, None, f"not UTF-8 text: {error.reason}")
-            return
-        self.records = []
-        for record in read_text_blocks(io.BytesIO(self.content), name=self.name):
+        if self.records is None:
+            try:
+                self.content.decode("utf-8")
+            except UnicodeDecodeError as error:
+                line = self.content[: error.start].count(b"\n") + 1
+                self.errors.add(line, None, f"not UTF-8 text: {error.reason}")
+                return
+            self.records = list(read_text_blocks(io.BytesIO(self.content), name=self.name))
+        for record in self.records:
             self.progress(record.line)
             self.repeated_text(record.line, record.text)
-            self.records.append(record)
 
     def labelled(self, record: Any, field_name: str, errors: Errors, line: int) -> None:
         def fail(place: str, message: str) -> DatasetFormatError:
@@ -350,7 +355,7 @@ class FileCheck:
                         as_gold.add(line, "sentences_with_labels", str(error))
             check = RecordChecker(self.name, line, record)
             try:
-                text = check.string("text")
+                text = checked_text(check.string("text"), name=self.name, line=line)
                 if not text.strip():
                     raise check.fail("text", "the text is blank")
             except DatasetFormatError as error:

@@ -33,11 +33,18 @@ from django.db import transaction
 
 from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.jsonl import Source, source_name
+from annotations.importing.parsing import bounded_parse
 from annotations.items import FormError, FormField, parse_form
 from annotations.models import Document, Project
 from annotations.services.documents import BATCH_SIZE, batched
 from evaluation.benchmarks import ITEM_TASKS
-from evaluation.items.output_files import OutputColumns, OutputRecord, file_shape, read_outputs
+from evaluation.items.output_files import (
+    OutputColumns,
+    OutputRecord,
+    file_shape,
+    parse_outputs_here,
+    read_outputs,
+)
 from evaluation.items.runs import JUDGE_PREFIX, score_item_run
 from evaluation.models import ModelRun, RunOutput
 from evaluation.runs.imports import RunImportError, create_imported_run
@@ -177,6 +184,15 @@ def import_item_run(
         id=id_column.strip() or OutputColumns.id,
         output=output_column.strip() or OutputColumns.output,
     )
+    for file in files:  # each read whole in the bounded child first (when not small)
+        bounded_parse(
+            f"{parse_outputs_here.__module__}:parse_outputs_here",
+            file.path,
+            file.name or "",
+            columns.id,
+            columns.output,
+            name=file.name or "",
+        )
     shape = file_shape(path, files[0].name or "")
     run = create_imported_run(
         project=project,

@@ -23,6 +23,7 @@ The first bad record raises ``DatasetFormatError`` naming the file, line and key
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from annotations.importing.formats.jsonl import (
     undecodable_line,
 )
 from annotations.importing.formats.storable import json_problem, shown
+from annotations.importing.parsing import content_of
 
 ID_COLUMN = "id"
 OUTPUT_COLUMN = "output"
@@ -249,3 +251,15 @@ class _LineCounter:
         self.line += self.text.count("\n", self.position, position)
         self.position = position
         return self.line
+
+
+def parse_outputs_here(source: bytes | str, name: str, id_column: str, output_column: str) -> None:
+    """Every record of the file read (in the bounded child, ``importing.parsing``); what is
+    wrong with one is the import's to name."""
+    content = content_of(source)
+    columns = OutputColumns(id=id_column, output=output_column)
+    try:
+        for _ in read_outputs(io.BytesIO(content), name=name, columns=columns):
+            pass
+    except DatasetFormatError:
+        return

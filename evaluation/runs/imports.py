@@ -30,6 +30,7 @@ from annotations.importing.formats.jsonl import (
     iter_json_objects,
     source_name,
 )
+from annotations.importing.parsing import RAW_RESULTS, parse_upload
 from annotations.models import Document, GoldDocument, GoldStandard, Project
 from annotations.services.documents import BATCH_SIZE, batched
 from evaluation.models import ModelRun, RunOutput
@@ -187,6 +188,7 @@ def import_run(
             "field",
         )
     file_name = source_name(path, file_name)
+    parse_upload(source=path, format=RAW_RESULTS, name=file_name)  # the bounded child first
     run = create_imported_run(
         project=project,
         name=name,

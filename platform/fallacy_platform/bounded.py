@@ -39,6 +39,7 @@ LIMIT_SETTINGS = (
     "IMPORT_MAX_ZIP_MEMBERS",
     "IMPORT_MAX_ROWS",
     "IMPORT_MAX_ROW_GROUP_BYTES",
+    "IMPORT_MAX_TEXT_CHARS",
 )
 _limits: dict[str, int] = {}  # in the child only: the limits its parent gave it
 _PAYLOAD, _RESULT = "payload.pickle", "result.pickle"
@@ -116,7 +117,11 @@ def run_bounded(target: str, *args: Any, **kwargs: Any) -> Any:
     try:
         with (folder / _PAYLOAD).open("wb") as sink:
             pickle.dump((target, args, kwargs, limits), sink)
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+            "FALLACY_BOUNDED_CHILD": "1",  # the package skips loading Celery
+        }
         try:
             done = subprocess.run(
                 [sys.executable, "-m", "fallacy_platform.bounded", str(folder)],

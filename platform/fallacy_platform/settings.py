@@ -364,6 +364,11 @@ IMPORT_MAX_ROWS = int(os.environ.get("IMPORT_MAX_ROWS", "1000000"))
 IMPORT_MAX_ROW_GROUP_BYTES = int(
     os.environ.get("IMPORT_MAX_ROW_GROUP_BYTES", str(64 * 1024 * 1024))
 )
+# The longest text (characters) of a record any import takes.
+IMPORT_MAX_TEXT_CHARS = int(os.environ.get("IMPORT_MAX_TEXT_CHARS", "100000"))
+# An import file (any format) up to this size is parsed in the web or worker process
+# itself; a larger one in the bounded child first (its start-up costs more than the parse).
+IMPORT_INPROCESS_MAX_BYTES = int(os.environ.get("IMPORT_INPROCESS_MAX_BYTES", str(64 * 1024)))
 # ``manage.py serve``'s front server (fallacy_platform/front.py) reads a request's head within
 # CLIENT_HEADER_TIMEOUT seconds and its body with no pause longer than CLIENT_BODY_TIMEOUT
 # (408 past either) before gunicorn sees the request.

@@ -220,3 +220,15 @@ def inspect_log_bomb(size: int = 400 * MIB) -> bytes:
         [("header.json", json.dumps({"status": "success"}).encode())],
         bomb=("samples/1_epoch_1.json", size),
     )
+
+
+def list_bomb(size: int = 1_000_000) -> bytes:
+    """A JSON array of ``size // 3`` empty arrays: each 3 bytes decodes to a ~64-byte object
+    (about 70 MiB of Python objects for the default, from under 1 MiB)."""
+    return b"[" + b"[]," * (size // 3 - 1) + b"[]]"
+
+
+def bomb_line(key: str = "metadata", *, text: str = "x", size: int = 1_000_000) -> bytes:
+    """A JSON Lines file of one record whose ``key`` holds ``list_bomb``."""
+    head = b'{"text": ' + json.dumps(text).encode() + b', "' + key.encode() + b'": '
+    return head + list_bomb(size) + b"}\n"

@@ -20,6 +20,7 @@ from annotations.importing.formats.errors import DatasetFormatError
 from annotations.importing.formats.jsonl import Source, open_text, source_name
 from annotations.importing.formats.plaintext import TextRecord
 from annotations.importing.formats.storable import NUL
+from annotations.importing.formats.text_limit import checked_text
 
 DELIMITERS = (",", ";", "\t", "|")
 SAMPLE_ROWS = 3
@@ -116,7 +117,9 @@ class CsvColumns:
                 None,
                 f"expected {len(self.columns)} fields (as in the header), got {len(fields)}",
             )
-        text = fields[self.text_index]
+        text = checked_text(
+            fields[self.text_index], name=self.name, line=line, field=self.text_column
+        )
         if not text.strip():
             raise DatasetFormatError(self.name, line, self.text_column, "the text is blank")
         chosen = {self.text_index, self.id_index}

@@ -19,6 +19,7 @@ from annotations.importing.formats.jsonl import (
     source_name,
     write_jsonl,
 )
+from annotations.importing.formats.text_limit import checked_text
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ def read_doccano(source: Source, *, name: str | None = None) -> Iterator[Doccano
     name = source_name(source, name)
     for line, record in iter_json_objects(source, name):
         check = RecordChecker(name, line, record)
-        text = check.string("text")
+        text = checked_text(check.string("text"), name=name, line=line)
         yield DoccanoRecord(
             line=line,
             id=_record_id(check),

@@ -28,3 +28,17 @@ class DatasetFormatError(ValueError):
         return (
             f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
         )
+
+
+class FileLimitError(DatasetFormatError):
+    """A whole file refused at a limit of its parsing process (no line):
+    ``big.jsonl: reading the file needs too much memory (limit IMPORT_MEMORY_BYTES = 2 GiB)``."""
+
+    def __init__(self, path: str | PurePath, message: str) -> None:
+        super().__init__(path, 0, None, message)
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.path, self.message))
+
+    def __str__(self) -> str:
+        return f"{self.file_name}: {self.message}"

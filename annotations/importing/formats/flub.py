@@ -24,6 +24,7 @@ from annotations.importing.formats.jsonl import (
     source_name,
     write_jsonl,
 )
+from annotations.importing.formats.text_limit import checked_text
 
 FIELDS = ("text", "is_question", "type", "explanation", "id", "options", "answer")
 OPTION_KEYS = ("A", "B", "C", "D")
@@ -51,7 +52,7 @@ def _check(check: RecordChecker) -> FlubRecord:
     for key in FIELDS:
         if key not in record:
             raise check.fail(key, "required field is missing")
-    text = check.string("text")
+    text = checked_text(check.string("text"), name=check.name, line=check.line)
     if not text.strip():
         raise check.fail("text", "the text is blank")
     is_question = record["is_question"]

@@ -37,6 +37,7 @@ from annotations.importing.formats.csv import csv_rows, header_names
 from annotations.importing.formats.errors import DatasetFormatError
 from annotations.importing.formats.jsonl import Source, iter_json_objects, json_kind, source_name
 from annotations.importing.formats.storable import TOO_DEEP, json_problem, shown
+from annotations.importing.formats.text_limit import checked_text
 
 ROLES = (
     "text",
@@ -213,6 +214,7 @@ class _Reader:
         text = self.string(line, record, columns.text)
         if text is None:
             raise self.fail(line, columns.text, "the text is blank or missing")
+        checked_text(text, name=self.name, line=line, field=columns.text)
         item_id = self.string(line, record, columns.id) or ""
         options: dict[str, str] = {}
         if isinstance(columns.options, tuple):

@@ -34,6 +34,7 @@ from annotations.importing.formats.jsonl import (
     source_name,
 )
 from annotations.importing.formats.storable import json_problem, shown
+from annotations.importing.formats.text_limit import checked_text
 
 FORMAT = "labelstudio"
 NOT_AN_EXPORT = "not a Label Studio JSON export (a JSON array of tasks)"
@@ -229,6 +230,7 @@ def _task(name: str, line: int, element: Any, position: int) -> LabelStudioTask:
     text = data.get("text")
     if not isinstance(text, str) or not text.strip():
         raise check.fail("data.text", "a task needs a non-empty text")
+    checked_text(text, name=check.file_name, line=line, field=f"{check.task}: data.text")
     external_id = data.get("external_id")
     task = LabelStudioTask(
         line=line,

@@ -23,6 +23,7 @@ from annotations.importing.formats.jsonl import (
     source_name,
     write_jsonl,
 )
+from annotations.importing.formats.text_limit import checked_text
 
 NOTHING = "nothing"
 TO_CLEAN = "to clean"
@@ -84,7 +85,7 @@ def read_mafalda(source: Source, *, name: str | None = None) -> Iterator[Mafalda
     name = source_name(source, name)
     for line, record in iter_json_objects(source, name):
         check = RecordChecker(name, line, record)
-        text = check.string("text")
+        text = checked_text(check.string("text"), name=name, line=line)
         yield MafaldaRecord(
             line=line,
             text=text,

@@ -17,6 +17,7 @@ from annotations.importing.formats.jsonl import (
     undecodable_line,
 )
 from annotations.importing.formats.storable import NUL
+from annotations.importing.formats.text_limit import checked_text
 
 
 @dataclass(frozen=True)
@@ -45,20 +46,26 @@ def read_text_blocks(source: Source, *, name: str | None = None) -> Iterator[Tex
                         first_line = line_number
                     block.append(line)
                 elif block:
-                    yield TextRecord(line=first_line, text="".join(block).strip())
+                    yield _block(name, first_line, block)
                     block = []
         except UnicodeDecodeError as error:
             line = undecodable_line(source) or line_number + 1
             raise DatasetFormatError(name, line, None, f"not UTF-8 text: {error.reason}") from None
         if block:
-            yield TextRecord(line=first_line, text="".join(block).strip())
+            yield _block(name, first_line, block)
+
+
+def _block(name: str, line: int, block: list[str]) -> TextRecord:
+    return TextRecord(
+        line=line, text=checked_text("".join(block).strip(), name=name, line=line, field=None)
+    )
 
 
 def read_text_jsonl(source: Source, *, name: str | None = None) -> Iterator[TextRecord]:
     name = source_name(source, name)
     for line, record in iter_json_objects(source, name):
         check = RecordChecker(name, line, record)
-        text = check.string("text")
+        text = checked_text(check.string("text"), name=name, line=line)
         if not text.strip():
             raise check.fail("text", "the text is blank")
         raw_id = record.get("id", "")

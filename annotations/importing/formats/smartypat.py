@@ -40,6 +40,7 @@ from annotations.importing.formats.cells import csv_writer, unescape_cell
 from annotations.importing.formats.csv import csv_rows, header_names
 from annotations.importing.formats.errors import DatasetFormatError
 from annotations.importing.formats.jsonl import Source, source_name
+from annotations.importing.formats.text_limit import checked_text
 
 COLUMNS = ("id", "original post", "fallacy types", "declarative rewrite")
 POST, TYPES, REWRITE = "original post", "fallacy types", "declarative rewrite"
@@ -189,7 +190,8 @@ class SmartyPatColumns:
             raise DatasetFormatError(
                 self.name, line, self.columns[self.index["id"]], "the id is empty"
             )
-        text = fields[self.text_index]
+        column = self.columns[self.text_index]
+        text = checked_text(fields[self.text_index], name=self.name, line=line, field=column)
         if not text.strip():
             raise DatasetFormatError(
                 self.name, line, self.columns[self.text_index], "the text is blank"

@@ -58,6 +58,7 @@ from annotations.importing.items import (
     parse_set_metadata,
 )
 from annotations.importing.label_studio import LabelStudioReport, import_label_studio
+from annotations.importing.parsing import parse_upload
 from annotations.importing.uima import import_uima
 from annotations.models import Project, Taxonomy
 from annotations.services.projects import create_project
@@ -169,6 +170,7 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: no such file")
         started, cpu_started = time.perf_counter(), time.process_time()
         try:
+            parse_upload(source=path, format=file_format, name=str(path))
             with transaction.atomic():
                 if file_format in ITEM_FORMATS:
                     report = self._import_items(

@@ -8,6 +8,7 @@ memory cap."""
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from django.test import override_settings
 from fallacy_platform import bounded
 from rest_framework.test import APIClient
 
+from annotations.form_presets import form_preset
 from annotations.importing.formats.uima import TYPE_SYSTEM, type_system
 from annotations.models import Document, GoldStandard, Project
 from annotations.services.projects import create_project
@@ -121,20 +123,22 @@ def test_the_import_tab_refuses_each_hostile_file_naming_why(
     assert bounded.last_peak_bytes < cap
 
 
-@pytest.mark.parametrize(
-    ("fmt", "name", "build"),
-    [("csv", "huge-field.csv", hostile.huge_csv_field), ("text", "huge.jsonl", hostile.huge_line)],
-)
-def test_a_huge_field_or_line_under_the_upload_limit_is_one_text_like_any_other(
-    admin, fmt: str, name: str, build: Callable[[], bytes]
-) -> None:
+def test_a_huge_field_or_line_under_the_upload_limit_is_refused_at_the_text_limit(admin) -> None:
     user, project = admin
     client = APIClient()
     client.force_authenticate(user)
-    fields = {"file": SimpleUploadedFile(name, build()), "format": fmt}
-    response = client.post(f"/api/projects/{project.pk}/imports/", fields, format="multipart")
-    assert response.status_code == 201 and response.json()["status"] == "succeeded"
-    assert [len(text) for text in Document.objects.values_list("text", flat=True)] == [900 * 1024]
+    for fmt, name, build in (
+        ("csv", "huge-field.csv", hostile.huge_csv_field),
+        ("text", "huge.jsonl", hostile.huge_line),
+    ):
+        fields = {"file": SimpleUploadedFile(name, build()), "format": fmt}
+        response = client.post(f"/api/projects/{project.pk}/imports/", fields, format="multipart")
+        body = response.json()
+        assert response.status_code == 201 and body["status"] == "failed", body
+        line = 2 if fmt == "csv" else 1
+        assert body["errors"][0]["line"] == line, body["errors"]
+        assert "IMPORT_MAX_TEXT_CHARS = 100,000" in body["errors"][0]["text"]
+    assert not Document.objects.exists()
 
 
 @pytest.mark.parametrize(
@@ -248,3 +252,233 @@ def test_import_project_refuses_an_archive_with_a_huge_row_under_the_cap(tmp_pat
     assert "IMPORT_MAX_UNPACKED_BYTES" in message and "documents.jsonl" in message, message
     assert 0 < bounded.last_peak_bytes < 512 * MIB
     assert not Project.objects.exists()
+
+
+# --- texts over IMPORT_MAX_TEXT_CHARS, and files parsed in the bounded child ---------------
+
+LONG = "a" * 1001
+TEXT_LIMIT = {"IMPORT_MAX_TEXT_CHARS": 1000}
+
+
+def _lines(*records: Any) -> bytes:
+    return "".join(json.dumps(record) + "\n" for record in records).encode()
+
+
+def _flub(text: str, item_id: str) -> dict[str, Any]:
+    options = {"A": "a", "B": "b"}
+    return {
+        **{"text": text, "is_question": False, "type": None, "explanation": ""},
+        **{"id": item_id, "options": options, "answer": "A"},
+    }
+
+
+# (format, file name, content with a long text, its line)
+SPAN_LONG = [
+    ("text", "long.txt", b"good\n\n" + LONG.encode() + b"\n", 3),
+    ("text", "long.jsonl", _lines({"text": "good"}, {"text": LONG}), 2),
+    ("csv", "long.csv", b"text\ngood\n" + LONG.encode() + b"\n", 3),
+    (
+        "mafalda",
+        "long.jsonl",
+        _lines({"text": "good", "labels": []}, {"text": LONG, "labels": []}),
+        2,
+    ),
+    ("mafalda", "texts.jsonl", _lines({"text": "good"}, {"text": LONG}), 2),
+    (
+        "doccano",
+        "long.jsonl",
+        _lines({"text": "good", "label": []}, {"text": LONG, "label": []}),
+        2,
+    ),
+    (
+        "labelstudio",
+        "long.json",
+        b'[{"data": {"text": "good"}},\n' + json.dumps({"data": {"text": LONG}}).encode() + b"]",
+        2,
+    ),
+]
+ITEM_LONG = [
+    ("flub", "long.jsonl", _lines(_flub("good", "f1"), _flub(LONG, "f2")), 2),
+    ("smartypat", "long.csv", b"id,original post\n1,good\n2," + LONG.encode() + b"\n", 3),
+    ("items", "long.csv", b"post\ngood\n" + LONG.encode() + b"\n", 3),
+]
+COLUMNS = '{"text": "post"}'
+LIMIT_TEXT = "more than the limit (IMPORT_MAX_TEXT_CHARS = 1,000)"
+
+
+@pytest.fixture
+def items_admin(admin) -> tuple[Any, Project]:
+    user, _ = admin
+    project = create_project(
+        name="Hostile items",
+        taxonomy=install_preset(name="flub"),
+        kind="items",
+        form=form_preset("flub"),
+        created_by=user,
+    )
+    return user, project
+
+
+def _tab(user: Any, project: Project, fmt: str, name: str, content: bytes) -> str:
+    """The Import tab's upload; the errors' text (the job failed, or a 400)."""
+    client = APIClient()
+    client.force_authenticate(user)
+    fields: dict[str, Any] = {"file": SimpleUploadedFile(name, content), "format": fmt}
+    if fmt == "doccano":
+        fields["annotator"] = user.username
+    if fmt == "items":
+        fields["columns"] = COLUMNS
+    response = client.post(f"/api/projects/{project.pk}/imports/", fields, format="multipart")
+    assert response.status_code in (201, 400), response.content[:300]
+    body = response.json()
+    if response.status_code == 400:
+        return str(body)
+    assert body["status"] == "failed", body
+    return " ".join(error["text"] for error in body["errors"])
+
+
+def _cli(project: Project, fmt: str, path: Path) -> str:
+    args = ["import_dataset", str(path), "--format", fmt, "--project", project.name]
+    if fmt == "doccano":
+        args += ["--annotator", "hostile-admin"]
+    if fmt == "items":
+        args += ["--columns", COLUMNS]
+    return _command(*args)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "content", "line"),
+    SPAN_LONG + ITEM_LONG,
+    ids=[f"{case[0]}-{case[1]}" for case in SPAN_LONG + ITEM_LONG],
+)
+def test_a_text_over_the_limit_is_refused_naming_its_line_by_the_tab_and_the_command_line(
+    admin, items_admin, tmp_path: Path, fmt: str, name: str, content: bytes, line: int
+) -> None:
+    user, project = items_admin if (fmt, name, content, line) in ITEM_LONG else admin
+    before = _counts()
+    path = tmp_path / name
+    path.write_bytes(content)
+    with override_settings(**TEXT_LIMIT):
+        shown = _tab(user, project, fmt, name, content)
+        # the command line reads no CSV of texts, and MAFALDA there is a gold standard only
+        message = "" if name in ("long.csv", "texts.jsonl") else _cli(project, fmt, path)
+    assert f"{line}: " in shown and LIMIT_TEXT in shown, shown[:500]
+    if message:
+        assert f"{name}:{line}:" in message and LIMIT_TEXT in message, message[:500]
+    assert _counts() == before
+
+
+@pytest.mark.parametrize("fmt", ["text", "mafalda", "doccano"])
+def test_datasets_import_refuses_a_text_over_the_limit_naming_its_line(admin, fmt: str) -> None:
+    user, project = admin
+    client = APIClient()
+    client.force_authenticate(user)
+    key = {"doccano": "label", "mafalda": "labels", "text": "source"}[fmt]
+    content = _lines({"text": "good", key: []}, {"text": LONG, key: []})
+    if fmt == "text":
+        content = _lines({"text": "good"}, {"text": LONG})
+    data: dict[str, Any] = {
+        "format": fmt,
+        "project": project.pk,
+        "file": SimpleUploadedFile("long.jsonl", content),
+    }
+    if fmt == "doccano":
+        data["annotator"] = user.pk
+    with override_settings(**TEXT_LIMIT):
+        response = client.post("/api/datasets/import/", data, format="multipart")
+    assert response.status_code == 400, response.content[:300]
+    assert "long.jsonl:2: text: the text has 1,001 characters" in response.json()["detail"]
+    assert _counts() == (0, 0)
+
+
+MEMORY = {"IMPORT_MEMORY_BYTES": 64 * MIB}
+NEEDS_MEMORY = "reading the file needs too much memory (limit IMPORT_MEMORY_BYTES = 64 MiB)"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "build"),
+    [
+        ("text", "bomb.jsonl", lambda: hostile.bomb_line()),
+        ("mafalda", "bomb.jsonl", lambda: hostile.bomb_line("labels")),
+        ("doccano", "bomb.jsonl", lambda: hostile.bomb_line("label")),
+        ("labelstudio", "bomb.json", lambda: b'[{"data": ' + hostile.bomb_line("m")[:-1] + b"}]"),
+        ("flub", "bomb.jsonl", lambda: hostile.bomb_line("options")),
+        ("items", "bomb.jsonl", lambda: hostile.bomb_line("post")),
+    ],
+)
+def test_a_file_that_decodes_past_the_memory_cap_is_refused_by_the_tab_and_the_command_line(
+    admin, items_admin, tmp_path: Path, fmt: str, name: str, build: Callable[[], bytes]
+) -> None:
+    """Under 1 MiB (imported inside the request), about 70 MiB once decoded: parsed by the
+    bounded child, refused at its cap, nothing imported."""
+    user, project = items_admin if fmt in ("flub", "items") else admin
+    content = build()
+    assert 64 * 1024 < len(content) < MIB
+    before = _counts()
+    path = tmp_path / name
+    path.write_bytes(content)
+    with override_settings(**MEMORY):
+        assert NEEDS_MEMORY in _tab(user, project, fmt, name, content)
+        assert NEEDS_MEMORY in _cli(project, fmt, path)
+    assert _counts() == before
+
+
+def test_datasets_import_and_run_imports_refuse_a_file_past_the_memory_cap(admin) -> None:
+    user, project = admin
+    client = APIClient()
+    client.force_authenticate(user)
+    for url, data in (
+        ("/api/datasets/import/", {"format": "text", "project": project.pk}),
+        (f"/api/evaluation/projects/{project.pk}/run-imports/", {"name": "bomb"}),
+    ):
+        data["file"] = SimpleUploadedFile("bomb.jsonl", hostile.bomb_line("prediction"))
+        with override_settings(**MEMORY):
+            response = client.post(url, data, format="multipart")
+        assert response.status_code == 400, response.content[:300]
+        assert f"bomb.jsonl: {NEEDS_MEMORY}" in str(response.json()), response.content[:300]
+    assert _counts() == (0, 0)
+
+
+def test_run_imports_of_item_outputs_refuse_a_file_past_the_memory_cap(items_admin) -> None:
+    user, project = items_admin
+    client = APIClient()
+    client.force_authenticate(user)
+    data = {
+        "name": "bomb",
+        "field": "type",
+        "file": SimpleUploadedFile("bomb.jsonl", hostile.bomb_line("output")),
+    }
+    with override_settings(**MEMORY):
+        response = client.post(
+            f"/api/evaluation/projects/{project.pk}/run-imports/", data, format="multipart"
+        )
+    assert response.status_code == 400, response.content[:300]
+    assert f"bomb.jsonl: {NEEDS_MEMORY}" in str(response.json()), response.content[:300]
+
+
+def test_import_run_refuses_raw_results_past_the_memory_cap(tmp_path: Path) -> None:
+    three_text_gold(tmp_path)
+    path = tmp_path / "bomb.jsonl"
+    path.write_bytes(hostile.bomb_line("prediction"))
+    with override_settings(**MEMORY):
+        message = _command("import_run", str(path), "--project", "Harness", "--name", "bomb")
+    assert NEEDS_MEMORY in message, message
+
+
+def test_a_small_file_is_parsed_in_process_and_a_larger_one_in_the_child(admin) -> None:
+    """The rule of ``IMPORT_INPROCESS_MAX_BYTES``: a child's start-up costs more than
+    parsing a small file; a larger one is parsed in the child (its peak memory is recorded)."""
+    user, project = admin
+    small = b"".join(b"text %d\n\n" % number for number in range(1000))
+    large = b"".join(b"text %d %s\n\n" % (number, b"x" * 80) for number in range(1000))
+    assert len(small) < 64 * 1024 < len(large)
+    client = APIClient()
+    client.force_authenticate(user)
+    for content, in_child in ((small, False), (large, True)):
+        Document.objects.all().delete()
+        bounded.last_peak_bytes = 0
+        fields = {"file": SimpleUploadedFile("texts.txt", content), "format": "text"}
+        response = client.post(f"/api/projects/{project.pk}/imports/", fields, format="multipart")
+        assert response.json()["status"] == "succeeded", response.content[:300]
+        assert Document.objects.count() == 1000
+        assert (bounded.last_peak_bytes > 0) is in_child
