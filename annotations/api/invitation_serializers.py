@@ -9,7 +9,7 @@ from annotations.models import Invitation, Membership
 
 class InvitationCreateSerializer(serializers.Serializer):
     role = serializers.ChoiceField(choices=Membership.Role.choices)
-    email = serializers.CharField(
+    email = serializers.EmailField(
         required=False,
         allow_blank=True,
         default="",
