@@ -14,8 +14,8 @@ from contextlib import contextmanager
 
 import pytest
 from django.test import override_settings
-
 from fallacy_platform.slots import SlotsBusy, hold
+
 from tests.support.processes import PYTHON, ROOT
 
 REDIS = os.environ.get("SLOTS_TEST_REDIS", "redis://127.0.0.1:6379/4")

@@ -16,8 +16,8 @@ from rest_framework.test import APIClient
 from annotations.importing.datasets import import_mafalda_gold
 from annotations.importing.items import import_items
 from annotations.models import Membership, Project
-from annotations.selectors.policy import may_export_gold
 from annotations.selectors.gold import gold_state
+from annotations.selectors.policy import may_export_gold
 from annotations.services.gold import save_document_gold
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
