@@ -17,4 +17,7 @@
 - ``jobs``: imports started in the browser (``ImportJob``): created, run in the request or
   queued, validated first (``validation``: every bad record listed), then imported;
 - ``liveness``: the heartbeat of a running import job, and the sweep that fails a dead one.
+- ``parsing``, ``untrusted``: uploaded files decoded in the bounded child process
+  (``fallacy_platform.bounded``) before this process reads them (archives and Parquet in
+  ``untrusted``, every other format in ``parsing``).
 """
