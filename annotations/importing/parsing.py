@@ -21,7 +21,7 @@ import io
 from pathlib import Path
 from typing import Any
 
-from fallacy_platform.bounded import LimitExceeded, limit, run_bounded
+from fallacy_platform.bounded import ChildFailed, LimitExceeded, limit, run_bounded
 
 from annotations.importing.formats.csv import csv_rows
 from annotations.importing.formats.errors import DatasetFormatError, FileLimitError
@@ -48,13 +48,14 @@ def parse_upload(*, source: Source | bytes, format: str, name: str) -> list[Text
 
 def bounded_parse(target: str, source: Source | bytes, *args: Any, name: str) -> Any:
     """``target(content or path, *args)`` in the bounded child, for a file larger than
-    ``IMPORT_INPROCESS_MAX_BYTES`` (else None); past a limit a ``FileLimitError``."""
+    ``IMPORT_INPROCESS_MAX_BYTES`` (else None); past a limit (or when the child ended without
+    a result, which the operator's log explains) a ``FileLimitError``."""
     given = _given(source)
     if given is None:
         return None
     try:
         return run_bounded(target, given, *args)
-    except LimitExceeded as error:
+    except (LimitExceeded, ChildFailed) as error:
         raise FileLimitError(name, str(error)) from None
 
 
