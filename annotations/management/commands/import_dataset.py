@@ -170,7 +170,6 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: no such file")
         started, cpu_started = time.perf_counter(), time.process_time()
         try:
-            parse_upload(source=path, format=file_format, name=str(path))
             with transaction.atomic():
                 if file_format in ITEM_FORMATS:
                     report = self._import_items(
@@ -250,6 +249,7 @@ class Command(BaseCommand):
     def _import(
         self, path: Path, file_format: str, project_name: str, annotator: str | None, taxonomy: str
     ) -> ImportReport | LabelStudioReport:
+        parse_upload(source=path, format=file_format, name=str(path))  # the bounded child
         project = Project.objects.filter(name=project_name).first()
         if project is None:
             project = create_project(name=project_name, taxonomy=_taxonomy(taxonomy))
@@ -279,6 +279,7 @@ class Command(BaseCommand):
         text_column: str | None = None,
         metadata: dict[str, str] | None = None,
     ) -> ItemImportReport:
+        parse_upload(source=path, format=file_format, name=str(path))  # the bounded child
         project = Project.objects.filter(name=project_name).first()
         if project is None:
             preset_name = form_preset or (file_format if file_format != "items" else None)
