@@ -61,7 +61,7 @@ WEB_CASES: list[tuple[str, str, Callable[[], bytes], str, dict[str, int]]] = [
         "IMPORT_MEMORY_BYTES",
         {**HUGE, "IMPORT_MEMORY_BYTES": 1024 * MIB},
     ),
-    ("hf", "slow.zip", hostile.parquet_bomb_zip, "IMPORT_SECONDS", {"IMPORT_SECONDS": 1}),
+    ("hf", "slow.zip", hostile.parquet_bomb_zip, "IMPORT_SECONDS", {**HUGE, "IMPORT_SECONDS": 1}),
     (
         "hf",
         "big-member.zip",
