@@ -42,6 +42,7 @@ from evaluation.backends.credentials import url_allowed
 from evaluation.backends.openai_backend import OpenAIBackend
 from evaluation.benchmarks import classification
 from evaluation.models import GenerationJob, ModelRun, PromptVariant
+from tests.support.builtin_rows import builtin_variant
 from tests.support.judging import FORM
 from tests.support.openai_server import openai_server
 from tests.support.processes import ROOT, free_port
@@ -112,19 +113,8 @@ def item_project() -> tuple[Project, User, PromptVariant]:
     Document.objects.create(
         project=project, text="Everyone says so.", position=0, metadata={"gold": {"type": "a"}}
     )
-    spec = classification.BUILTIN_VARIANTS[0]
-    variant, _ = PromptVariant.objects.get_or_create(  # a flush may have emptied the table
-        task="classification",
-        name=spec.name,
-        version=1,
-        defaults={
-            "kind": spec.kind,
-            "template": spec.template,
-            "parser": spec.parser,
-            "decoding": dict(spec.settings),
-            "builtin": True,
-        },
-    )
+    # a flush may have emptied the table
+    variant = builtin_variant("classification", classification.BUILTIN_VARIANTS[0])
     return project, admin, variant
 
 
