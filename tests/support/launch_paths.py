@@ -16,13 +16,14 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
+from rest_framework.test import APIClient
 
 from annotations.form_presets import get_form_preset
 from annotations.importing.datasets import import_mafalda_gold
 from annotations.models import Document, Membership, Project
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
-from evaluation.models import PromptVariant
+from evaluation.models import GenerationJob, ModelRun, PromptVariant
 from tests.support.generation import TYPE, seed
 from tests.support.judging import FORM, free_text_run
 
@@ -32,6 +33,35 @@ JOBS = "/api/evaluation/generation-jobs/"
 TEXT = "You cannot trust Smith on taxes, he cheated on his wife."
 
 Body = Callable[[dict[str, Any]], tuple[str, dict[str, Any], str]]
+
+
+def as_user(user: User) -> APIClient:
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+def created() -> tuple[int, int]:
+    """How many runs and generation jobs there are."""
+    return ModelRun.objects.count(), GenerationJob.objects.count()
+
+
+def refused(
+    user: User, body: Body, model: dict[str, Any], fields: list[str], capture_on_commit
+) -> str:
+    """``user`` launches ``model`` through ``body``: a 400 naming each of ``fields`` under the
+    launch's prefix, nothing queued on commit. The answer's text.
+
+    ``capture_on_commit``: pytest-django's ``django_capture_on_commit_callbacks``."""
+    url, data, where = body(model)
+    with capture_on_commit(execute=False) as queued:
+        response = as_user(user).post(url, data, format="json")
+    assert response.status_code == 400, (model, response.content)
+    answer = response.json()
+    for field in fields:
+        assert f"{where}.{field}" in answer, (model, answer)
+    assert queued == []
+    return response.content.decode()
 
 
 def span_body(admin: User, tmp_path: Path) -> Body:

@@ -10,35 +10,24 @@ jobs.
 from __future__ import annotations
 
 import json
-import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from rest_framework.test import APIClient
 
-from annotations.importing.datasets import import_mafalda_gold
-from annotations.models import Membership, Project
-from annotations.services.projects import add_member, create_project
-from annotations.services.taxonomy import install_preset
 from evaluation.backends import BackendError
 from evaluation.backends.credentials import parse_credentials
-from evaluation.models import GenerationJob, ModelRun, PromptVariant
+from evaluation.models import ModelRun
 from evaluation.runs.runner import run_shard
-from tests.support.generation import TYPE, seed
-from tests.support.judging import FORM, free_text_run
+from tests.support.launch_paths import PATHS, as_user, created, items_project, refused, span_body
 from tests.support.openai_server import FakeOpenAIServer, openai_server
 
 pytestmark = pytest.mark.django_db
 
 SECRET = "sk-operator-0123456789-secret"
 DATABASE_SECRET = "postgres://app:db-password-secret@db/app"
-RUNS = "/api/evaluation/runs/"
-JUDGES = "/api/evaluation/judges/"
-JOBS = "/api/evaluation/generation-jobs/"
-TEXT = "You cannot trust Smith on taxes, he cheated on his wife."
 
 
 @pytest.fixture
@@ -67,132 +56,9 @@ def admin() -> User:
     return User.objects.create_user("tenant-admin")  # not a superuser
 
 
-def as_user(user: User) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
-def span_body(admin: User, tmp_path: Path) -> Callable[[dict[str, Any]], tuple[str, dict, str]]:
-    project = create_project(name="Spans", taxonomy=install_preset(name="mafalda"))
-    gold = tmp_path / "gold.jsonl"
-    gold.write_text(json.dumps({"text": TEXT, "labels": [], "comments": []}) + "\n")
-    import_mafalda_gold(path=gold, project=project)
-    add_member(project=project, user=admin, role=Membership.Role.ADMIN)
-    variant = PromptVariant.objects.get(task="mafalda", name="zero-shot", version=1)
-
-    def body(settings: dict[str, Any]) -> tuple[str, dict, str]:
-        model = {"backend": "openai", "model": "test-model", "settings": settings}
-        return (
-            RUNS,
-            {
-                "project": project.pk,
-                "gold_standard": project.gold_standards.get().pk,
-                "models": [model],
-                "prompt_variants": [variant.pk],
-            },
-            "models[0].settings",
-        )
-
-    return body
-
-
-def items_project(admin: User) -> Project:
-    project = Project.objects.create(
-        name="Items", taxonomy=install_preset(name="mafalda"), kind="items", form=FORM
-    )
-    from annotations.models import Document
-
-    Document.objects.create(project=project, text=TEXT, position=0, metadata={})
-    Membership.objects.create(project=project, user=admin, role="admin")
-    return project
-
-
-def item_body(admin: User, tmp_path: Path) -> Callable[[dict[str, Any]], tuple[str, dict, str]]:
-    project = items_project(admin)
-    variant = PromptVariant.objects.get(task="free-text", name="zero-shot")
-
-    def body(settings: dict[str, Any]) -> tuple[str, dict, str]:
-        model = {"backend": "openai", "model": "test-model", "settings": settings}
-        return (
-            RUNS,
-            {
-                "project": project.pk,
-                "field": "explanation",
-                "models": [model],
-                "prompt_variants": [variant.pk],
-            },
-            "models[0].settings",
-        )
-
-    return body
-
-
-def judge_body(admin: User, tmp_path: Path) -> Callable[[dict[str, Any]], tuple[str, dict, str]]:
-    project = items_project(admin)
-    judged = free_text_run(project, list(project.documents.all()))
-    variant = PromptVariant.objects.get(task="judge-fidelity", name="fidelity")
-
-    def body(settings: dict[str, Any]) -> tuple[str, dict, str]:
-        model = {"backend": "openai", "model": "test-model", "settings": settings}
-        return (
-            JUDGES,
-            {
-                "project": project.pk,
-                "judge_model": model,
-                "prompt_variant": variant.pk,
-                "judged_run": judged.pk,
-            },
-            "judge_model.settings",
-        )
-
-    return body
-
-
-def generation_body(
-    admin: User, tmp_path: Path
-) -> Callable[[dict[str, Any]], tuple[str, dict, str]]:
-    if shutil.which("swipl") is None:
-        pytest.skip("SWI-Prolog is not installed")
-    seed()
-    root = User.objects.create_superuser("root", password="x")
-    with openai_server() as local:  # the project is made by a first launch (nothing runs)
-        made = as_user(root).post(
-            JOBS,
-            {
-                "project": "Gen",
-                "type": TYPE,
-                "backend": "openai",
-                "model": "m",
-                "settings": {"base_url": local.base_url},
-            },
-            format="json",
-        )
-    assert made.status_code == 201, made.content
-    project = Project.objects.get(name="Gen")
-    Membership.objects.create(project=project, user=admin, role="admin")
-
-    def body(settings: dict[str, Any]) -> tuple[str, dict, str]:
-        return (
-            JOBS,
-            {
-                "project": "Gen",
-                "type": TYPE,
-                "backend": "openai",
-                "model": "test-model",
-                "settings": settings,
-            },
-            "model.settings",
-        )
-
-    return body
-
-
-PATHS = {"runs": span_body, "item runs": item_body, "judges": judge_body, "jobs": generation_body}
-
-
-def created() -> tuple[int, int]:
-    return ModelRun.objects.count(), GenerationJob.objects.count()
+def openai(settings: dict[str, Any]) -> dict[str, Any]:
+    """The tenant's choice of an OpenAI-compatible model with ``settings``."""
+    return {"backend": "openai", "model": "test-model", "settings": settings}
 
 
 @pytest.mark.parametrize("path", sorted(PATHS))
@@ -215,14 +81,10 @@ def test_a_project_admin_cannot_send_a_secret_or_a_credential_elsewhere(
     ]
     before = created()
     for settings, field in attacks:
-        url, data, where = body(settings)
-        with django_capture_on_commit_callbacks(execute=False) as queued:
-            response = as_user(admin).post(url, data, format="json")
-        assert response.status_code == 400, (settings, response.content)
-        assert f"{where}.{field}" in response.json(), (settings, response.json())
-        assert SECRET not in response.content.decode()
-        assert DATABASE_SECRET not in response.content.decode()
-        assert queued == []
+        fields = [f"settings.{field}"]
+        answer = refused(admin, body, openai(settings), fields, django_capture_on_commit_callbacks)
+        assert SECRET not in answer
+        assert DATABASE_SECRET not in answer
     assert created() == before  # no run, no job
     assert tenants.requests == [] and operator.requests == []  # no request left
 
@@ -235,7 +97,7 @@ def test_a_named_credential_runs_end_to_end_and_the_server_gets_its_key(
     django_capture_on_commit_callbacks,
 ) -> None:
     _, tenants = servers
-    url, data, _ = span_body(admin, tmp_path)({"credential": "lab", "concurrency": 1})
+    url, data, _ = span_body(admin, tmp_path)(openai({"credential": "lab", "concurrency": 1}))
     with django_capture_on_commit_callbacks(execute=False):
         response = as_user(admin).post(url, data, format="json")
     assert response.status_code == 201, response.content
@@ -260,7 +122,7 @@ def test_a_stored_run_that_names_a_variable_sends_nothing(
     """A run stored before variables were refused (or edited in the database) fails in the
     runner before any request."""
     _, tenants = servers
-    url, data, _ = span_body(admin, tmp_path)({"base_url": tenants.base_url})
+    url, data, _ = span_body(admin, tmp_path)(openai({"base_url": tenants.base_url}))
     with django_capture_on_commit_callbacks(execute=False):
         response = as_user(admin).post(url, data, format="json")
     assert response.status_code == 201, response.content
@@ -275,7 +137,7 @@ def test_a_stored_run_that_names_a_variable_sends_nothing(
 def test_the_launch_options_offer_the_credential_names_only(
     admin: User, operator: FakeOpenAIServer, tmp_path: Path
 ) -> None:
-    url, data, _ = span_body(admin, tmp_path)({})
+    url, data, _ = span_body(admin, tmp_path)(openai({}))
     options = as_user(admin).get("/api/evaluation/launch-options/", {"project": data["project"]})
     assert options.status_code == 200
     assert options.json()["credentials"] == [{"name": "lab", "base_urls": [operator.base_url]}]
