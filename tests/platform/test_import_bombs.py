@@ -7,25 +7,15 @@ folder holds nothing afterwards."""
 from __future__ import annotations
 
 import json
-import subprocess
 import urllib.request
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.support import hostile
 from tests.support.jobs import DatabaseTemplates
-from tests.support.processes import (
-    PYTHON,
-    ROOT,
-    embedded_env,
-    free_port,
-    manage,
-    stop,
-    wait_for_http,
-)
+from tests.support.processes import embedded_env, manage, one_worker_gunicorn, peak_rss
 
 MIB = 1024 * 1024
 SETUP = """
@@ -54,37 +44,15 @@ def server(
     made = manage("shell", "-c", SETUP, env=env)
     assert made.returncode == 0, made.stderr[-2000:]
     project, token = made.stdout.split()[-2:]
-    port = free_port()
-    process = subprocess.Popen(
-        [str(Path(PYTHON).with_name("gunicorn")), "fallacy_platform.wsgi", "-b"]
-        + [f"127.0.0.1:{port}", "-w", "1", "--threads", "2", "--log-level", "warning"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        wait_for_http(f"http://127.0.0.1:{port}/api/auth/csrf/", timeout=90, process=process)
-        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+    with one_worker_gunicorn(env, timeout=90) as (port, worker):
         yield {
             "port": port,
-            "worker": int(children[0]),
+            "worker": worker,
             "project": project,
             "token": token,
             "env": env,
             "tmp": temporary,
         }
-    finally:
-        stop(process)
-
-
-def peak_rss(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    raise AssertionError("no VmHWM")
 
 
 def upload(server: dict, name: str, content: bytes) -> tuple[int, dict]:

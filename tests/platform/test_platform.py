@@ -17,6 +17,7 @@ from tests.support.processes import (
     embedded_env,
     free_port,
     manage,
+    start,
     stop,
     wait_for_http,
 )
@@ -125,15 +126,7 @@ def test_make_demo_serves_the_demo(tmp_path: Path) -> None:
     port = free_port()
     env = embedded_env(tmp_path, PORT=str(port))
     env.pop("MAKEFLAGS", None)
-    demo = subprocess.Popen(
-        ["make", "--no-print-directory", "demo"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
+    demo = start(["make", "--no-print-directory", "demo"], env)
     base = f"http://127.0.0.1:{port}"
     try:
         page = wait_for_http(f"{base}/login/", timeout=240, process=demo)

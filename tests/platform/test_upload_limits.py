@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import io
 import socket
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
@@ -25,7 +23,7 @@ from rest_framework.authtoken.models import Token
 from annotations.models import ImportJob, Membership, Project
 from annotations.services.projects import add_member, create_project
 from annotations.services.taxonomy import install_preset
-from tests.support.processes import PYTHON, ROOT, embedded_env, free_port, stop, wait_for_http
+from tests.support.processes import ROOT, embedded_env, one_worker_gunicorn, peak_rss
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -163,36 +161,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[int, int]
     """gunicorn (one gthread worker) with a 1 MiB upload limit: (port, worker pid)."""
     data = tmp_path_factory.mktemp("uploads")
     env = embedded_env(data, UPLOAD_MAX_BYTES=str(MIB))
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            str(Path(PYTHON).with_name("gunicorn")),
-            "fallacy_platform.wsgi",
-            "-b",
-            f"127.0.0.1:{port}",
-        ]
-        + ["-w", "1", "--threads", "2", "--log-level", "warning"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        wait_for_http(f"http://127.0.0.1:{port}/api/auth/csrf/", timeout=60, process=process)
-        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
-        yield port, int(children[0])
-    finally:
-        stop(process)
-
-
-def peak_rss(pid: int) -> int:
-    """The process's peak resident set (VmHWM), in bytes."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * KIB
-    raise AssertionError("no VmHWM")
+    with one_worker_gunicorn(env, timeout=60) as (port, worker):
+        yield port, worker
 
 
 def response_head(sock: socket.socket) -> str:

@@ -55,7 +55,7 @@ def manage(*args: str, env: dict[str, str], timeout: float = 120) -> subprocess.
 def celery_worker(
     env: dict[str, str], queues: str = "default,gpu", pool: str = "solo"
 ) -> Iterator[subprocess.Popen]:
-    process = subprocess.Popen(
+    process = start(
         [
             PYTHON,
             "-m",
@@ -72,6 +72,19 @@ def celery_worker(
             "--without-gossip",
             "--without-mingle",
         ],
+        env,
+    )
+    try:
+        yield process
+    finally:
+        stop(process)
+
+
+def start(command: list[str], env: dict[str, str]) -> subprocess.Popen:
+    """``command`` run from the repository root in a session of its own (``stop`` ends its
+    whole group), its output and errors together on ``stdout`` as text."""
+    return subprocess.Popen(
+        command,
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
@@ -79,10 +92,32 @@ def celery_worker(
         text=True,
         start_new_session=True,
     )
+
+
+@contextmanager
+def one_worker_gunicorn(env: dict[str, str], timeout: float = 90) -> Iterator[tuple[int, int]]:
+    """gunicorn serving fallacy_platform.wsgi with one gthread worker (2 threads) on a free
+    port, answering within ``timeout`` seconds: (port, the worker's pid)."""
+    port = free_port()
+    process = start(
+        [str(Path(PYTHON).with_name("gunicorn")), "fallacy_platform.wsgi", "-b"]
+        + [f"127.0.0.1:{port}", "-w", "1", "--threads", "2", "--log-level", "warning"],
+        env,
+    )
     try:
-        yield process
+        wait_for_http(f"http://127.0.0.1:{port}/api/auth/csrf/", timeout=timeout, process=process)
+        children = Path(f"/proc/{process.pid}/task/{process.pid}/children").read_text().split()
+        yield port, int(children[0])
     finally:
         stop(process)
+
+
+def peak_rss(pid: int) -> int:
+    """The process's peak resident set (VmHWM), in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM")
 
 
 def stop(process: subprocess.Popen, timeout: float = 20) -> None:
