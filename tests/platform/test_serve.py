@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import time
 import urllib.request
 from pathlib import Path
@@ -18,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.jobs import DatabaseTemplates, wait_for
-from tests.support.processes import PYTHON, ROOT, embedded_env, free_port, manage, wait_for_http
+from tests.support.processes import embedded_env, free_port, manage
 from tests.support.slow_clients import serve
 
 pytestmark = pytest.mark.slow
@@ -55,26 +54,15 @@ def test_serve_is_light_and_stops_cleanly(
 ) -> None:
     env = embedded_env(tmp_path)
     database_templates.sqlite_copy("migrated", tmp_path)
-    port = free_port()
-    serve = subprocess.Popen(
-        [PYTHON, "manage.py", "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        wait_for_http(f"http://127.0.0.1:{port}/api/auth/csrf/", timeout=120)
+    with serve(env, free_port(), tmp_path / "serve.log") as supervisor:
         time.sleep(3)  # the Celery worker finishes starting
-        pids = tree(serve.pid)
+        pids = tree(supervisor.pid)
         commands = {
             pid: Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
             for pid in pids
         }
-        assert "supervise.py" in commands[serve.pid]  # manage.py exec'd the supervisor
-        served = [c for pid, c in commands.items() if pid != serve.pid]
+        assert "supervise.py" in commands[supervisor.pid]  # manage.py exec'd the supervisor
+        served = [c for pid, c in commands.items() if pid != supervisor.pid]
         assert sum("gunicorn" in c for c in served) == 2  # master + 1 worker
         assert sum("celery" in c for c in served) == 1  # a thread pool
         assert sum("front.py" in c for c in served) == 1  # the public port
@@ -83,9 +71,6 @@ def test_serve_is_light_and_stops_cleanly(
             maps = Path(f"/proc/{pid}/maps").read_text()
             loaded = [m for m in HEAVY if f"/site-packages/{m}/" in maps]
             assert not loaded, (commands[pid], loaded)
-    finally:
-        serve.send_signal(signal.SIGTERM)
-        serve.wait(timeout=60)
     deadline = time.monotonic() + 30
     while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
         time.sleep(0.5)

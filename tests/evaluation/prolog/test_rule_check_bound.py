@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import math
 import shutil
-import signal
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -18,7 +16,8 @@ import requests
 
 from evaluation.prolog import shipped_rule_files
 from tests.support.jobs import DatabaseTemplates
-from tests.support.processes import PYTHON, ROOT, embedded_env, free_port, manage, wait_for_http
+from tests.support.processes import embedded_env, free_port, manage
+from tests.support.slow_clients import serve
 
 pytestmark = [
     pytest.mark.slow,
@@ -83,16 +82,7 @@ def test_hostile_rule_saves_leave_the_server_answering(
     admins = [(int(project), key) for project, key in tokens if project != "reader"]
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    serve = subprocess.Popen(
-        [PYTHON, "manage.py", "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        wait_for_http(f"{url}/api/auth/csrf/", timeout=120, process=serve)
+    with serve(env, port, tmp_path / "serve.log"):
         timed_get(url, reader)
         answers: list[tuple[requests.Response, float]] = []
 
@@ -136,6 +126,3 @@ def test_hostile_rule_saves_leave_the_server_answering(
         normal = post_rule(url, token, project, SOURCE)
         assert normal.status_code == 201, normal.text
         assert normal.json()["project"] == project
-    finally:
-        serve.send_signal(signal.SIGTERM)
-        serve.wait(timeout=60)
