@@ -21,6 +21,8 @@ from __future__ import annotations
 import http.client
 import socket
 import urllib.error
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from evaluation.backends.base import BackendError
 
@@ -48,6 +50,18 @@ class ModelFailure(BackendError):
     def __init__(self, public: str, details: str = "") -> None:
         super().__init__(details or public)
         self.public = public
+
+
+@contextmanager
+def failing_as(public: str, doing: str) -> Iterator[None]:
+    """An error inside (not a ``ModelFailure`` already) becomes one: ``public`` and where the
+    details are for the job's users, ``doing: <the error>`` for the operator's log."""
+    try:
+        yield
+    except ModelFailure:
+        raise
+    except Exception as error:
+        raise ModelFailure(f"{public} ({SEE_LOG})", f"{doing}: {error}") from error
 
 
 def is_timeout(error: BaseException) -> bool:

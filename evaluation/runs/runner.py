@@ -180,14 +180,8 @@ def _generate(
         },
     )
     began = time.monotonic()
-    try:
+    with failures.failing_as(failures.LOAD, f"loading {run.model_name}"):
         backend.load()
-    except failures.ModelFailure:
-        raise
-    except Exception as error:
-        raise failures.ModelFailure(
-            f"{failures.LOAD} ({failures.SEE_LOG})", f"loading {run.model_name}: {error}"
-        ) from error
     record_environment(
         run=run,
         shard=shard,
@@ -228,16 +222,10 @@ def _model_batches(
     batches = backend.generate(requests)
     try:
         while True:
-            try:
-                results = next(batches)
-            except StopIteration:
+            with failures.failing_as(failures.GENERATE, "generating"):
+                results = next(batches, None)
+            if results is None:
                 return
-            except failures.ModelFailure:
-                raise
-            except Exception as error:
-                raise failures.ModelFailure(
-                    f"{failures.GENERATE} ({failures.SEE_LOG})", f"generating: {error}"
-                ) from error
             yield results
     finally:
         batches.close()
