@@ -30,6 +30,7 @@ from annotations.models import (
     GoldStandard,
     ImportJob,
     ImportUpload,
+    Invitation,
     Membership,
     Project,
     Sentence,
@@ -281,6 +282,23 @@ class ImportUploadAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[ImportUpload]:
         return super().get_queryset(request).defer("content")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    """View only (revoke from the project's Members page): who invited whom, with which role,
+    and what became of the link; the token's hash is not shown."""
+
+    list_display = ["project", "role", "email", "created_by", "expires_at", "accepted_by"]
+    list_filter = ["role"]
+    list_select_related = ["project", "created_by", "accepted_by"]
+    exclude = ["token_hash"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -284,6 +284,7 @@ def table_named(name: str) -> Table:
 # This app's models with rows of a project that are not archived, and why.
 NOT_ARCHIVED = (
     ("ImportUpload", "an unfinished import's uploaded bytes; a restored job does not run"),
+    ("Invitation", "a single-use link to join; the restored project's admin invites again"),
 )
 
 

@@ -17,6 +17,7 @@ from annotations.models import (
     ImportUpload,
     Span,
 )
+from annotations.services.invitations import create_invitation
 from evaluation.models import (
     AgreementResult,
     DocumentDisagreement,
@@ -70,6 +71,7 @@ def world(db: None) -> World:
     AgreementResult.objects.create(project=world.p1, key="0" * 64, status="done", payload={})
     queued = ImportJob.objects.create(project=world.p1, format="text", file_name="texts.txt")
     ImportUpload.objects.create(job=queued, content=b"A text.\n")  # not imported yet
+    create_invitation(project=world.p1, role="annotator", created_by=None, email="a@b.example")
     SuggestionSettings.objects.create(project=world.p1, assisted=True)
     suggestion = Suggestion.objects.create(
         run=run, document=world.d1, unit_index=0, start=BOUNDS[0][0], end=BOUNDS[0][1],
