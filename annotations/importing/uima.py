@@ -7,15 +7,25 @@ project's taxonomy, template slots checked against the label's type); the first 
 raises ``UimaFormatError`` naming the file and the annotation's offsets. A document's text
 is its CAS's sofa: a text already in the project (identical) is reused with its sentences;
 a new one gets the CAS's ``Sentence`` annotations when they tile its text as the platform's
-sentences must, else the platform's own split. Spans are snapped to whole sentences (the
-report counts those that moved and by how many characters); an annotator's spans that snap
-to the same sentences become one span whose labels are the alternatives of all of them.
-Re-importing an annotator's file replaces their annotation of that document.
+sentences must, else the platform's own split. ``INITIAL_CAS`` files add their texts only.
+
+A file's annotations become spans in two steps:
+
+1. stacked annotations (identical offsets) merge: the values of a single-valued ``label``
+   feature (INCEpTION stacks one annotation per value) and annotations whose only label is
+   ``NO_FALLACY`` are alternatives of one span, joined to each ``labels``-array annotation
+   there (an array holds one span's alternatives; two arrays on one range are two spans,
+   as the export writes two required labels);
+2. spans are snapped to whole sentences (the report counts those that moved and by how many
+   characters); a moved span joins, as alternatives, the first span over the same sentences.
+
+A span left with ``NO_FALLACY`` alone is refused (it would annotate nothing). Re-importing
+an annotator's file replaces their annotation of that document.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +37,7 @@ from annotations.adjudication import snap
 from annotations.importing.formats.uima import (
     CURATION_USER,
     FALLACY,
+    INITIAL_CAS,
     CasDocument,
     CasFile,
     CasSpan,
@@ -35,6 +46,7 @@ from annotations.importing.formats.uima import (
     read_cas_files,
 )
 from annotations.importing.sentences import Range, SentenceError, check_tiling, split_sentences
+from annotations.labels import NO_FALLACY
 from annotations.models import (
     Annotation,
     Assignment,
@@ -55,6 +67,7 @@ from annotations.spans import LabelIndex, canonical_details, canonical_labels, l
 class UimaImportReport:
     source: str
     files: int = 0
+    initial_cas: int = 0  # INITIAL_CAS files, read for their texts only
     documents_created: int = 0
     documents_reused: int = 0
     sentences_from_cas: int = 0  # new documents whose CAS sentences were kept
@@ -64,7 +77,8 @@ class UimaImportReport:
     spans: int = 0
     spans_moved: int = 0  # snapped to sentence boundaries
     characters_moved: int = 0  # over all moved spans, both ends
-    spans_merged: int = 0  # into another span of the same sentences
+    stacked_merged: int = 0  # annotations merged into another over the same offsets
+    spans_merged: int = 0  # moved into another span of the same sentences
     gold_version: int | None = None
     gold_documents: int = 0
 
@@ -73,9 +87,12 @@ class UimaImportReport:
             f"Imported {self.files} CAS files from {self.source} (xmi):",
             f"  documents: {self.documents_created} created ({self.sentences_from_cas} with"
             f" the CAS's sentences), {self.documents_reused} reused",
-            f"  spans: {self.spans}; snapped to sentences: {self.spans_moved} moved"
-            f" ({self.characters_moved} characters), {self.spans_merged} merged as alternatives",
+            f"  spans: {self.spans}; stacked annotations merged: {self.stacked_merged};"
+            f" snapped to sentences: {self.spans_moved} moved ({self.characters_moved}"
+            f" characters), {self.spans_merged} merged as alternatives",
         ]
+        if self.initial_cas:
+            lines.append(f"  INITIAL_CAS files: {self.initial_cas} (texts only, no annotator)")
         if self.annotators:
             lines.append(
                 f"  annotations: {self.annotations_created} submitted"
@@ -89,12 +106,28 @@ class UimaImportReport:
         return "\n".join(lines)
 
 
+# canonical_labels' refusal of NO_FALLACY alone, postponed until stacked and snapped spans
+# are merged (a stacked "no fallacy" is an alternative of the span it lies on).
+_ALONE = f'"{NO_FALLACY}" alone'
+
+
 @dataclass(frozen=True)
 class _SpanDraft:
     start: int
     end: int
     labels: list[str]
     details: dict[str, Any]
+    origins: tuple[Range, ...] = ()  # the offsets of the annotations it was made of
+    feature: str = "labels"
+
+    def joined(self, other: _SpanDraft) -> _SpanDraft:
+        """This span with ``other``'s labels as further alternatives (its own details win)."""
+        return replace(
+            self,
+            labels=sorted({*self.labels, *other.labels}),
+            details={**other.details, **self.details},
+            origins=self.origins + other.origins,
+        )
 
 
 @dataclass
@@ -110,8 +143,9 @@ class _Checked:
 
 def _checked_span(index: LabelIndex, span: CasSpan, name: str) -> _SpanDraft:
     labels, errors = canonical_labels(index, span.labels)
+    errors = [error for error in errors if not error.startswith(_ALONE)]
     if errors:
-        raise UimaFormatError(name, f"{span.place}: labels", "; ".join(errors))
+        raise UimaFormatError(name, f"{span.place}: {span.feature}", "; ".join(errors))
     raw_details = {
         label: {"slots": span.slots.get(label) or {}, "explanation": span.explanations.get(label)}
         for label in {*span.slots, *span.explanations}
@@ -122,18 +156,47 @@ def _checked_span(index: LabelIndex, span: CasSpan, name: str) -> _SpanDraft:
     details, errors = canonical_details(index, labels, raw_details)
     if errors:
         raise UimaFormatError(name, f"{span.place}: slots", "; ".join(errors))
-    return _SpanDraft(span.start, span.end, labels, details)
+    return _SpanDraft(
+        span.start, span.end, labels, details, ((span.start, span.end),), span.feature
+    )
 
 
-def _read_all(files: list[CasFile], root: Path, index: LabelIndex) -> list[_Checked]:
+def _stacked(
+    index: LabelIndex, spans: list[CasSpan], name: str, report: UimaImportReport
+) -> list[_SpanDraft]:
+    """The file's annotations checked, those stacked over the same offsets merged: single
+    values and ``NO_FALLACY``-only annotations become one span, joined to each span of a
+    ``labels`` array there (see the module docstring)."""
+    arrays: dict[Range, list[_SpanDraft]] = {}  # in file order
+    stacks: dict[Range, _SpanDraft] = {}
+    for span in spans:
+        draft = _checked_span(index, span, name)
+        key = (span.start, span.end)
+        arrays.setdefault(key, [])
+        if span.single or draft.labels == [NO_FALLACY]:
+            same = stacks.get(key)
+            stacks[key] = draft if same is None else same.joined(draft)
+        else:
+            arrays[key].append(draft)
+    out: list[_SpanDraft] = []
+    for key, own in arrays.items():
+        stack = stacks.get(key)
+        merged = [d.joined(stack) for d in own] if stack and own else own or [stack]
+        out.extend(d for d in merged if d is not None)
+    report.stacked_merged += len(spans) - len(out)
+    return out
+
+
+def _read_all(
+    files: list[CasFile], root: Path, index: LabelIndex, report: UimaImportReport
+) -> list[_Checked]:
     """Every file read and checked; a user's two files of one text, or two texts under one
     document name, are refused."""
     checked: list[_Checked] = []
     texts: dict[str, tuple[str, str]] = {}  # document name -> (text, file)
     owners: dict[tuple[str, str], str] = {}  # (user, text) -> file
     for cas_file, cas in zip(files, read_cas_files(files, root), strict=True):
-        spans = [_checked_span(index, span, cas_file.name) for span in cas.spans]
-        item = _Checked(cas_file, cas, spans)
+        item = _Checked(cas_file, cas, _stacked(index, cas.spans, cas_file.name, report))
         if item.name:
             text, first = texts.setdefault(item.name, (cas.text, cas_file.name))
             if text != cas.text:
@@ -208,30 +271,43 @@ def _documents(
 
 
 def _snapped(item: _Checked, bounds: list[Range], report: UimaImportReport) -> list[_SpanDraft]:
-    """The file's spans snapped to whole sentences; spans of the same sentences merged."""
-    merged: dict[Range, _SpanDraft] = {}
+    """The file's spans snapped to whole sentences; a span that moved joins the first span
+    of the same sentences; a span of ``NO_FALLACY`` alone refused."""
+    kept: list[_SpanDraft] = []
+    moved: list[_SpanDraft] = []
     for span in item.spans:
         if not any(s < span.end and span.start < e for s, e in bounds):
             raise UimaFormatError(
                 item.file.name, f"{FALLACY} at {span.start}–{span.end}", "covers no sentence"
             )
         start, end = snap(bounds, span.start, span.end)
-        if (start, end) != (span.start, span.end):
-            report.spans_moved += 1
-            report.characters_moved += (span.start - start) + (end - span.end)
-        same = merged.get((start, end))
-        if same is None:
-            merged[(start, end)] = _SpanDraft(start, end, span.labels, span.details)
+        if (start, end) == (span.start, span.end):
+            kept.append(span)
             continue
-        report.spans_merged += 1
-        merged[(start, end)] = _SpanDraft(
-            start,
-            end,
-            sorted({*same.labels, *span.labels}),
-            {**span.details, **same.details},
-        )
-    report.spans += len(merged)
-    return sorted(merged.values(), key=lambda s: (s.start, s.end))
+        report.spans_moved += 1
+        report.characters_moved += (span.start - start) + (end - span.end)
+        moved.append(replace(span, start=start, end=end))
+    first: dict[Range, int] = {}
+    for position, span in enumerate(kept):
+        first.setdefault((span.start, span.end), position)
+    for span in moved:
+        position = first.setdefault((span.start, span.end), len(kept))
+        if position == len(kept):
+            kept.append(span)
+        else:
+            report.spans_merged += 1
+            kept[position] = kept[position].joined(span)
+    for span in kept:
+        if span.labels == [NO_FALLACY]:
+            start, end = span.origins[0]
+            raise UimaFormatError(
+                item.file.name,
+                f"{FALLACY} at {start}–{end}: {span.feature}",
+                f'"{NO_FALLACY}" alone is not a span: no fallacy is stacked over the same'
+                " offsets nor annotated over the same sentences (a span needs one)",
+            )
+    report.spans += len(kept)
+    return sorted(kept, key=lambda s: (s.start, s.end))
 
 
 def _write_annotations(
@@ -313,11 +389,12 @@ def import_uima(*, path: Path, project: Project, user: str | None = None) -> Uim
     (``user``: its annotator, default the file's stem) into ``project``."""
     root, files = find_cas_files(path, user=user)
     report = UimaImportReport(source=path.name or str(path), files=len(files))
-    items = _read_all(files, root, label_index(project.taxonomy))
+    items = _read_all(files, root, label_index(project.taxonomy), report)
     Project.objects.select_for_update().filter(pk=project.pk).first()
     ids, bounds = _documents(project, items, report)
     curated = [item for item in items if item.file.user == CURATION_USER]
-    annotated = [item for item in items if item.file.user != CURATION_USER]
+    annotated = [item for item in items if item.file.user not in (CURATION_USER, INITIAL_CAS)]
+    report.initial_cas = sum(item.file.user == INITIAL_CAS for item in items)
     for group, write in ((annotated, _write_annotations), (curated, _write_gold)):
         if group:
             spans = [_snapped(i, bounds[ids[i.cas.text]], report) for i in group]

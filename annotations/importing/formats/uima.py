@@ -7,14 +7,20 @@ Django), in the layout of an INCEpTION project export::
 
 A user file may also be INCEpTION's ``<user>.zip`` holding ``<user>.xmi`` and
 ``TypeSystem.xml``; a loose ``TypeSystem.xml`` is looked for beside the XMI, then in the
-folders above it up to the export's root.
+folders above it up to the export's root. INCEpTION's ``annotation/<document>/INITIAL_CAS``
+file (the document as imported, before anyone annotated it) is read for its text and
+sentences only: its annotator is no one. Other folders of a project export
+(``annotation_ser/``, ``curation_ser/``, ``source/``, ...) are not read.
 
 The type system (``type_system``):
 
 - ``webanno.custom.Fallacy`` (INCEpTION's naming of a custom span layer): ``labels``, a
-  ``uima.cas.StringArray`` of the span's alternative labels; ``slots``, the justification
-  template's slots as one JSON string ``{label: {slot: value}}`` (slot names such as ``P'``
-  are not valid UIMA feature names, and each alternative has slots of its own);
+  ``uima.cas.StringArray`` of the span's alternative labels (read also: a plain string
+  ``labels``, or INCEpTION's usual single-valued string feature ``label``, one value per
+  annotation, several values as annotations stacked over the same offsets); ``slots``, the
+  justification template's slots as one JSON string ``{label: {slot: value}}`` (slot names
+  such as ``P'`` are not valid UIMA feature names, and each alternative has slots of its
+  own);
   ``explanations``, JSON ``{label: text}``.
 - ``webanno.custom.FallacyComment`` (a document-level layer, on ``uima.cas.AnnotationBase``):
   ``text``, one document-level comment.
@@ -47,8 +53,12 @@ TYPE_SYSTEM = "TypeSystem.xml"
 ANNOTATION_DIR = "annotation"
 CURATION_DIR = "curation"
 CURATION_USER = "CURATION_USER"
-# Files INCEpTION keeps beside the users' that hold no one's annotations.
-NOT_ANNOTATORS = frozenset({"INITIAL_CAS", CURATION_USER})
+INITIAL_CAS = "INITIAL_CAS"
+# Files INCEpTION keeps beside the users' in annotation/ that hold no one's annotations:
+# INITIAL_CAS is read for its text only, the others are skipped.
+NOT_ANNOTATORS = frozenset({CURATION_USER, "CORRECTION_USER"})
+# The layer's features that hold labels: a string array (``labels``) or one string.
+LABEL_FEATURES = ("labels", "label")
 
 
 class UimaFormatError(DatasetFormatError):
@@ -70,11 +80,17 @@ class UimaFormatError(DatasetFormatError):
 
 @dataclass(frozen=True)
 class CasSpan:
+    """One ``webanno.custom.Fallacy`` annotation. ``single``: its label is one string (the
+    ``label`` feature, or a plain string ``labels``), so that annotations stacked over the
+    same offsets are one span's alternatives; ``feature`` names where the labels were."""
+
     start: int
     end: int
     labels: list[str]
     slots: dict[str, dict[str, str]] = field(default_factory=dict)
     explanations: dict[str, str] = field(default_factory=dict)
+    single: bool = False
+    feature: str = "labels"
 
     @property
     def place(self) -> str:
@@ -208,17 +224,32 @@ def _json_object(span: CasSpan, raw: Any, feature: str, name: str) -> dict[str, 
     return value
 
 
-def _span(annotation: Any, text: str, name: str) -> CasSpan:
+def _labels(annotation: Any, features: tuple[str, ...]) -> tuple[list[Any], bool]:
+    """The annotation's labels from its label features, and whether they were one string
+    (not an array)."""
+    labels: list[Any] = []
+    single = False
+    for feature in features:
+        value = annotation.get(feature)
+        if isinstance(value, str):
+            labels.append(value)
+            single = True
+        elif value is not None:
+            labels.extend(getattr(value, "elements", None) or [])
+    return labels, single
+
+
+def _span(annotation: Any, text: str, name: str, features: tuple[str, ...]) -> CasSpan:
     start, end = annotation.begin, annotation.end
     span = CasSpan(start, end, [])
     if not (isinstance(start, int) and isinstance(end, int) and 0 <= start < end <= len(text)):
         raise UimaFormatError(
             name, span.place, f"not a range of the text (0 ≤ begin < end ≤ {len(text)})"
         )
-    array = annotation.get("labels")  # a StringArray; a plain String feature is one label
-    labels = [array] if isinstance(array, str) else list(getattr(array, "elements", None) or [])
+    labels, single = _labels(annotation, features)
+    feature = "/".join(features)
     if not labels or not all(isinstance(label, str) and label.strip() for label in labels):
-        raise UimaFormatError(name, f"{span.place}: labels", "expected one label or more")
+        raise UimaFormatError(name, f"{span.place}: {feature}", "expected one label or more")
     slots = _json_object(span, annotation.get("slots"), "slots", name)
     for label, values in slots.items():
         if not isinstance(values, dict) or not all(isinstance(v, str) for v in values.values()):
@@ -228,7 +259,7 @@ def _span(annotation: Any, text: str, name: str) -> CasSpan:
     explanations = _json_object(span, annotation.get("explanations"), "explanations", name)
     if not all(isinstance(v, str) for v in explanations.values()):
         raise UimaFormatError(name, f"{span.place}: explanations", "expected label: text")
-    return CasSpan(start, end, labels, slots, explanations)
+    return CasSpan(start, end, labels, slots, explanations, single and len(labels) == 1, feature)
 
 
 def read_cas_files(cas_files: list[CasFile], root: Path) -> list[CasDocument]:
@@ -251,10 +282,17 @@ def read_cas(cas_file: CasFile, root: Path) -> CasDocument:
     type system lacks ``webanno.custom.Fallacy`` or an annotation does not fit."""
     cas = _load(cas_file, root)
     name = cas_file.name
-    if not cas.typesystem.contains_type(FALLACY):
-        raise UimaFormatError(name, None, f"the type system has no layer {FALLACY}")
-    if "labels" not in {f.name for f in cas.typesystem.get_type(FALLACY).all_features}:
-        raise UimaFormatError(name, FALLACY, "the layer has no feature 'labels'")
+    initial = cas_file.user == INITIAL_CAS
+    features: tuple[str, ...] = ()
+    if not initial:
+        if not cas.typesystem.contains_type(FALLACY):
+            raise UimaFormatError(name, None, f"the type system has no layer {FALLACY}")
+        known = {f.name for f in cas.typesystem.get_type(FALLACY).all_features}
+        features = tuple(f for f in LABEL_FEATURES if f in known)
+        if not features:
+            raise UimaFormatError(
+                name, FALLACY, "the layer has no feature 'labels' (string array) or 'label'"
+            )
     text = cas.sofa_string or ""
     if not text.strip():
         raise UimaFormatError(name, "sofa", "the CAS holds no text")
@@ -271,7 +309,9 @@ def read_cas(cas_file: CasFile, root: Path) -> CasDocument:
     if cas.typesystem.contains_type(METADATA):
         found = list(cas.select(METADATA))
         title = (found[0].get("documentTitle") or "") if found else ""
-    spans = [_span(annotation, text, name) for annotation in cas.select(FALLACY)]
+    if initial:  # the text as imported into INCEpTION: no one's annotations
+        return CasDocument(text, sentences, [], [], title)
+    spans = [_span(annotation, text, name, features) for annotation in cas.select(FALLACY)]
     return CasDocument(text, sentences, spans, comments, title)
 
 
@@ -302,7 +342,7 @@ def find_cas_files(path: Path, *, user: str | None = None) -> tuple[Path, list[C
                 curated = folder.name == CURATION_DIR
                 if item.stem in NOT_ANNOTATORS and not curated:
                     continue
-                who = CURATION_USER if curated else item.stem
+                who = CURATION_USER if curated else item.stem  # INITIAL_CAS: texts only
                 files.append(CasFile(item, str(item.relative_to(root)), document.name, who))
     if not files:
         raise UimaFormatError(
