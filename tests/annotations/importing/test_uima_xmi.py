@@ -6,6 +6,7 @@ files refused naming the file and the annotation, with nothing written."""
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -386,3 +387,129 @@ def test_a_slot_the_type_lacks_and_a_missing_type_system_are_refused(tmp_path: P
     (root / "TypeSystem.xml").unlink()
     assert "no TypeSystem.xml beside the file" in _bad_import(root)
     assert "no CAS files" in _bad_import(tmp_path / "export" / "annotation" / "doc.txt")
+
+
+# --- what we write, read back by dkpro-cassis ----------------------------------------------
+
+
+def _type_system(out: Path) -> TypeSystem:
+    with (out / "TypeSystem.xml").open("rb") as source:
+        return load_typesystem(source)
+
+
+def _file_view(ts: TypeSystem, path: Path) -> tuple[Any, ...]:
+    """A CAS file as cassis reads it: text, sentences, spans (labels, slots, explanations)
+    and comments."""
+    cas = load_cas_from_xmi(path.read_text(encoding="utf-8"), typesystem=ts)
+    spans = sorted(
+        (
+            s.begin,
+            s.end,
+            list(s.labels.elements),
+            json.loads(s.slots) if s.slots else {},
+            json.loads(s.explanations) if s.explanations else {},
+        )
+        for s in cas.select(FALLACY)
+    )
+    comments = [c.text for c in cas.select("webanno.custom.FallacyComment")]
+    sentences = [(s.begin, s.end) for s in cas.select(SENTENCE)]
+    return cas.sofa_string, sentences, spans, comments
+
+
+def _database_view(document: Document, spans: Any, comments: list[str]) -> tuple[Any, ...]:
+    """The same view of a document's spans as stored."""
+    rows = sorted(
+        (
+            s.start,
+            s.end,
+            list(s.labels),
+            {label: d.get("slots") or {} for label, d in s.details.items()},
+            {label: d["explanation"] for label, d in s.details.items() if d.get("explanation")},
+        )
+        for s in spans
+    )
+    return document.text, _sentences(document), rows, list(comments)
+
+
+def _richer_project() -> Project:
+    """The source project, and carol: two spans on one range (two required labels), an
+    explanation, a slot left empty; and an annotation without spans."""
+    project = _source_project()
+    first, second, third = Document.objects.filter(project=project).order_by("position")
+    s1 = _sentences(first)
+    why = {"appeal to ridicule": {"slots": {}, "explanation": "mocks, does not argue"}}
+    spans = [
+        {"start": s1[0][0], "end": s1[0][1], "labels": ["ad hominem"]},
+        {"start": s1[0][0], "end": s1[0][1], "labels": ["appeal to ridicule", "no fallacy"],
+         "details": why},
+    ]  # fmt: skip
+    _annotate(first, "carol", spans, ["two on one"])
+    _annotate(third, "carol", [], [])
+    return project
+
+
+def test_every_exported_cas_reads_back_through_cassis(tmp_path: Path) -> None:
+    source = _richer_project()
+    out = tmp_path / "export"
+    said = _call("export_dataset", "--project", "Source", "--format", "xmi", "--out", str(out))
+    assert "Wrote 5 CAS XMI files" in said
+    ts = _type_system(out)
+    names = {}
+    for document in Document.objects.filter(project=source):
+        names[document.pk] = document.external_id or f"document-{document.pk}"
+    seen = 0
+    for annotation in Annotation.objects.filter(document__project=source).select_related(
+        "document", "annotator"
+    ):
+        path = out / "annotation" / names[annotation.document_id]
+        path /= f"{annotation.annotator.username}.xmi"
+        expected = _database_view(annotation.document, annotation.spans.all(), annotation.comments)
+        assert _file_view(ts, path) == expected, path
+        seen += 1
+    assert seen == 5
+    carol = _file_view(ts, out / "annotation/speech.txt/carol.xmi")
+    assert [span[2] for span in carol[2]] == [
+        ["ad hominem"],
+        ["appeal to ridicule", "no fallacy"],
+    ]  # two spans on one range stay two
+
+    target = _project("Target")
+    said = _call("import_dataset", "--format", "xmi", str(out), "--project", "Target")
+    assert "0 moved" in said and "stacked annotations merged: 0" in said
+    assert _records(target) == _records(source)
+
+
+def test_an_exported_gold_version_reads_back_through_cassis(tmp_path: Path) -> None:
+    source = _richer_project()
+    gold = GoldStandard.objects.create(project=source, version=1, source="test")
+    documents = list(Document.objects.filter(project=source).order_by("position"))
+    for document in documents:
+        GoldDocument.objects.create(gold_standard=gold, document=document, comments=["ok"])
+    bounds = _sentences(documents[1])
+    anger = {"slots": {"E": "bankers", "P": "tax"}, "explanation": "anger instead of reasons"}
+    for labels, details in (
+        (["appeal to anger", "no fallacy"], {"appeal to anger": anger}),
+        (["appeal to fear"], {}),
+    ):
+        GoldSpan.objects.create(
+            gold_standard=gold, document=documents[1], start=bounds[0][0], end=bounds[1][1],
+            labels=labels, details=details,
+        )  # fmt: skip
+    gold.status, gold.published_at = GoldStandard.Status.PUBLISHED, timezone.now()
+    gold.save(update_fields=["status", "published_at"])
+    out = tmp_path / "gold"
+    _call(
+        "export_dataset", "--project", "Source", "--format", "xmi", "--gold-version", "1",
+        "--out", str(out),
+    )  # fmt: skip
+    ts = _type_system(out)
+    for document in documents:
+        name = document.external_id or f"document-{document.pk}"
+        spans = GoldSpan.objects.filter(gold_standard=gold, document=document)
+        expected = _database_view(document, spans, ["ok"])
+        assert _file_view(ts, out / "curation" / name / "CURATION_USER.xmi") == expected
+
+    target = _project("Target")
+    _call("import_dataset", "--format", "xmi", str(out), "--project", "Target")
+    assert _gold_records(target, 1) == _gold_records(source, 1)
+    assert len(_gold_records(target, 1)[TEXTS[1]][1]) == 2
