@@ -210,6 +210,20 @@ class ImportCreateSerializer(serializers.Serializer):
         help_text="Item formats: key=value written on every item of the file (split=bench); "
         "repeat the part for several keys. The Results tab offers the values as subsets.",
     )
+    texts_only = StrictBooleanField(
+        required=False,
+        default=False,
+        help_text="labelstudio: import the tasks' texts only (no annotations, no predictions).",
+    )
+    annotators = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="labelstudio: JSON mapping each annotator's key (its Label Studio id, else "
+        'its e-mail) to a choice: {"action": "member", "user": "alice"}, {"action": '
+        '"invite", "email": "a@b.org"} (an inactive placeholder holds the work until the '
+        'invitation is accepted) or {"action": "drop"}; unlisted: the user remembered for '
+        "it in this project, else a member with its e-mail, else a new placeholder.",
+    )
 
 
 class ImportErrorSerializer(serializers.Serializer):

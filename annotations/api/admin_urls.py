@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotations.api import admin_views, invitation_views
+from annotations.api import admin_views, invitation_views, label_studio_views
 
 urlpatterns = [
     path("projects/", admin_views.ProjectListView.as_view(), name="project-list"),
@@ -12,6 +12,11 @@ urlpatterns = [
         "projects/<int:pk>/imports/inspect/",
         admin_views.ImportInspectView.as_view(),
         name="project-import-inspect",
+    ),
+    path(
+        "projects/<int:pk>/imports/label-studio/annotators/",
+        label_studio_views.LabelStudioAnnotatorsView.as_view(),
+        name="project-import-label-studio-annotators",
     ),
     path(
         "projects/<int:pk>/imports/",

@@ -69,7 +69,7 @@ from annotations.selectors.projects import (
     recent_import_jobs,
     taxonomy_rows,
 )
-from annotations.services import projects
+from annotations.services import invitations, projects
 from annotations.services.taxonomy import (
     TaxonomyExistsError,
     install_preset,
@@ -339,7 +339,10 @@ class ProjectImportsView(ServiceErrorsMixin, APIView):
         "smartypat: text_column, files with or without a header; set_metadata: key=value on "
         "every item, e.g. split=bench). hf: a .zip of a Hugging Face dataset folder written by "
         "export_dataset --format hf, into a project of the kind it holds (a gold version "
-        'becomes the next published version); its errors read "FILE: row N: FIELD: message".',
+        'becomes the next published version); its errors read "FILE: row N: FIELD: message". '
+        "labelstudio: texts_only, annotators (per annotator: member, invite or drop; read "
+        "them first with POST imports/label-studio/annotators/); invitations made answer "
+        "their single-use links once (invitations: email, link, sent).",
         request={"multipart/form-data": ImportCreateSerializer},
         responses={201: ImportJobSerializer, 400: OpenApiResponse(), 403: OpenApiResponse()},
     )
@@ -367,9 +370,20 @@ class ProjectImportsView(ServiceErrorsMixin, APIView):
             ),
             columns=fields.get("columns") or None,
             set_metadata=fields.get("set_metadata") or None,
+            texts_only=fields.get("texts_only", False),
+            annotators=fields.get("annotators") or None,
         )
+        invited = [
+            {"email": invitation.email, "link": request.build_absolute_uri(f"/invite/{token}/")}
+            for invitation, token in job.new_invitations
+        ]
+        for entry, (invitation, _) in zip(invited, job.new_invitations, strict=True):
+            entry["sent"] = invitations.send_invitation(invitation=invitation, link=entry["link"])
         job = import_jobs.start_import_job(job=job)
-        return Response(ImportJobSerializer(job).data, status=status.HTTP_201_CREATED)
+        body = ImportJobSerializer(job).data
+        if invited:
+            body = {**body, "invitations": invited}
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class ImportJobView(APIView):

@@ -285,6 +285,10 @@ def table_named(name: str) -> Table:
 NOT_ARCHIVED = (
     ("ImportUpload", "an unfinished import's uploaded bytes; a restored job does not run"),
     ("Invitation", "a single-use link to join; the restored project's admin invites again"),
+    (
+        "LabelStudioAnnotator",
+        "which user holds a Label Studio annotator's work; a restored project maps them again",
+    ),
 )
 
 

@@ -16,6 +16,10 @@ record listed, ids repeated in the file or already in the project included).
 
 A Label Studio JSON export (``labelstudio``) is checked task by task (``formats.label_studio``)
 and imported by ``importing.label_studio``: annotations, and predictions as imported runs.
+Its options: ``texts_only`` (the texts alone) and ``annotators`` (per source annotator: a
+member, an invitation, or dropped; ``importing.label_studio_annotators``), checked and the
+invitations created with the job (``job.new_invitations``: each invitation and its token,
+for the caller to show once).
 
 A Hugging Face dataset folder written by ``export_dataset --format hf`` (``hf``) comes as a
 .zip of the folder (``importing.hf_archive``): every bad row is listed, naming its Parquet
@@ -70,6 +74,7 @@ from annotations.importing.items import (
     parse_set_metadata,
 )
 from annotations.importing.label_studio import import_label_studio
+from annotations.importing.label_studio_annotators import parse_choices, prepare_choices
 from annotations.importing.liveness import beat_import_job
 from annotations.importing.parsing import parse_upload
 from annotations.importing.validation import FileCheck, error_entry, format_error_entry
@@ -110,12 +115,15 @@ def create_import_job(
     annotator: AbstractBaseUser | None = None,
     columns: dict[str, Any] | str | None = None,
     set_metadata: Sequence[str] | None = None,
+    texts_only: bool = False,
+    annotators: dict[str, Any] | str | None = None,
 ) -> ImportJob:
     """A queued job holding the file. CSV needs ``text_column`` ("text" by default);
     SmartyPat takes one too (``rewrite``, ``post``, a column name or position);
     doccano files are one annotator's work (``annotator``, by default ``created_by``);
     item formats need an item project, and ``items`` a column mapping (``columns``);
-    ``set_metadata`` (``["split=bench"]``) writes keys on every item of an item file."""
+    ``set_metadata`` (``["split=bench"]``) writes keys on every item of an item file;
+    Label Studio: ``texts_only``, ``annotators`` (see the module docstring)."""
     if format not in FORMATS:
         raise ValidationError(
             {"format": [f"unknown format '{format}'; one of {', '.join(FORMATS)}"]}
@@ -149,6 +157,14 @@ def create_import_job(
         if annotator is None:
             raise ValidationError({"annotator": ["a doccano file needs its annotator"]})
         options = {"annotator": annotator.pk}
+    new_invitations: list = []
+    if format == "labelstudio":
+        options, new_invitations = _label_studio_options(
+            project, created_by, texts_only, annotators
+        )
+    elif texts_only or annotators:
+        field_name = "texts_only" if texts_only else "annotators"
+        raise ValidationError({field_name: ["goes with the labelstudio format"]})
     job = ImportJob.objects.create(
         project=project,
         created_by=created_by,
@@ -159,7 +175,25 @@ def create_import_job(
         lines_total=0 if format == "hf" else count_lines(content),
     )
     ImportUpload.objects.create(job=job, content=content)
+    job.new_invitations = new_invitations
     return job
+
+
+def _label_studio_options(
+    project: Project,
+    created_by: AbstractBaseUser | None,
+    texts_only: bool,
+    annotators: dict[str, Any] | str | None,
+) -> tuple[dict[str, Any], list]:
+    choices = {} if texts_only else parse_choices(annotators)
+    ready, created = prepare_choices(
+        project=project, choices=choices, created_by=created_by, members_only=True
+    )
+    options = {
+        "texts_only": texts_only,
+        "annotators": {key: choice.as_dict() for key, choice in ready.items()},
+    }
+    return options, created
 
 
 def _item_options(
@@ -346,7 +380,13 @@ def _import(
         return import_hf_archive(folder=folder, name=name, project=project).as_dict()
     if job.format == "labelstudio":
         return import_label_studio(
-            path=source, name=name, project=project, created_by=job.created_by, members_only=True
+            path=source,
+            name=name,
+            project=project,
+            created_by=job.created_by,
+            members_only=True,
+            texts_only=bool(job.options.get("texts_only")),
+            choices=parse_choices(job.options.get("annotators")),
         ).as_dict()
     if job.format in ITEM_FORMATS:
         return import_items(

@@ -4,13 +4,16 @@
   otherwise its key (``data.external_id``, else ``ls-<task id>``) must not name a stored
   document with another text (that is an error naming the task), and a new document gets
   the key as its external id and its sentences split.
-- Every completed (not cancelled) annotation is one annotator's submitted annotation: the
-  user with ``completed_by``'s email (created with the email as username when new), else
-  ``ls-user-<id>``. Re-importing replaces that annotator's annotations on the file's
-  documents; one annotator twice on a task is an error. Through the browser
-  (``members_only``: a project admin's upload) users are never created nor taken from
-  outside the project: each annotator must be a member already (by email or username), else
-  the task is an error naming the annotator.
+- Every completed (not cancelled) annotation is one annotator's submitted annotation. Which
+  user holds an annotator's work is decided per project by ``label_studio_annotators`` (the
+  user's choice: a member, an invited person, or dropped; else the user remembered for its
+  Label Studio id or e-mail; else a match; else a new placeholder): the same Label Studio
+  user lands on the same platform user whichever export route wrote the file. Through the
+  browser (``members_only``: a project admin's upload) no account outside the project is
+  ever matched. Re-importing replaces that annotator's annotations on the file's
+  documents; one annotator twice on a task is an error.
+- ``texts_only``: the tasks' texts become documents; annotations and predictions are skipped
+  (and counted).
 - Regions are snapped outward to the sentences they overlap (the platform annotates whole
   sentences); the report counts the regions moved and the characters added. Regions of one
   annotation covering the same sentences become one span whose labels are alternatives
@@ -32,7 +35,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
@@ -46,6 +48,13 @@ from annotations.importing.formats.label_studio import (
     Region,
     checker,
     read_label_studio,
+)
+from annotations.importing.label_studio_annotators import (
+    AnnotatorChoice,
+    AnnotatorResolver,
+    SourceAnnotator,
+    read_annotators,
+    source_key,
 )
 from annotations.importing.sentences import Range, split_sentences
 from annotations.labels import NO_FALLACY, LabelResolver
@@ -94,11 +103,18 @@ class LabelStudioReport:
 
     file: str
     format: str = "labelstudio"
+    texts_only: bool = False
     texts: int = 0
     documents_created: int = 0
     documents_reused: int = 0
+    sentences: int = 0  # stored with the documents created
     annotators: list[str] = field(default_factory=list)
+    # per source annotator: {source, key, user (None: dropped), annotations, spans}
+    per_annotator: list[dict[str, Any]] = field(default_factory=list)
+    placeholders: list[str] = field(default_factory=list)  # accounts created to hold work
+    invited: list[str] = field(default_factory=list)  # e-mails whose work waits for them
     annotations_created: int = 0
+    annotations_dropped: int = 0  # of annotators dropped, or skipped by texts_only
     annotations_replaced: int = 0
     annotations_cancelled: int = 0
     spans: int = 0
@@ -109,6 +125,8 @@ class LabelStudioReport:
     chars_moved: int = 0  # characters added by snapping, over all moved regions
     max_chars_moved: int = 0
     other_results: int = 0
+    predictions: int = 0  # predictions read (each a task's model version)
+    predictions_skipped: int = 0  # skipped by texts_only
     runs: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -116,16 +134,30 @@ class LabelStudioReport:
 
     def summary(self) -> str:
         lines = [
-            f"Imported {self.texts} tasks from {Path(self.file).name} (Label Studio):",
-            f"  documents: {self.documents_created} created, {self.documents_reused} reused",
+            f"Imported {self.texts} tasks from {Path(self.file).name} (Label Studio"
+            f"{', texts only' if self.texts_only else ''}):",
+            f"  documents: {self.documents_created} created, {self.documents_reused} reused;"
+            f" {self.sentences} sentences stored",
             f"  annotations: {self.annotations_created} submitted by {len(self.annotators)}"
             f" annotators ({self.annotations_replaced} replaced,"
-            f" {self.annotations_cancelled} cancelled skipped)",
+            f" {self.annotations_cancelled} cancelled skipped,"
+            f" {self.annotations_dropped} dropped)",
+            *(
+                f"    {row['source']}: {row['annotations']} annotations, {row['spans']} spans"
+                f" -> {row['user'] or 'dropped'}"
+                for row in self.per_annotator
+            ),
             f"  spans: {self.spans} ({self.span_labels} labels,"
             f" {self.spans_with_alternatives} with alternatives)",
             f"  regions snapped to sentences: {self.regions_moved} of {self.regions} moved,"
             f" {self.chars_moved} characters added (at most {self.max_chars_moved} for one)",
         ]
+        if self.placeholders:
+            lines.append(f"  placeholder accounts created: {', '.join(self.placeholders)}")
+        if self.invited:
+            lines.append(f"  waiting for their invitation: {', '.join(self.invited)}")
+        if self.predictions_skipped:
+            lines.append(f"  predictions skipped (texts only): {self.predictions_skipped}")
         if self.other_results:
             lines.append(f"  skipped results that are not text labels: {self.other_results}")
         lines += [
@@ -242,6 +274,7 @@ def _documents(
         if item.document_id in reused:
             item.bounds = stored_bounds.get(item.document_id, [])
     report.texts = len(tasks)
+    report.sentences = sum(len(item.bounds) for item, _ in new)
     report.documents_created = len(created)
     report.documents_reused = len(tasks) - len(created)
     return prepared
@@ -295,26 +328,33 @@ def _snapped(
     return groups
 
 
-def _annotator(completion: Completion, members_of: Project | None) -> AbstractBaseUser | None:
-    """The user of an annotation: by email, else ``ls-user-<id>`` (created when new); with
-    ``members_of``, only a member of that project (None when there is none)."""
-    users = get_user_model().objects
-    if members_of is not None:
-        members = users.filter(memberships__project=members_of)
-        if completion.email:
-            found = members.filter(email__iexact=completion.email).order_by("pk").first()
-            return found or members.filter(username=completion.email[:150]).first()
-        return members.filter(username=f"ls-user-{completion.user_id}").first()
-    if completion.email:
-        found = users.filter(email__iexact=completion.email).order_by("pk").first()
-        if found is not None:
-            return found
-        user, _ = users.get_or_create(
-            username=completion.email[:150], defaults={"email": completion.email}
-        )
-        return user
-    user, _ = users.get_or_create(username=f"ls-user-{completion.user_id}")
-    return user
+def _annotation_rows(
+    prepared: list[_Prepared],
+    users: dict[str, AbstractBaseUser | None],
+    resolver: LabelResolver,
+    name: str,
+    report: LabelStudioReport,
+) -> list[tuple[AbstractBaseUser, int, str, dict[Range, set[str]]]]:
+    """(user, document, source key, spans) of each kept annotation."""
+    rows: list[tuple[AbstractBaseUser, int, str, dict[Range, set[str]]]] = []
+    for item in prepared:
+        seen: dict[int, str] = {}
+        for completion in item.task.annotations:
+            key = source_key(completion)
+            user = users[key]
+            if user is None:
+                report.annotations_dropped += 1
+                continue
+            if user.pk in seen:
+                raise checker(item.task, name).fail(
+                    completion.place, f"a second annotation by {user} (first: {seen[user.pk]})"
+                )
+            seen[user.pk] = completion.place
+            groups = _snapped(item, completion, resolver, name, report)
+            rows.append((user, item.document_id, key, groups))
+        report.annotations_cancelled += item.task.cancelled
+        report.other_results += item.task.other_results
+    return rows
 
 
 def _write_annotations(
@@ -323,38 +363,15 @@ def _write_annotations(
     resolver: LabelResolver,
     name: str,
     report: LabelStudioReport,
-    members_only: bool = False,
+    annotators: AnnotatorResolver,
 ) -> None:
-    """One submitted annotation per completed annotation, replacing the annotator's own."""
-    users: dict[tuple[str, str], AbstractBaseUser] = {}
-    rows: list[tuple[AbstractBaseUser, int, dict[Range, set[str]]]] = []
-    for item in prepared:
-        seen: dict[int, str] = {}
-        for completion in item.task.annotations:
-            key = (completion.email.casefold(), str(completion.user_id))
-            if key not in users:
-                found = _annotator(completion, project if members_only else None)
-                if found is None:
-                    who = completion.email or f"ls-user-{completion.user_id}"
-                    raise checker(item.task, name).fail(
-                        completion.place,
-                        f"{who} is not a member of the project: add them on the Members tab first",
-                    )
-                users[key] = found
-            user = users[key]
-            if user.pk in seen:
-                raise checker(item.task, name).fail(
-                    completion.place, f"a second annotation by {user} (first: {seen[user.pk]})"
-                )
-            seen[user.pk] = completion.place
-            rows.append(
-                (user, item.document_id, _snapped(item, completion, resolver, name, report))
-            )
-        report.annotations_cancelled += item.task.cancelled
-        report.other_results += item.task.other_results
-    annotators = {user.pk: user for user in users.values()}
+    """One submitted annotation per kept annotation, replacing the annotator's own."""
+    sources = read_annotators(item.task for item in prepared)
+    users = {source.key: annotators.user_for(source) for source in sources}
+    rows = _annotation_rows(prepared, users, resolver, name, report)
+    kept = {user.pk: user for user in users.values() if user is not None}
     documents = [item.document_id for item in prepared]
-    for user in annotators.values():
+    for user in kept.values():
         Membership.objects.get_or_create(
             project=project, user=user, defaults={"role": Membership.Role.ANNOTATOR}
         )
@@ -370,26 +387,51 @@ def _write_annotations(
                 status=Annotation.Status.SUBMITTED,
                 submitted_at=now,
             )
-            for user, document_id, _ in rows
+            for user, document_id, _, _ in rows
         ],
         batch_size=BATCH_SIZE,
     )
     spans = [
         Span(annotation=annotation, start=start, end=end, labels=sorted(labels))
-        for annotation, (_, _, groups) in zip(annotations, rows, strict=True)
+        for annotation, (_, _, _, groups) in zip(annotations, rows, strict=True)
         for (start, end), labels in sorted(groups.items())
     ]
     Span.objects.bulk_create(spans, batch_size=BATCH_SIZE)
     Assignment.objects.bulk_create(
-        [Assignment(document_id=doc, annotator=user) for user, doc, _ in rows],
+        [Assignment(document_id=doc, annotator=user) for user, doc, _, _ in rows],
         batch_size=BATCH_SIZE,
         ignore_conflicts=True,
     )
-    report.annotators = sorted(user.get_username() for user in annotators.values())
+    report.annotators = sorted(user.get_username() for user in kept.values())
     report.annotations_created = len(annotations)
     report.spans = len(spans)
     report.span_labels = sum(len(span.labels) for span in spans)
     report.spans_with_alternatives = sum(len(span.labels) > 1 for span in spans)
+    report.per_annotator = _per_annotator(sources, users, rows)
+    report.placeholders = list(annotators.placeholders)
+    report.invited = list(annotators.invited)
+
+
+def _per_annotator(
+    sources: list[SourceAnnotator],
+    users: dict[str, AbstractBaseUser | None],
+    rows: list[tuple[AbstractBaseUser, int, str, dict[Range, set[str]]]],
+) -> list[dict[str, Any]]:
+    """What was stored for each source annotator: annotations and spans, and whose."""
+    stored: dict[str, list[int]] = {source.key: [0, 0] for source in sources}
+    for _, _, key, groups in rows:
+        stored[key][0] += 1
+        stored[key][1] += len(groups)
+    return [
+        {
+            "source": source.shown,
+            "key": source.key,
+            "user": None if users[source.key] is None else users[source.key].get_username(),
+            "annotations": stored[source.key][0],
+            "spans": stored[source.key][1],
+        }
+        for source in sources
+    ]
 
 
 def _predicted_units(item: _Prepared, groups: dict[Range, set[str]]) -> list[PredictedUnit]:
@@ -450,19 +492,30 @@ def import_label_studio(
     created_by: AbstractBaseUser | None = None,
     name: str | None = None,
     members_only: bool = False,
+    texts_only: bool = False,
+    choices: dict[str, AnnotatorChoice] | None = None,
 ) -> LabelStudioReport:
     """Import a Label Studio JSON export (see the module docstring); ``name`` is the file
-    name used in errors when ``path`` is an open file; ``members_only``: annotators only
-    among the project's members (a project admin's upload)."""
+    name used in errors when ``path`` is an open file; ``members_only``: no account outside
+    the project is matched (a project admin's upload); ``texts_only``: the texts alone;
+    ``choices``: per source annotator's key, prepared by
+    ``label_studio_annotators.prepare_choices``."""
     name = source_name(path, name)
     tasks = read_label_studio(path, name=name)
     if not tasks:
         raise DatasetFormatError(name, 1, None, "the file holds no tasks")
-    report = LabelStudioReport(file=name)
+    report = LabelStudioReport(file=name, texts_only=texts_only)
     Project.objects.select_for_update().filter(pk=project.pk).first()
     _check_file(tasks, name)
     resolver = label_resolver(project.taxonomy)
     prepared = _documents(project, tasks, name, report)
-    _write_annotations(project, prepared, resolver, name, report, members_only)
+    report.predictions = sum(len(task.predictions) for task in tasks)
+    if texts_only:
+        report.annotations_dropped = sum(len(task.annotations) for task in tasks)
+        report.annotations_cancelled = sum(task.cancelled for task in tasks)
+        report.predictions_skipped = report.predictions
+        return report
+    annotators = AnnotatorResolver(project, choices or {}, members_only)
+    _write_annotations(project, prepared, resolver, name, report, annotators)
     _write_predictions(project, prepared, resolver, name, created_by, report)
     return report

@@ -40,6 +40,7 @@ from annotations.importing.items import (
     columns_from,
 )
 from annotations.importing.label_spans import group_spans
+from annotations.importing.label_studio_annotators import dropped_keys, is_dropped
 from annotations.importing.sentences import SentenceError, sentences_from_units
 from annotations.models import Document, ImportJob
 from annotations.selectors.taxonomy import label_resolver
@@ -304,8 +305,11 @@ class FileCheck:
 
     def label_studio(self) -> None:
         """Every task's problems and unknown labels; what needs the stored documents (a
-        changed text, a region between sentences) is found by the import itself."""
+        changed text, a region between sentences) is found by the import itself. The labels
+        of what the import skips (texts only, dropped annotators) are not checked."""
         resolver = label_resolver(self.job.project.taxonomy)
+        texts_only = bool(self.job.options.get("texts_only"))
+        dropped = dropped_keys(self.job.options.get("annotators"))
         try:
             for task in check_label_studio(io.BytesIO(self.content), name=self.name):
                 if isinstance(task, DatasetFormatError):
@@ -320,7 +324,8 @@ class FileCheck:
                         f"same text as the task on line {self.text_lines[digest]}",
                     )
                 self.text_lines.setdefault(digest, task.line)
-                for completion in (*task.annotations, *task.predictions):
+                checked = [c for c in task.annotations if not is_dropped(c, dropped)]
+                for completion in [] if texts_only else [*checked, *task.predictions]:
                     for region in completion.regions:
                         for index, raw in enumerate(region.labels):
                             if resolver.resolve(raw) is None:

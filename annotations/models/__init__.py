@@ -14,6 +14,7 @@ project's taxonomy, ranges inside the text, sentence snapping) is checked by the
   the database keeps on them);
 - ``imports``: import jobs;
 - ``invitations``: single-use links that make their holder a project member;
+- ``label_studio``: the platform user holding each Label Studio annotator's work;
 - ``annotations``: annotators' annotations and spans;
 - ``gold``: gold standard versions, their documents and spans.
 """
@@ -29,6 +30,7 @@ from annotations.models.gold import (
 )
 from annotations.models.imports import ImportJob, ImportUpload
 from annotations.models.invitations import Invitation
+from annotations.models.label_studio import LabelStudioAnnotator
 from annotations.models.projects import (
     Assignment,
     CountersNotSaved,
@@ -51,6 +53,7 @@ __all__ = [
     "ImportJob",
     "ImportUpload",
     "Invitation",
+    "LabelStudioAnnotator",
     "Membership",
     "Project",
     "PublishedGoldIsImmutable",

@@ -26,6 +26,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotations.models import Invitation, Membership, Project
+from annotations.services.placeholders import hand_over
 from annotations.services.projects import create_user
 
 TOKEN_BYTES = 32
@@ -111,11 +112,12 @@ def _claim(token: str) -> Invitation:
 
 
 def _join(invitation: Invitation, user: AbstractBaseUser) -> Membership:
-    """Make ``user`` a member with the invitation's role (a member keeps their role), and
-    mark the invitation used."""
+    """Make ``user`` a member with the invitation's role (a member keeps their role), take
+    over the work an import left with a placeholder for them, and mark the invitation used."""
     membership, _ = Membership.objects.get_or_create(
         project=invitation.project, user=user, defaults={"role": invitation.role}
     )
+    hand_over(invitation=invitation, user=user)
     invitation.accepted_at = timezone.now()
     invitation.accepted_by = user
     invitation.save(update_fields=["accepted_at", "accepted_by"])

@@ -38,7 +38,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 from django.db import transaction
 
 from annotations.form_presets import get_form_preset
@@ -57,9 +57,10 @@ from annotations.importing.items import (
     import_items,
     parse_set_metadata,
 )
-from annotations.importing.label_studio import LabelStudioReport, import_label_studio
+from annotations.importing.label_studio import LabelStudioReport
 from annotations.importing.parsing import parse_upload
 from annotations.importing.uima import import_uima
+from annotations.management import label_studio_options
 from annotations.models import Project, Taxonomy
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import (
@@ -122,6 +123,21 @@ class Command(BaseCommand):
             "--columns",
             help='items format: JSON column mapping, e.g. \'{"text": "post", "id": "pid"}\'',
         )
+
+        label_studio_options.add_arguments(parser)
+
+    def execute(self, *args: Any, **options: Any) -> str | None:
+        """Label Studio's choices checked first; ``--list-annotators`` lists and imports
+        nothing (``annotations.management.label_studio_options``)."""
+        self.label_studio = label_studio_options.options_from(options["format"], options)
+        if not self.label_studio.list_only:
+            return super().execute(*args, **options)
+        out = OutputWrapper(options["stdout"]) if options.get("stdout") else self.stdout
+        try:
+            out.write(label_studio_options.list_annotators(options["path"], options["project"]))
+        except DatasetFormatError as error:
+            raise CommandError(str(error)) from error
+        return None
 
     def handle(
         self,
@@ -265,7 +281,9 @@ class Command(BaseCommand):
             user, _ = get_user_model().objects.get_or_create(username=annotator)
             return import_doccano_annotations(path=path, project=project, annotator=user)
         if file_format == "labelstudio":
-            return import_label_studio(path=path, project=project)
+            return label_studio_options.import_with_options(
+                path=path, project=project, chosen=self.label_studio, out=self.stdout
+            )
         return import_texts(path=path, project=project)
 
     def _import_items(

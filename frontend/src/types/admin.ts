@@ -86,6 +86,8 @@ export interface ImportJob {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** Label Studio imports that invited annotators: the links, only in the upload's answer. */
+  invitations?: { email: string; link: string; sent: boolean }[];
 }
 
 export interface CsvInspection {

@@ -412,8 +412,9 @@ def test_the_import_tab_imports_a_label_studio_export(project):
 
 
 def test_the_import_tab_takes_annotators_only_among_the_projects_members(project):
-    """A project admin's upload neither creates users nor reaches a user of another
-    project by email: the annotator must be a member already."""
+    """A project admin's upload never reaches a user of another project by email: an
+    annotator who is not a member gets a new inactive placeholder account (no e-mail, no
+    password) holding their work."""
     other = create_project(name="Other team", taxonomy=project.taxonomy)
     outsider = User.objects.create_user("alice", email="alice@example.org")
     Membership.objects.create(project=other, user=outsider, role="annotator")
@@ -421,10 +422,12 @@ def test_the_import_tab_takes_annotators_only_among_the_projects_members(project
     content = json.dumps(label_studio_export(), indent=2).encode()
     job = _post(project, "ls.json", content)
 
-    assert job["status"] == "failed"
-    assert "alice@example.org is not a member of the project" in job["errors"][0]["text"]
-    assert "task 101" in job["errors"][0]["text"]
-    assert User.objects.count() == before + 1  # only the admin who posted
+    assert job["status"] == "succeeded", job["errors"]
+    placeholders = User.objects.filter(username__in=job["report"]["placeholders"])
+    assert len(placeholders) == 2 and User.objects.count() == before + 1 + 2  # admin, two
+    assert not any(
+        user.is_active or user.email or user.has_usable_password() for user in placeholders
+    )
     assert not Membership.objects.filter(project=project, user=outsider).exists()
     assert not Annotation.objects.filter(annotator=outsider).exists()
 

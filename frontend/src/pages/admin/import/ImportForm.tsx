@@ -1,5 +1,6 @@
 // Choose a file and its format (CSV: its columns; items: the column mapping; SmartyPat: the
-// item text), then upload it as an import job. Item projects take the item formats only.
+// item text; Label Studio: its annotators, each mapped, and "texts only"), then upload it as
+// an import job. Item projects take the item formats only.
 
 import { useRef, useState } from "preact/hooks";
 import { ErrorSummary } from "../../../components/FieldErrors";
@@ -11,8 +12,10 @@ import { guessIdColumn, guessTextColumn } from "../shared/csv";
 import { type ItemMapping, buildItemColumns, formatsFor, guessItemMapping } from "../shared/itemForm";
 import { CsvColumns } from "./CsvColumns";
 import { ItemColumns } from "./ItemColumns";
+import { LabelStudioChoices } from "./LabelStudioChoices";
+import { type AnnotatorChoice, type LsPreview, buildAnnotatorChoices, initialChoices } from "../shared/labelStudio";
 
-const FIELD_NAMES: Record<string, string> = { file: "File", format: "Format", text_column: "Text column", id_column: "Id column", columns: "Column mapping", set_metadata: "Metadata" };
+const FIELD_NAMES: Record<string, string> = { file: "File", format: "Format", text_column: "Text column", id_column: "Id column", columns: "Column mapping", set_metadata: "Metadata", texts_only: "Texts only", annotators: "Annotators" };
 const NO_MAPPING: ItemMapping = { columns: {}, optionsMode: "none", optionColumns: [] };
 
 /** Formats that need the file's columns before uploading. */
@@ -33,6 +36,9 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
   const [mapping, setMapping] = useState<ItemMapping>(NO_MAPPING);
   const [smartypatText, setSmartypatText] = useState("");
   const [metadata, setMetadata] = useState("");
+  const [lsPreview, setLsPreview] = useState<LsPreview | null>(null);
+  const [textsOnly, setTextsOnly] = useState(false);
+  const [lsChoices, setLsChoices] = useState<Record<string, AnnotatorChoice>>({});
   const [errors, setErrors] = useState<FormErrors>(NO_ERRORS);
   const [busy, setBusy] = useState<string | null>(null);
   // Only the latest inspection counts: changing the format, then the file, sends two, and
@@ -57,15 +63,35 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
     });
   };
 
+  // A Label Studio file's annotators, read before uploading (the latest file only).
+  const readAnnotators = async (f: File) => {
+    setLsPreview(null);
+    const ticket = ++latestInspection.current;
+    const current = () => ticket === latestInspection.current;
+    await submitForm(() => sendMultipart(`/api/projects/${projectId}/imports/label-studio/annotators/`, { file: f }), {
+      setBusy: (on) => current() && setBusy(on ? "Reading the annotators…" : null),
+      setErrors: (e) => current() && setErrors(e),
+      offline: "The server cannot be reached.",
+      onOk: (res) => {
+        if (!current()) return;
+        const preview = res.data as LsPreview;
+        setLsPreview(preview);
+        setLsChoices(initialChoices(preview));
+      },
+    });
+  };
+
   const pick = (f: File | null, fmt: ImportFormat = format) => {
     setFile(f);
     setErrors(NO_ERRORS);
     setCsv(null);
+    setLsPreview(null);
     const guess = f ? guessFormat(f.name) : null;
     const guessed = guess && allowed.includes(guess) ? guess : null;
     const next = guessed ?? fmt;
     if (guessed) setFormat(guessed);
     if (f && needsColumns(next)) void inspect(f);
+    if (f && next === "labelstudio") void readAnnotators(f);
   };
 
   const submit = async (e: Event) => {
@@ -73,6 +99,12 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
     if (busy || disabled) return;
     if (!file) return setErrors({ fields: { file: ["Choose a file to import."] }, general: [] });
     if (format === "csv" && !columns.text) return setErrors({ fields: { text_column: ["Choose the column that holds the texts."] }, general: [] });
+    let annotators: string | undefined;
+    if (format === "labelstudio" && !textsOnly) {
+      const built = buildAnnotatorChoices(lsChoices);
+      if (Object.keys(built.errors.fields).length) return setErrors(built.errors);
+      annotators = built.json;
+    }
     let itemColumns: string | undefined;
     if (format === "items") {
       const built = buildItemColumns(mapping);
@@ -87,6 +119,8 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
         id_column: format === "csv" ? columns.id : undefined,
         columns: itemColumns,
         set_metadata: kind === "items" && metadata.trim() ? metadata.trim() : undefined,
+        texts_only: format === "labelstudio" && textsOnly ? "true" : undefined,
+        annotators,
       });
     await submitForm(request, {
       setBusy: (on) => setBusy(on ? "Uploading…" : null),
@@ -110,7 +144,9 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
           onValue={(v) => {
             setFormat(v as ImportFormat);
             setCsv(null);
+            setLsPreview(null);
             if (needsColumns(v as ImportFormat) && file) void inspect(file);
+            if (v === "labelstudio" && file) void readAnnotators(file);
           }}
           options={FORMATS.filter((f) => allowed.includes(f.value)).map((f) => ({ value: f.value, label: f.label }))}
           messages={messagesFor(errors, "format")}
@@ -128,6 +164,21 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
           onId={(id) => setColumns((c) => ({ ...c, id }))}
           messages={{ text: messagesFor(errors, "text_column"), id: messagesFor(errors, "id_column") }}
         />
+      )}
+      {format === "labelstudio" && lsPreview && (
+        <LabelStudioChoices
+          preview={lsPreview}
+          textsOnly={textsOnly}
+          onTextsOnly={setTextsOnly}
+          choices={lsChoices}
+          onChoice={(key, choice) => setLsChoices((all) => ({ ...all, [key]: choice }))}
+          errors={errors}
+        />
+      )}
+      {format === "labelstudio" && messagesFor(errors, "annotators").length > 0 && (
+        <p class="form-error" role="alert" data-testid="ls-annotators-error">
+          {messagesFor(errors, "annotators").join(" ")}
+        </p>
       )}
       {format === "smartypat" && (
         <div class="field-row">

@@ -5,6 +5,7 @@ import { ProgressBar } from "../../../components/ProgressBar";
 import { formatSize } from "../../../components/form";
 import type { ImportJob, ImportProblem } from "../../../types";
 import { isActive, jobProgress, problemText, problemsFile, problemsFileName, reportRows, shownProblems } from "../shared/importJob";
+import { annotatorLines } from "../shared/labelStudio";
 
 /** Save every problem as a text file (built on click: the list may be long). */
 function downloadProblems(problems: ImportProblem[], fileName: string): void {
@@ -89,6 +90,26 @@ export function ImportJobView({ job, onDismiss }: { job: ImportJob; onDismiss?: 
           </div>
         ))}
       </dl>
+      {annotatorLines(job.report).length > 0 && (
+        <ul class="ls-per-annotator" data-testid="report-per-annotator">
+          {annotatorLines(job.report).map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
+      {(job.invitations ?? []).length > 0 && (
+        <div class="ls-invitations" data-testid="report-invitations">
+          <p>Invitations (each link is shown only now{job.invitations!.some((i) => i.sent) ? "; e-mailed where marked" : ""}):</p>
+          <ul>
+            {job.invitations!.map((i) => (
+              <li key={i.link}>
+                {i.email}: <code>{i.link}</code>
+                {i.sent ? " (e-mailed)" : ""}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
     </section>
   );
 }

@@ -8,7 +8,7 @@ export const FORMATS: { value: ImportFormat; label: string; accept: string; hint
   { value: "doccano", label: "doccano (.jsonl)", accept: ".jsonl,.json", hint: 'doccano\'s JSONL export: "text" and "label" [start, end, name] triples.' },
   { value: "text", label: "Plain text (.txt or .jsonl)", accept: ".txt,.jsonl", hint: 'Texts separated by blank lines (.txt), or JSON lines with "text" and optionally "id", "source", "metadata" (.jsonl).' },
   { value: "csv", label: "CSV", accept: ".csv,.tsv", hint: "Pick the text column (and an optional id column) after choosing the file." },
-  { value: "labelstudio", label: "Label Studio (.json)", accept: ".json", hint: "Label Studio's JSON export: one annotator per completed annotation, regions snapped to whole sentences, predictions as an imported run." },
+  { value: "labelstudio", label: "Label Studio (.json)", accept: ".json", hint: "Label Studio's JSON export (either export route): its annotators are listed after choosing the file; map each to a member, invite them or drop their work, or import the texts only. Regions are snapped to whole sentences; predictions become an imported run." },
   { value: "hf", label: "Hugging Face dataset folder (.zip)", accept: ".zip", hint: "A folder written by export_dataset --format hf (README.md and data/*.parquet), zipped: a gold version becomes the next published version, items are added." },
   { value: "flub", label: "FLUB (.jsonl)", accept: ".jsonl,.json", hint: "FLUB's JSONL: text, is_question, type, explanation, id, options A–D and answer on every line." },
   { value: "smartypat", label: "SmartyPat (.csv)", accept: ".csv,.tsv", hint: "Columns id, original post, fallacy types (comma-separated; empty: sound) and declarative rewrite." },
@@ -80,6 +80,8 @@ export function reportRows(report: ImportReport): { key: string; label: string; 
   // Label Studio's figures: annotations, snapping and the runs its predictions became.
   const extra = [
     { key: "annotations_created", label: "Annotations submitted", value: n(report.annotations_created) },
+    { key: "annotations_dropped", label: "Annotations not imported (dropped or texts only)", value: n(report.annotations_dropped) },
+    { key: "predictions", label: "Predictions read", value: n(report.predictions) },
     { key: "regions_moved", label: "Regions moved to sentence boundaries", value: n(report.regions_moved) },
     { key: "chars_moved", label: "Characters added by that snapping", value: n(report.chars_moved) },
     { key: "runs", label: "Runs imported from predictions", value: Array.isArray(report.runs) ? report.runs.length : 0 },
