@@ -3,11 +3,21 @@ them (reads only; documents in chunks).
 
 Every document is one task (``id``: the Label Studio id it was imported with, else the
 document's; ``data``: ``text`` and ``external_id``). Without a gold version, each submitted
-annotation is one annotation of its task (``completed_by``: the annotator's id and email; an
-``ls-user-<id>`` annotator gets back its Label Studio id; one without an email comes back
-from a re-import as ``ls-user-<id>``); with one, the version's documents
-only, each with one ``ground_truth`` annotation by whoever created the version. A span is one
-region whose labels are its alternatives (canonical names; ⊥ as "no fallacy").
+annotation is one annotation of its task; with one, the version's documents only, each with
+one ``ground_truth`` annotation by whoever created the version. A span is one region whose
+labels are its alternatives (canonical names; ⊥ as "no fallacy").
+
+Annotations carry no ``completed_by``: Label Studio takes one only as the e-mail or id of a
+member of its own organization and refuses the whole file otherwise ("Unknown annotator's
+email"); without it, it assigns the annotation to the user who imports the file. Who made
+each annotation travels in the task's ``meta`` (which Label Studio keeps and exports again),
+keyed by the annotation's ``id`` (Label Studio keeps it as the annotation's ``import_id``)::
+
+    "meta": {"annotators": {"7": {"id": 3, "email": "alice@example.org",
+                                  "username": "alice"}}}
+
+``id`` is the platform user's id, or the Label Studio id of an ``ls-user-<id>`` annotator
+without an e-mail; a re-import (``formats.label_studio``) takes the annotator from there.
 """
 
 from __future__ import annotations
@@ -49,20 +59,19 @@ def project_labeling_config(project: Project) -> str:
     return labeling_config([*names.values_list("name", flat=True), NO_FALLACY])
 
 
-def completed_by(user: AbstractBaseUser | None) -> dict[str, Any]:
+def annotator(user: AbstractBaseUser | None) -> dict[str, Any]:
+    """The annotator as the task's ``meta.annotators`` holds it (see the module docstring)."""
     if user is None:
-        return {"id": 0, "email": ""}
-    found = LS_USER.fullmatch(user.get_username())
+        return {"id": 0, "email": "", "username": ""}
+    username = user.get_username()
+    found = LS_USER.fullmatch(username)
     user_id = int(found.group(1)) if found and not user.email else user.pk
-    return {"id": user_id, "email": user.email}
+    return {"id": user_id, "email": user.email, "username": username}
 
 
-def _annotation(
-    number: int, text: str, spans: list[Any], user: AbstractBaseUser | None, *, gold: bool
-) -> dict[str, Any]:
+def _annotation(number: int, text: str, spans: list[Any], *, gold: bool) -> dict[str, Any]:
     return {
         "id": number,
-        "completed_by": completed_by(user),
         "was_cancelled": False,
         "ground_truth": gold,
         "result": [
@@ -72,13 +81,17 @@ def _annotation(
     }
 
 
-def _task(document: Document, annotations: list[dict[str, Any]]) -> dict[str, Any]:
+def _task(
+    document: Document, made: list[tuple[dict[str, Any], AbstractBaseUser | None]]
+) -> dict[str, Any]:
+    """The document's task with its annotations, each with who made it."""
     task_id = (document.metadata or {}).get("label_studio_id", document.pk)
     return label_studio_task(
         task_id=task_id,
         text=document.text,
         external_id=document.external_id,
-        annotations=annotations,
+        annotations=[annotation for annotation, _ in made],
+        annotators={str(annotation["id"]): annotator(user) for annotation, user in made},
     )
 
 
@@ -107,7 +120,7 @@ def _annotation_tasks(project: Project) -> Iterator[dict[str, Any]]:
             yield _task(
                 document,
                 [
-                    _annotation(a.pk, document.text, spans.get(a.pk, []), a.annotator, gold=False)
+                    (_annotation(a.pk, document.text, spans.get(a.pk, []), gold=False), a.annotator)
                     for a in by_document.get(document.pk, [])
                 ],
             )
@@ -128,10 +141,8 @@ def _gold_tasks(gold: GoldStandard) -> Iterator[dict[str, Any]]:
             spans.setdefault(span.document_id, []).append(span)
         for entry in chunk:
             document = entry.document
-            annotation = _annotation(
-                entry.pk, document.text, spans.get(document.pk, []), gold.created_by, gold=True
-            )
-            yield _task(document, [annotation])
+            annotation = _annotation(entry.pk, document.text, spans.get(document.pk, []), gold=True)
+            yield _task(document, [(annotation, gold.created_by)])
 
 
 def export_label_studio(

@@ -11,6 +11,15 @@ The file is a JSON array of tasks::
                                              "labels": ["ad hominem"]}}]}],
       "predictions": [{"model_version": "v1", "result": [...]}]}]
 
+Label Studio's Export button (``GET /api/projects/N/export?exportType=JSON``) writes
+``completed_by`` as the user's id and ``predictions`` as ids only (``[1]``): such predictions
+are skipped and counted (``prediction_ids``), their bodies are not in the file; a snapshot
+export (``POST /api/projects/N/exports/`` with full serialization options) writes
+``completed_by`` as ``{id, email, first_name, last_name}`` and whole predictions. An
+annotation our export wrote carries no ``completed_by``: its annotator is in the task's
+``meta.annotators`` under the annotation's id, which Label Studio keeps as ``import_id``
+(``services.label_studio_exports``), and is taken from there before ``completed_by``.
+
 ``read_label_studio`` validates every task (text, annotators, regions inside the text and
 matching their quoted ``text``) and names the place of the first problem: the file, the line
 the task starts on, the task's id and the field (``annotations[0].result[2].value.end``).
@@ -41,6 +50,7 @@ NOT_AN_EXPORT = "not a Label Studio JSON export (a JSON array of tasks)"
 LABELS_TYPE = "labels"
 FROM_NAME = "label"
 TO_NAME = "text"
+ANNOTATORS_META = "annotators"  # task meta: {annotation id: {"id", "email", "username"}}
 
 
 @dataclass(frozen=True)
@@ -60,6 +70,7 @@ class Completion:
     place: str  # "annotations[0]"
     user_id: int | str | None = None
     email: str = ""
+    username: str = ""  # the platform username, from the task's meta.annotators
     model_version: str = ""
     regions: list[Region] = field(default_factory=list)
 
@@ -74,6 +85,8 @@ class LabelStudioTask:
     predictions: list[Completion]
     cancelled: int = 0
     other_results: int = 0  # results that are not text labels (skipped)
+    prediction_ids: int = 0  # predictions given by id only (the Export button's), skipped
+    annotators: dict[str, Any] = field(default_factory=dict)  # meta.annotators
 
     @property
     def name(self) -> str:
@@ -192,11 +205,35 @@ def _completion(
         return Completion(
             place, model_version="" if version is None else str(version), regions=regions
         )
+    known = _meta_annotator(check, task, entry)
+    if known is not None:
+        return Completion(place, *known, regions=regions)
     user_id, email = _completed_by(check, place, entry.get("completed_by"))
     if not email:  # a bare id: Label Studio writes "email, id" in created_username too
         named = str(entry.get("created_username") or "").split(",")[0].strip()
         email = named if "@" in named else ""
     return Completion(place, user_id=user_id, email=email, regions=regions)
+
+
+def _meta_annotator(
+    check: _TaskChecker, task: LabelStudioTask, entry: dict[str, Any]
+) -> tuple[int | str | None, str, str] | None:
+    """(user id, email, username) of an annotation our export wrote, from the task's
+    ``meta.annotators``: keyed by the annotation's ``import_id`` in Label Studio's exports
+    (an annotation made in Label Studio has none), by its ``id`` in ours."""
+    key = entry.get("import_id") if "import_id" in entry else entry.get("id")
+    found = task.annotators.get(str(key)) if key is not None else None
+    if found is None:
+        return None
+    place = f"meta.{ANNOTATORS_META}.{key}"
+    if not isinstance(found, dict):
+        raise check.fail(place, f"expected an object, got {_kind(found)}")
+    user_id, email, username = found.get("id"), found.get("email") or "", found.get("username")
+    if not isinstance(email, str) or not isinstance(username or "", str):
+        raise check.fail(place, "expected the e-mail and username as strings")
+    if not (_is_int(user_id) or email):
+        raise check.fail(place, "expected the annotator: an id or an e-mail")
+    return user_id if _is_int(user_id) else None, email, username or ""
 
 
 def _completed_by(check: _TaskChecker, place: str, value: Any) -> tuple[int | str | None, str]:
@@ -210,6 +247,17 @@ def _completed_by(check: _TaskChecker, place: str, value: Any) -> tuple[int | st
         if _is_int(user_id) or isinstance(user_id, str) or email:
             return (user_id if _is_int(user_id) or isinstance(user_id, str) else None), email
     raise check.fail(f"{place}.completed_by", "expected the annotator: an id or {id, email}")
+
+
+def _annotators(check: _TaskChecker, element: dict[str, Any]) -> dict[str, Any]:
+    """The task's ``meta.annotators`` (annotation id: annotator), written by our export."""
+    meta = element.get("meta")
+    found = meta.get(ANNOTATORS_META) if isinstance(meta, dict) else None
+    if found is None:
+        return {}
+    if not isinstance(found, dict):
+        raise check.fail(f"meta.{ANNOTATORS_META}", f"expected an object, got {_kind(found)}")
+    return found
 
 
 def _task(name: str, line: int, element: Any, position: int) -> LabelStudioTask:
@@ -239,12 +287,16 @@ def _task(name: str, line: int, element: Any, position: int) -> LabelStudioTask:
         external_id=str(external_id) if isinstance(external_id, str | int) else "",
         annotations=[],
         predictions=[],
+        annotators=_annotators(check, element),
     )
     for key, prediction in (("annotations", False), ("predictions", True)):
         entries = element.get(key, [])
         if not isinstance(entries, list):
             raise check.fail(key, "expected a list")
         for index, entry in enumerate(entries):
+            if prediction and _is_int(entry):  # the Export button writes predictions' ids
+                task.prediction_ids += 1
+                continue
             made = _completion(check, task, f"{key}[{index}]", entry, prediction=prediction)
             if made is not None:
                 (task.predictions if prediction else task.annotations).append(made)
@@ -298,11 +350,17 @@ def label_studio_task(
     text: str,
     external_id: str,
     annotations: list[dict[str, Any]],
+    annotators: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
+    """A task; ``annotators`` (annotation id: who made it) goes into its ``meta``."""
     data: dict[str, Any] = {"text": text}
     if external_id:
         data["external_id"] = external_id
-    return {"id": task_id, "data": data, "annotations": annotations, "predictions": []}
+    task: dict[str, Any] = {"id": task_id, "data": data}
+    if annotators:
+        task["meta"] = {ANNOTATORS_META: annotators}
+    task.update(annotations=annotations, predictions=[])
+    return task
 
 
 def labeling_config(labels: Iterable[str]) -> str:
