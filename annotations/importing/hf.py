@@ -7,11 +7,19 @@ candidate, answer key, the split in ``metadata["split"]``) to an item project; a
 already in the project is refused. Every row is checked before anything is written, and
 the first problem raises ``HFFormatError`` naming the file, the row and the field; the
 import is one transaction, so nothing is left behind.
+
+A row's ``source``, ``position`` and ``metadata`` columns (``formats.hf``), when present,
+give a new document back as it was exported: its metadata (an item's with its options,
+candidate and answer key from their columns; the split as the exported metadata had it,
+none where the row sits in the default split and had none), its source (else the
+folder's name) and its place (new documents are created in ``position`` order). A folder
+without them gets ``metadata`` ``{"split": ...}`` (items also ``"format": "hf"``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,12 +29,13 @@ from django.utils import timezone
 
 from annotations.importing.formats.hf import (
     CARD,
+    DEFAULT_SPLIT,
     PLATFORM_KEY,
     HFFolder,
     HFFormatError,
     HFSplit,
 )
-from annotations.importing.formats.storable import text_problem
+from annotations.importing.formats.storable import json_problem, text_problem
 from annotations.importing.sentences import SentenceError, check_tiling
 from annotations.importing.untrusted import answer_fields, hf_folder_from_path
 from annotations.labels import LabelResolver
@@ -97,6 +106,62 @@ class _Rows:
         seen[text] = f"{self.path} row {self.number}"
         return text
 
+    def metadata(self, row: dict[str, Any]) -> dict[str, Any] | None:
+        """The ``metadata`` column's JSON object (None: no such column or null)."""
+        raw = row.get("metadata")
+        if raw is None:
+            return None
+        try:
+            value = json.loads(raw, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as error:
+            raise self.fail("metadata", f"not JSON: {error}") from None
+        if not isinstance(value, dict):
+            raise self.fail("metadata", "not a JSON object")
+        problem = json_problem(value)
+        if problem:
+            place, message = problem
+            raise self.fail(f"metadata.{place}" if place else "metadata", message)
+        return value
+
+    def source(self, row: dict[str, Any], default: str) -> str:
+        """The ``source`` column's value (``default``: no such column or null)."""
+        source = row.get("source")
+        source = default if source is None else source
+        problem = text_problem(source)
+        if problem:
+            raise self.fail("source", problem)
+        if len(source) > SOURCE_LENGTH:
+            raise self.fail("source", f"longer than {SOURCE_LENGTH} characters")
+        return source
+
+
+SOURCE_LENGTH = 255
+
+
+def _no_constant(word: str) -> Any:
+    raise ValueError(f"{word} is not JSON (the database cannot store it)")
+
+
+def with_split(metadata: dict[str, Any] | None, split: str) -> dict[str, Any]:
+    """``metadata`` (exported) with the row's split: as it was, or ``split`` where it moved;
+    none where it had none and the row is in the default split."""
+    if metadata is None:
+        return {"split": split}
+    out = dict(metadata)
+    if "split" in out and str(out["split"]) == split:
+        return out
+    if split != DEFAULT_SPLIT or "split" in out:
+        out["split"] = split
+    return out
+
+
+def in_position_order(rows: Sequence[Any], positions: Sequence[int | None]) -> list[Any]:
+    """``rows`` sorted by their exported positions when every row has one (else as given)."""
+    if any(position is None for position in positions):
+        return list(rows)
+    order = sorted(range(len(rows)), key=lambda index: (positions[index], index))
+    return [rows[index] for index in order]
+
 
 def _span_draft(
     check: _Rows, index: int, span: dict[str, Any], text: str, resolver: LabelResolver
@@ -133,6 +198,8 @@ class _SpanRow:
     row: dict[str, Any]
     sentences: list[tuple[int, int]]
     spans: list[dict[str, Any]]
+    metadata: dict[str, Any]
+    source: str | None  # None: the folder's name
 
 
 def _span_row(
@@ -149,7 +216,9 @@ def _span_row(
         _span_draft(check, index, span, text, resolver)
         for index, span in enumerate(row["spans"] or [])
     ]
-    return _SpanRow(split.name, row, sentences, spans)
+    metadata = with_split(check.metadata(row), split.name)
+    source = None if row.get("source") is None else check.source(row, "")
+    return _SpanRow(split.name, row, sentences, spans, metadata, source)
 
 
 def _checked_span_rows(folder: HFFolder, resolver: LabelResolver) -> list[_SpanRow]:
@@ -172,14 +241,15 @@ def import_hf_gold(
         .values_list("text", "pk")
     )
     new = [r for r in rows if r.row["text"] not in existing]
+    new = in_position_order(new, [r.row.get("position") for r in new])
     created, _ = create_documents(
         project=project,
         texts=[
             NewDocument(
                 text=r.row["text"],
                 external_id=r.row["id"] or "",
-                source=report.folder,
-                metadata={"split": r.split},
+                source=report.folder if r.source is None else r.source,
+                metadata=r.metadata,
                 sentences=r.sentences,
             )
             for r in new
@@ -221,7 +291,7 @@ def _gold(check: _Rows, row: dict[str, Any], fields: list[tuple[str, str]]) -> d
     options = {option["key"]: option["text"] for option in row["options"] or []}
     gold = {}
     for name, kind in fields:
-        value = (row["gold"] or {}).get(name)
+        value = (row.get("gold") or {}).get(name)
         if value is None:
             continue
         if kind == "multiple-choice" and value not in options:
@@ -257,6 +327,7 @@ class _ItemRows:
     fields: list[tuple[str, str]]
     taken: set[str]
     source: str
+    own: set[str]  # the project's answer fields
     seen: dict[str, str] = field(default_factory=dict)
 
     def draft(self, split: HFSplit, number: int, row: dict[str, Any]) -> NewDocument:
@@ -265,22 +336,41 @@ class _ItemRows:
         if row["id"] and row["id"] in self.taken:
             raise check.fail("id", f"id {row['id']!r} is already an item of the project")
         self.taken.add(row["id"] or "")
-        metadata: dict[str, Any] = {
-            "format": "hf",
-            "options": {o["key"]: o["text"] for o in row["options"] or []},
-            "gold": _gold(check, row, self.fields),
-            "split": split.name,
-        }
+        metadata = self.metadata(check, split, row)
+        return NewDocument(
+            text=text,
+            external_id=row["id"] or "",
+            source=check.source(row, self.source),
+            metadata=metadata,
+        )
+
+    def metadata(self, check: _Rows, split: HFSplit, row: dict[str, Any]) -> dict[str, Any]:
+        """The item's metadata: the exported one (else ``format`` ``hf`` and the split) with
+        the options, candidate and answer key of the row's columns; the exported ``gold``
+        keeps only the entries of fields that are not the project's answer fields."""
+        exported = check.metadata(row)
+        options = {o["key"]: o["text"] for o in row["options"] or []}
+        gold = _gold(check, row, self.fields)
+        if exported is None:
+            metadata: dict[str, Any] = {"format": "hf", "options": options, "gold": gold}
+            metadata["split"] = split.name
+        else:
+            metadata = with_split(exported, split.name)
+            if options:
+                metadata["options"] = options
+            kept = metadata.pop("gold", None)
+            if isinstance(kept, dict) or gold:
+                kept = kept if isinstance(kept, dict) else {}
+                metadata["gold"] = {k: v for k, v in kept.items() if k not in self.own} | gold
         if row["candidate"]:
             metadata["candidate"] = row["candidate"]
-        return NewDocument(
-            text=text, external_id=row["id"] or "", source=self.source, metadata=metadata
-        )
+        return metadata
 
 
 def _item_rows(folder: HFFolder, project: Project, source: str) -> _ItemRows:
     taken = set(Document.objects.filter(project=project).values_list("external_id", flat=True))
-    return _ItemRows(_item_fields(folder, project), taken, source)
+    own = {name for name, _ in answer_fields(project.form)}
+    return _ItemRows(_item_fields(folder, project), taken, source, own)
 
 
 @transaction.atomic
@@ -291,12 +381,15 @@ def import_hf_items(
     report = HFImportReport(folder=name or path.name, kind="items")
     Project.objects.select_for_update().filter(pk=project.pk).first()
     rows = _item_rows(folder, project, report.folder)
-    drafts = []
+    drafts, positions = [], []
     for split, number, row in folder.rows():
         drafts.append(rows.draft(split, number, row))
+        positions.append(row.get("position"))
         report.rows[split.name] = report.rows.get(split.name, 0) + 1
     created, _ = create_documents(
-        project=project, texts=drafts, first_position=next_position(project)
+        project=project,
+        texts=in_position_order(drafts, positions),
+        first_position=next_position(project),
     )
     report.documents_created = len(created)
     return report

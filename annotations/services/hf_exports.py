@@ -4,13 +4,20 @@ dataset folder (``annotations.importing.formats.hf``). Reads only.
 Rows go to the split named by the document's ``metadata["split"]``, else ``test``. The
 card's body describes the taxonomy (definitions, templates and slots as stored), the gold
 version (span projects) with its agreement figures when the agreement page has computed
-them, and the scoring profile the platform scores it under.
+them, the scoring profile the platform scores it under, the licence (``services.hf_card``:
+the one given, else the one the project declares) and what the folder does not carry.
+
+Every row also carries its document's ``source``, ``position`` and ``metadata`` (a JSON
+object string; an item's without the ``options``, ``candidate`` and answer key its own
+columns hold), so that importing the folder gives the documents back as they were.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +35,7 @@ from annotations.languages import text_languages
 from annotations.models import Document, GoldDocument, GoldSpan, GoldStandard, Project, Sentence
 from annotations.selectors.taxonomy import taxonomy_spec
 from annotations.services.exports import ExportError, published_gold
+from annotations.services.hf_card import License, not_carried, resolve_license
 
 CHUNK_SIZE = 500
 SPLIT_NAME = re.compile(r"\w+(\.\w+)*")
@@ -41,6 +49,15 @@ SPAN_PROFILE = (
 def _split(metadata: Mapping[str, Any] | None) -> str:
     value = (metadata or {}).get("split")
     return str(value) if isinstance(value, str | int) and str(value).strip() else DEFAULT_SPLIT
+
+
+def _document_columns(document: Document, metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The document's stored fields the other columns do not hold."""
+    return {
+        "source": document.source,
+        "position": document.position,
+        "metadata": json.dumps(dict(metadata), ensure_ascii=False),
+    }
 
 
 def _details(details: Any) -> list[dict[str, Any]]:
@@ -97,6 +114,7 @@ def span_rows(gold: GoldStandard) -> Iterator[tuple[str, dict[str, Any]]]:
                         for span in spans.get(document.pk, [])
                     ],
                     "comments": [str(comment) for comment in entry.comments or []],
+                    **_document_columns(document, document.metadata or {}),
                 },
             )
 
@@ -120,12 +138,16 @@ def item_rows(project: Project) -> Iterator[tuple[str, dict[str, Any]]]:
     documents = (
         Document.objects.filter(project=project)
         .order_by("position", "pk")
-        .only("id", "text", "external_id", "metadata")
+        .only("id", "text", "external_id", "metadata", "source", "position")
         .iterator(chunk_size=CHUNK_SIZE)
     )
+    names = {name for name, _ in fields}
     for document in documents:
         metadata = document.metadata or {}
         gold = metadata.get("gold") or {}
+        rest = {k: v for k, v in metadata.items() if k not in ("options", "candidate", "gold")}
+        if isinstance(gold, Mapping) and "gold" in metadata:
+            rest["gold"] = {k: v for k, v in gold.items() if k not in names}
         yield (
             _split(metadata),
             {
@@ -137,6 +159,7 @@ def item_rows(project: Project) -> Iterator[tuple[str, dict[str, Any]]]:
                 ],
                 "candidate": str(metadata.get("candidate") or ""),
                 "gold": {name: _gold_value(kind, gold.get(name)) for name, kind in fields},
+                **_document_columns(document, rest),
             },
         )
 
@@ -220,8 +243,21 @@ def profile_lines(project: Project, gold: GoldStandard | None) -> list[str]:
     return [f"- `{name}`: {description}" for name, description in _item_profiles(benchmark)]
 
 
+COLUMNS_NOTE = (
+    "Besides the columns above, every row has its document's `source`, `position` and "
+    "`metadata` (a JSON object string: the item's stored fields other than its options, "
+    "candidate and answer key, such as a FLUB item's `record` with `is_question` and the "
+    "raw `type`), so that importing this folder into the platform gives the texts back as "
+    "they were."
+)
+
+
 def _card_body(
-    project: Project, gold: GoldStandard | None, counts: Mapping[str, int], rows: str
+    project: Project,
+    gold: GoldStandard | None,
+    counts: Mapping[str, int],
+    rows: str,
+    tail: list[str],
 ) -> str:
     splits = ", ".join(f"{split} ({n} {rows})" for split, n in counts.items())
     lines = [f"# {project.name}", ""]
@@ -242,7 +278,48 @@ def _card_body(
             "",
         ]
     lines += ["## Scoring profile", "", *profile_lines(project, gold), ""]
-    return "\n".join([*lines, *taxonomy_lines(project)])
+    return "\n".join([*lines, *tail, *taxonomy_lines(project)])
+
+
+def _tail(license: License, dropped: list[str]) -> list[str]:
+    """The card's sections on the columns, the licence and what the folder does not carry."""
+    return [
+        "## Columns",
+        "",
+        COLUMNS_NOTE,
+        "",
+        "## Licence",
+        "",
+        *license.card_lines(),
+        "",
+        "## Not carried",
+        "",
+        "Importing this folder gives back every text with its id, sentences, metadata and "
+        "answer key or gold spans; it does not give back:",
+        "",
+        *[f"- {line}" for line in dropped],
+        "",
+    ]
+
+
+@dataclass
+class HFExport:
+    """What ``export_hf`` wrote: rows per split, the card's licence, what is not carried."""
+
+    counts: dict[str, int]
+    license: License
+    not_carried: list[str] = field(default_factory=list)
+
+    def summary(self, out: Path) -> str:
+        splits = ", ".join(f"{split} {n}" for split, n in self.counts.items())
+        where = f" ({self.license.source})" if self.license.source else ""
+        lines = [
+            f"Wrote a Hugging Face dataset folder to {out} ({splits}).",
+            f"  licence: {self.license.id}{where}",
+            "  not carried:",
+            *[f"    - {line}" for line in self.not_carried],
+        ]
+        return "\n".join(lines)
 
 
 def card_languages(project: Project, splits: Mapping[str, list[dict[str, Any]]]) -> tuple[str, ...]:
@@ -265,15 +342,18 @@ def export_hf(
     project: Project,
     out: Path,
     gold_version: int | None = None,
-    license: str = "unknown",
+    license: str | None = None,
     languages: tuple[str, ...] | None = None,
-) -> dict[str, int]:
-    """Write the dataset folder ``out``; returns rows per split. A span project exports a
-    published gold version (the latest by default); an item project its items. The card's
-    languages are ``languages``, else those of the texts (``card_languages``)."""
+) -> HFExport:
+    """Write the dataset folder ``out``; returns rows per split, the licence and what the
+    folder does not carry. A span project exports a published gold version (the latest by
+    default); an item project its items. The card's licence is ``license``, else the one
+    the project declares (``hf_card.resolve_license``); its languages are ``languages``,
+    else those of the texts (``card_languages``)."""
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ExportError(f"{out}: exists and is not an empty folder")
     taxonomy = {"name": project.taxonomy.name, "version": project.taxonomy.version}
+    card_license = resolve_license(project, license)
     if project.kind == "items":
         if gold_version is not None:
             raise ExportError("--gold-version: an item project's answer key has no versions")
@@ -300,12 +380,15 @@ def export_hf(
         schema=schema,
         counts=counts,
         hub={
-            "license": license,
+            "license": card_license.id,
             "language": list(languages or card_languages(project, splits)),
             "task_categories": tasks,
             "pretty_name": project.name,
         },
         platform={"project": project.name, **platform, "taxonomy": taxonomy},
     )
-    body = _card_body(project, gold, counts, "items" if gold is None else "texts")
-    return write_hf_folder(out, schema=schema, splits=splits, metadata=metadata, body=body)
+    dropped = not_carried(project, gold, sum(counts.values()))
+    tail = _tail(card_license, dropped)
+    body = _card_body(project, gold, counts, "items" if gold is None else "texts", tail)
+    written = write_hf_folder(out, schema=schema, splits=splits, metadata=metadata, body=body)
+    return HFExport(written, card_license, dropped)

@@ -14,7 +14,12 @@ Span rows: ``id``, ``text``, ``sentences`` (``[{start, end}]``, the sentence uni
 ``spans`` (``[{start, end, labels, details}]``: ``labels`` the alternatives, ``details``
 the template slots and explanation per label), ``comments``. Item rows: ``id``, ``text``,
 ``options`` (``[{key, text}]``), ``candidate`` and ``gold``, a struct with one member per
-answer field of the form (``null`` where the item has no answer key for it).
+answer field of the form (``null`` where the item has no answer key for it). Both then
+carry the document's stored fields (``DOCUMENT_COLUMNS``): ``source``, ``position`` and
+``metadata``, the document's metadata as a JSON object string (an item's without the
+``options``, ``candidate`` and ``gold`` its own columns hold: a FLUB item's ``record`` keeps
+``is_question`` and the raw ``type``). These three may be missing from a folder (written
+by hand or by an older export): they read as null.
 
 ``read_hf_folder`` checks the card and every file's columns and raises ``HFFormatError``
 naming the file, the row (1-based) and the field at the first problem.
@@ -55,6 +60,9 @@ SPAN = pa.struct(
         ("details", pa.list_(DETAIL)),
     ]
 )
+# The document's stored fields, last in every row; optional on reading.
+DOCUMENT_COLUMNS = [("source", pa.string()), ("position", pa.int64()), ("metadata", pa.string())]
+OPTIONAL_COLUMNS = frozenset(name for name, _ in DOCUMENT_COLUMNS)
 SPAN_SCHEMA = pa.schema(
     [
         ("id", pa.string()),
@@ -62,6 +70,7 @@ SPAN_SCHEMA = pa.schema(
         ("sentences", pa.list_(pa.struct([("start", pa.int64()), ("end", pa.int64())]))),
         ("spans", pa.list_(SPAN)),
         ("comments", pa.list_(pa.string())),
+        *DOCUMENT_COLUMNS,
     ]
 )
 SEGMENT = pa.struct([("start", pa.int64()), ("end", pa.int64()), ("label", pa.string())])
@@ -87,7 +96,8 @@ class HFFormatError(DatasetFormatError):
 
 
 def item_schema(answer_fields: Sequence[tuple[str, str]]) -> pa.Schema:
-    """The item rows' schema for the form's answer fields ``(name, kind)``."""
+    """The item rows' schema for the form's answer fields ``(name, kind)`` (no ``gold``
+    column when there is none: Parquet cannot hold a struct without members)."""
     gold = pa.struct([(name, GOLD_TYPES[kind]) for name, kind in answer_fields])
     return pa.schema(
         [
@@ -95,7 +105,8 @@ def item_schema(answer_fields: Sequence[tuple[str, str]]) -> pa.Schema:
             ("text", pa.string()),
             ("options", pa.list_(pa.struct([("key", pa.string()), ("text", pa.string())]))),
             ("candidate", pa.string()),
-            ("gold", gold),
+            *([("gold", gold)] if answer_fields else []),
+            *DOCUMENT_COLUMNS,
         ]
     )
 
@@ -220,15 +231,16 @@ def _read_split(
     except (pa.ArrowException, OSError) as error:
         raise HFFormatError(relative, 0, None, f"not a readable Parquet file: {error}") from None
     for wanted in schema:
-        if wanted.name not in found.names:
+        if wanted.name not in found.names and wanted.name not in OPTIONAL_COLUMNS:
             raise HFFormatError(relative, 0, wanted.name, "missing column")
     budget.check_metadata(parquet.metadata, relative)
+    present = [name for name in schema.names if name in found.names]
     rows: list[dict[str, Any]] = []
     try:
         for group in range(parquet.num_row_groups):
             decoded = 0
             for batch in parquet.iter_batches(
-                batch_size=BATCH_ROWS, row_groups=[group], columns=schema.names
+                batch_size=BATCH_ROWS, row_groups=[group], columns=present
             ):
                 decoded += batch.nbytes
                 budget.decoded(batch.nbytes, decoded, relative)
@@ -241,6 +253,9 @@ def _read_split(
 def _cast(batch: pa.RecordBatch, schema: pa.Schema, relative: str) -> pa.RecordBatch:
     columns = []
     for wanted in schema:
+        if wanted.name not in batch.schema.names:
+            columns.append(pa.nulls(batch.num_rows, wanted.type))
+            continue
         column = batch.column(wanted.name)
         if not column.type.equals(wanted.type):
             try:

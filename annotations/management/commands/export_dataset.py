@@ -61,7 +61,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--gold-version", type=int, dest="gold_version", help="gold version (as --version)"
         )
-        parser.add_argument("--license", default="unknown", help="hf: the card's licence id")
+        parser.add_argument(
+            "--license",
+            help="hf: the card's licence id (default: the one the project declares, else unknown)",
+        )
         parser.add_argument(
             "--language",
             action="append",
@@ -125,17 +128,16 @@ class Command(BaseCommand):
         self, project: Project, out: Path, gold_version: int | None, options: dict
     ) -> None:
         try:
-            counts = export_hf(
+            written = export_hf(
                 project=project,
                 out=Path(out),
                 gold_version=gold_version,
-                license=options.get("license") or "unknown",
+                license=options.get("license") or None,
                 languages=tuple(options.get("languages") or ()) or None,
             )
         except ExportError as error:
             raise CommandError(str(error)) from error
-        splits = ", ".join(f"{split} {n}" for split, n in counts.items())
-        self.stdout.write(f"Wrote a Hugging Face dataset folder to {out} ({splits}).")
+        self.stdout.write(written.summary(out))
 
     def _export_label_studio(
         self, project: Project, out: Path, gold_version: int | None, annotator: str | None

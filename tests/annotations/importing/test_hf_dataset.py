@@ -190,8 +190,12 @@ def test_a_gold_version_exports_loads_with_datasets_and_imports_back(mafalda_gol
     copy = GoldStandard.objects.get(project__name="Copy")
     assert (copy.version, copy.is_published) == (1, True)
     assert _gold_state(copy) == expected
+    # each document's metadata as it was: the two train texts' split, none on the others
     splits = dict(Document.objects.filter(project__name="Copy").values_list("text", "metadata"))
-    assert sorted(m["split"] for m in splits.values()) == ["test", "test", "test", "train", "train"]
+    assert splits == dict(Document.objects.filter(project=project).values_list("text", "metadata"))
+    assert sorted(m.get("split", "test") for m in splits.values()) == [
+        "test", "test", "test", "train", "train"
+    ]  # fmt: skip
 
 
 ITEMS = [
@@ -232,8 +236,20 @@ def test_an_item_project_exports_its_answer_key_and_imports_back(tmp_path):
             "options": [{"key": "A", "text": "yes"}, {"key": "B", "text": "no"}],
             "candidate": "",
             "gold": {"answer": "A", "type": "歧义", "explanation": None},
+            "source": "items0.jsonl",
+            "position": 0,
+            "metadata": json.dumps(
+                {
+                    "format": "items",
+                    "record": {"q": "Is this a trick?", "id": "1", "opts": {"A": "yes", "B": "no"},
+                               "g": "A", "t": "歧义"},
+                    "record_keys": ["q", "id", "opts", "g", "t"],
+                    "gold": {},
+                },
+                ensure_ascii=False,
+            ),
         }
-    ]
+    ]  # fmt: skip
     assert loaded["dev"][0]["gold"] == {"answer": "B", "type": None, "explanation": None}
     metadata, body = _card(folder)
     assert metadata["language"] == ["zh"] and metadata["fallacy_platform"]["kind"] == "items"
