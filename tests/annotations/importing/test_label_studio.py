@@ -17,6 +17,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
+from annotations.importing.formats.label_studio import read_label_studio
 from annotations.importing.label_studio import import_label_studio
 from annotations.labels import NO_FALLACY
 from annotations.models import (
@@ -33,6 +34,15 @@ from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.models import ModelRun, RunOutput
 from evaluation.suggestions.services import create_suggestions
+from tests.support.label_studio_project import (
+    LABELLED,
+    MODEL_VERSION,
+    by_content,
+    expected_spans,
+    imported_spans,
+    snapping,
+)
+from tests.support.label_studio_project import T1 as LS_T1
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -456,3 +466,59 @@ def test_the_import_tab_lists_every_bad_task_and_imports_nothing(project):
     ]
     assert job["report"] == {}
     assert _counts() == before[:5] + (before[5] + 1,)  # only the admin who posted
+
+
+# --- Label Studio's own exports (tests/support/fixtures/label_studio, Label Studio 1.23.2) ---
+
+LS_FIXTURES = Path(__file__).resolve().parents[2] / "support" / "fixtures" / "label_studio"
+
+
+def test_label_studios_two_export_routes_read_as_written():
+    button = read_label_studio(LS_FIXTURES / "export-button.json")
+    snapshot = read_label_studio(LS_FIXTURES / "snapshot.json")
+    # the Export button: completed_by as a user id, predictions as ids (skipped, counted)
+    assert sum(task.prediction_ids for task in button) == 1
+    assert [task.predictions for task in button] == [[]] * 4
+    assert {(c.user_id, c.email) for task in button for c in task.annotations} == {
+        (1, ""),
+        (2, ""),
+    }
+    # a snapshot: completed_by with the e-mail, predictions whole
+    assert {(c.user_id, c.email) for task in snapshot for c in task.annotations} == {
+        (1, "admin@example.org"),
+        (2, "bob@example.org"),
+    }
+    predicted = [p for task in snapshot for p in task.predictions]
+    assert [(p.model_version, len(p.regions)) for p in predicted] == [(MODEL_VERSION, 1)]
+    for file in (button, snapshot):
+        assert [
+            sorted((r.start, r.end, r.labels) for c in t.annotations for r in c.regions)
+            for t in file
+        ] == [
+            sorted(
+                (t.text.index(q), t.text.index(q) + len(q), tuple(labels))
+                for _, q, labels in LABELLED[t.text]
+            )
+            for t in file
+        ]
+
+
+@pytest.mark.parametrize("name", ["export-button.json", "snapshot.json"])
+def test_label_studios_exports_import_with_every_span_snapped_and_reported(project, name):
+    out = io.StringIO()
+    call_command(
+        "import_dataset", str(LS_FIXTURES / name), format="labelstudio", project="LS", stdout=out
+    )
+
+    assert by_content(imported_spans(project)) == by_content(expected_spans())
+    moved, chars, count = snapping(with_prediction=name == "snapshot.json")
+    assert f"regions snapped to sentences: {moved} of {count} moved, {chars} characters" in (
+        out.getvalue()
+    )
+    runs = list(ModelRun.objects.filter(project=project))
+    if name == "snapshot.json":  # the prediction, whole: an imported run
+        assert [run.model_name for run in runs] == [MODEL_VERSION]
+        labelled = RunOutput.objects.filter(run=runs[0]).exclude(raw_output=NO_FALLACY)
+        assert [(o.document.text, o.raw_output) for o in labelled] == [(LS_T1, "false causality")]
+    else:  # ids only: nothing to import
+        assert runs == []
