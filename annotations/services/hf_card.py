@@ -146,8 +146,8 @@ def not_carried(project: Project, gold: GoldStandard | None, exported: int) -> l
         "which an import keeps as their id",
     )
     found.lines.append(
-        "the project's members, assignments, guidelines and settings other than its kind, "
-        "form and taxonomy; positions are renumbered from the importing project's next one, "
-        "in the same order"
+        "the project's description, members, assignments, guidelines and settings other "
+        "than its kind, form and taxonomy; positions are renumbered from the importing "
+        "project's next one, in the same order"
     )
     return found.lines

@@ -243,13 +243,18 @@ def profile_lines(project: Project, gold: GoldStandard | None) -> list[str]:
     return [f"- `{name}`: {description}" for name, description in _item_profiles(benchmark)]
 
 
-COLUMNS_NOTE = (
-    "Besides the columns above, every row has its document's `source`, `position` and "
-    "`metadata` (a JSON object string: the item's stored fields other than its options, "
-    "candidate and answer key, such as a FLUB item's `record` with `is_question` and the "
-    "raw `type`), so that importing this folder into the platform gives the texts back as "
-    "they were."
-)
+def _columns_note(items: bool) -> str:
+    what = (
+        "the item's metadata without its options, candidate and answer key (their own "
+        "columns): a FLUB item's `record` keeps `is_question` and the raw `type`"
+        if items
+        else "the document's metadata"
+    )
+    return (
+        "Besides the columns above, every row has its document's `source`, `position` and "
+        f"`metadata` (a JSON object string: {what}), so that importing this folder into the "
+        "platform gives the texts back as they were."
+    )
 
 
 def _card_body(
@@ -281,12 +286,13 @@ def _card_body(
     return "\n".join([*lines, *tail, *taxonomy_lines(project)])
 
 
-def _tail(license: License, dropped: list[str]) -> list[str]:
+def _tail(license: License, dropped: list[str], items: bool) -> list[str]:
     """The card's sections on the columns, the licence and what the folder does not carry."""
+    kept = "options, candidate and answer key" if items else "gold spans and comments"
     return [
         "## Columns",
         "",
-        COLUMNS_NOTE,
+        _columns_note(items),
         "",
         "## Licence",
         "",
@@ -294,8 +300,8 @@ def _tail(license: License, dropped: list[str]) -> list[str]:
         "",
         "## Not carried",
         "",
-        "Importing this folder gives back every text with its id, sentences, metadata and "
-        "answer key or gold spans; it does not give back:",
+        f"Importing this folder gives back every text with its id, source, sentences, "
+        f"metadata, {kept}; it does not give back:",
         "",
         *[f"- {line}" for line in dropped],
         "",
@@ -388,7 +394,7 @@ def export_hf(
         platform={"project": project.name, **platform, "taxonomy": taxonomy},
     )
     dropped = not_carried(project, gold, sum(counts.values()))
-    tail = _tail(card_license, dropped)
+    tail = _tail(card_license, dropped, gold is None)
     body = _card_body(project, gold, counts, "items" if gold is None else "texts", tail)
     written = write_hf_folder(out, schema=schema, splits=splits, metadata=metadata, body=body)
     return HFExport(written, card_license, dropped)
