@@ -127,6 +127,7 @@ class LabelStudioReport:
     other_results: int = 0
     predictions: int = 0  # predictions read (each a task's model version)
     predictions_skipped: int = 0  # skipped by texts_only
+    prediction_ids: int = 0  # given as ids only (the Export button's): no body to import
     runs: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -158,6 +159,11 @@ class LabelStudioReport:
             lines.append(f"  waiting for their invitation: {', '.join(self.invited)}")
         if self.predictions_skipped:
             lines.append(f"  predictions skipped (texts only): {self.predictions_skipped}")
+        if self.prediction_ids:
+            lines.append(
+                f"  predictions skipped, given as ids only (Label Studio's Export button"
+                f" writes no prediction bodies; export a snapshot): {self.prediction_ids}"
+            )
         if self.other_results:
             lines.append(f"  skipped results that are not text labels: {self.other_results}")
         lines += [
@@ -510,6 +516,7 @@ def import_label_studio(
     resolver = label_resolver(project.taxonomy)
     prepared = _documents(project, tasks, name, report)
     report.predictions = sum(len(task.predictions) for task in tasks)
+    report.prediction_ids = sum(task.prediction_ids for task in tasks)
     if texts_only:
         report.annotations_dropped = sum(len(task.annotations) for task in tasks)
         report.annotations_cancelled = sum(task.cancelled for task in tasks)

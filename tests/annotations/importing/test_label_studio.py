@@ -520,5 +520,7 @@ def test_label_studios_exports_import_with_every_span_snapped_and_reported(proje
         assert [run.model_name for run in runs] == [MODEL_VERSION]
         labelled = RunOutput.objects.filter(run=runs[0]).exclude(raw_output=NO_FALLACY)
         assert [(o.document.text, o.raw_output) for o in labelled] == [(LS_T1, "false causality")]
-    else:  # ids only: nothing to import
+    else:  # ids only: nothing to import, the count reported
         assert runs == []
+        assert "predictions skipped, given as ids only" in out.getvalue()
+        assert out.getvalue().split("export a snapshot): ")[1].startswith("1\n")

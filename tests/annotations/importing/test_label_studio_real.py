@@ -206,3 +206,4 @@ def test_label_studios_export_imports_with_every_span_equal_after_snapping(
     else:
         assert not runs.exists()
         assert sum(task.prediction_ids for task in read_label_studio(path)) == 1
+        assert "writes no prediction bodies; export a snapshot): 1\n" in out.getvalue()
