@@ -118,6 +118,7 @@ def _rows(loaded: Any) -> list[dict[str, Any]]:
 # --- FLUB (the real file) -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_flub_round_trips_every_field_and_the_card_names_its_licence(flub_path, tmp_path):
     originals = [json.loads(line) for line in flub_path.read_text(encoding="utf-8").splitlines()]
     project = create_project(
@@ -189,6 +190,7 @@ def _gold_state(gold: GoldStandard) -> dict[str, Any]:
     return state
 
 
+@pytest.mark.slow
 def test_mafalda_gold_round_trips_every_text_span_and_field(mafalda_gold_path, tmp_path):
     project = create_project(
         name="MAFALDA",
