@@ -20,6 +20,13 @@ a file without records, a record that cannot be read, an id that is no item of t
 project, or an id given twice (in one file or across them) raises (``RunImportError``
 before reading, else ``DatasetFormatError`` naming the file, line and key/column) and
 leaves nothing written.
+
+``skip_unmatched`` is the one explicit exception: a record whose id matches no item is
+skipped instead, and the run's ``config["skipped"]`` reports them (``count`` and the first
+``SKIPPED_SHOWN`` as ``{file, line, id}``; SmartyPat's published benign outputs hold 504
+records, ids 1..504, for its 502 benign sentences). A file none of whose ids matches an
+item is still an error (a wrong id prefix), and a repeated id always is: which of two
+answers is the model's cannot be told, so none is kept.
 """
 
 from __future__ import annotations
@@ -50,6 +57,20 @@ from evaluation.models import ModelRun, RunOutput
 from evaluation.runs.imports import RunImportError, create_imported_run
 
 FORMAT_PREFIX = "item-outputs"
+SKIPPED_SHOWN = 5
+SKIP_HINT = (
+    "to skip such records and have them counted and listed: import_run --skip-unmatched, "
+    'the API\'s skip_unmatched, or "Skip unmatched ids" on the Import tab'
+)
+
+
+@dataclass(frozen=True)
+class SkippedRecord:
+    """A record skipped because its id matches no item."""
+
+    file: str
+    line: int
+    id: str
 
 
 @dataclass(frozen=True)
@@ -93,9 +114,11 @@ def _outputs(
     *,
     file_name: str,
     columns: OutputColumns,
+    skipped: list[SkippedRecord] | None = None,
 ) -> list[RunOutput]:
     """The outputs of a batch of records; ``seen`` maps ids of earlier records to their
-    file and line (updated)."""
+    file and line (updated); with ``skipped`` (a list, appended to) a record whose id
+    matches no item is skipped, else it is an error."""
     found = {
         external_id: (pk, text)
         for external_id, pk, text in Document.objects.filter(
@@ -112,11 +135,14 @@ def _outputs(
             )
         seen[record.id] = (file_name, record.line)
         if record.id not in found:
+            if skipped is not None:
+                skipped.append(SkippedRecord(Path(file_name).name, record.line, record.id))
+                continue
             raise DatasetFormatError(
                 file_name,
                 record.line,
                 columns.id,
-                f"no item of project {run.project.name!r} has the id {record.id!r}",
+                f"no item of project {run.project.name!r} has the id {record.id!r} ({SKIP_HINT})",
             )
         document_id, text = found[record.id]
         rows.append(
@@ -132,9 +158,13 @@ def _outputs(
 
 
 def _store(
-    run: ModelRun, files: Sequence[OutputsFile], columns: OutputColumns
+    run: ModelRun,
+    files: Sequence[OutputsFile],
+    columns: OutputColumns,
+    skipped: list[SkippedRecord] | None = None,
 ) -> list[dict[str, object]]:
-    """Store every file's outputs; each file's name, prefix and record count."""
+    """Store every file's outputs; each file's name, prefix and counts of records stored
+    (and, with ``skipped``, skipped)."""
     seen: dict[str, tuple[str, int]] = {}  # item id -> (file, line)
     stored = []
     for outputs_file in files:
@@ -142,21 +172,45 @@ def _store(
         file_columns = OutputColumns(
             id=columns.id, output=columns.output, id_prefix=outputs_file.id_prefix
         )
-        before = len(seen)
+        before, outputs = len(skipped or ()), 0
         records = read_outputs(outputs_file.path, name=name, columns=file_columns)
         for batch in batched(records):
-            rows = _outputs(run, batch, seen, file_name=name, columns=file_columns)
+            rows = _outputs(run, batch, seen, file_name=name, columns=file_columns, skipped=skipped)
             RunOutput.objects.bulk_create(rows, batch_size=BATCH_SIZE)
-        if len(seen) == before:
-            raise DatasetFormatError(name, 1, None, "the file holds no outputs")
-        stored.append(
-            {
-                "file": Path(name).name,
-                "id_prefix": outputs_file.id_prefix,
-                "outputs": len(seen) - before,
-            }
-        )
+            outputs += len(rows)
+        passed = len(skipped or ()) - before
+        if not outputs:
+            raise DatasetFormatError(name, 1, None, _nothing_stored(run, passed, skipped))
+        part: dict[str, object] = {
+            "file": Path(name).name,
+            "id_prefix": outputs_file.id_prefix,
+            "outputs": outputs,
+        }
+        if skipped is not None:
+            part["skipped"] = passed
+        stored.append(part)
     return stored
+
+
+def _nothing_stored(run: ModelRun, passed: int, skipped: list[SkippedRecord] | None) -> str:
+    if not passed or not skipped:
+        return "the file holds no outputs"
+    first = ", ".join(repr(record.id) for record in skipped[-passed:][:SKIPPED_SHOWN])
+    return (
+        f"none of the file's {passed} ids matches an item of project {run.project.name!r} "
+        f"(first: {first}); is the id prefix right?"
+    )
+
+
+def skipped_report(skipped: Sequence[SkippedRecord]) -> dict[str, object]:
+    """``{"count": n, "first": [{file, line, id}, ...]}`` (the first ``SKIPPED_SHOWN``)."""
+    return {
+        "count": len(skipped),
+        "first": [
+            {"file": record.file, "line": record.line, "id": record.id}
+            for record in skipped[:SKIPPED_SHOWN]
+        ],
+    }
 
 
 @transaction.atomic
@@ -174,10 +228,12 @@ def import_item_run(
     model_name: str = "",
     created_by: AbstractBaseUser | None = None,
     file_name: str | None = None,
+    skip_unmatched: bool = False,
 ) -> ModelRun:
     """Store the outputs as a finished item run answering ``field`` and score it (see the
     module docstring); ``id_column`` / ``output_column`` default to ``id`` / ``output``;
-    ``id_prefix`` goes before the ids of ``path``, ``extra_files`` carry their own."""
+    ``id_prefix`` goes before the ids of ``path``, ``extra_files`` carry their own;
+    ``skip_unmatched`` skips (and reports) records whose id matches no item."""
     form_field = imported_field(project, field)
     files = [OutputsFile(path, source_name(path, file_name), id_prefix), *extra_files]
     columns = OutputColumns(
@@ -206,7 +262,8 @@ def import_item_run(
         task=form_field.kind,
         field=form_field.name,
     )
-    stored = _store(run, files, columns)
+    skipped: list[SkippedRecord] | None = [] if skip_unmatched else None
+    stored = _store(run, files, columns, skipped)
     scores = score_item_run(run)
     run.config = {
         **run.config,
@@ -215,7 +272,9 @@ def import_item_run(
         "outputs": sum(int(part["outputs"]) for part in stored),
         "missing": scores[0].report.get("missing", 0),
     }
-    if len(stored) > 1 or id_prefix:
+    if skipped is not None:
+        run.config["skipped"] = skipped_report(skipped)
+    if len(stored) > 1 or id_prefix or skipped:
         run.config["files"] = stored
     run.save(update_fields=["config"])
     return run

@@ -5,10 +5,12 @@ outputs": an item project takes one record per item for a form ``field``
 (``items.imports``; JSON Lines, a JSON array, or CSV with ``id_column`` /
 ``output_column``, ``*`` for the whole record), scored at once; several ``file`` parts
 make one run, ``id_prefix`` given once per file in order puts a prefix before their ids
-(SmartyPat's bench and benign outputs); a span project takes one raw-results JSONL
-(``runs.imports``, optionally for ``gold_version``). All or nothing: a bad file is a 400
-naming the file, line and field (``{"file": ["outputs.jsonl:3: id: ..."]}``), a bad
-setting a 400 on that setting, and nothing is written.
+(SmartyPat's bench and benign outputs); ``skip_unmatched`` skips records whose id matches
+no item, reported in the run's ``config.skipped`` (count and the first few); a span
+project takes one raw-results JSONL (``runs.imports``, optionally for ``gold_version``).
+All or nothing: a bad file is a 400 naming the file, line and field
+(``{"file": ["outputs.jsonl:3: id: ..."]}``), a bad setting a 400 on that setting, and
+nothing is written.
 """
 
 from __future__ import annotations
@@ -56,6 +58,12 @@ class RunImportSerializer(serializers.Serializer):
         required=False,
         default=list,
         help_text="Item runs: put before each id of a file, once per file in order.",
+    )
+    skip_unmatched = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="Item runs: skip records whose id matches no item (reported in the run's "
+        "config.skipped: count and the first few) instead of refusing the file.",
     )
     gold_version = serializers.IntegerField(
         required=False,
@@ -118,6 +126,7 @@ def _import(request: Request, project: Project, data: dict) -> ModelRun:
             id_column=data["id_column"],
             output_column=data["output_column"],
             id_prefix=prefixes[0],
+            skip_unmatched=data["skip_unmatched"],
             extra_files=[
                 OutputsFile(upload.file, upload.name, prefix)
                 for upload, prefix in zip(uploads[1:], prefixes[1:], strict=True)
@@ -127,6 +136,10 @@ def _import(request: Request, project: Project, data: dict) -> ModelRun:
     if len(uploads) > 1 or data["id_prefix"]:
         raise ValidationError(
             {"file": ["a span run is one raw-results JSONL file (no id prefixes)"]}
+        )
+    if data["skip_unmatched"]:
+        raise ValidationError(
+            {"skip_unmatched": ["a span run's records are matched by text, not by item id"]}
         )
     gold = None
     if data["gold_version"] is not None:
@@ -146,7 +159,8 @@ class RunImportView(APIView):
         '{"id": <item id>, "output": <raw answer>} (or a JSON array of them, or CSV with '
         "id_column/output_column; output_column `*`: the whole record), for the form field "
         "`field`; several `file` parts make one run, `id_prefix` once per file puts a prefix "
-        "before its ids; the run is marked imported, "
+        "before its ids; `skip_unmatched` skips records whose id matches no item (their "
+        "count and first ids in the run's config.skipped); the run is marked imported, "
         "parsed by the field's parser and scored. Span projects: raw-results JSONL. All or "
         "nothing: a bad record is a 400 naming the file's line and field.",
         request={"multipart/form-data": RunImportSerializer},

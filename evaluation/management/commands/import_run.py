@@ -9,6 +9,9 @@ a finished item run answering ``--field``, parsed and scored at once; several fi
 one run (a model's bench and benign outputs), ``--id-prefix`` given once per file in order
 (``''`` for none) puts a prefix before their ids, and ``--output-column '*'`` takes each
 whole record as the answer (SmartyPat's published ``{id, logic_error, logic_fallacies}``).
+``--skip-unmatched`` skips records whose id matches no item (SmartyPat's benign outputs
+hold 504 records for 502 sentences) and prints their count and the first few; without it
+such a record is an error.
 Harness logs (span projects, ``--gold-version`` required): lm-evaluation-harness
 ``--log_samples`` output (``samples_<task>_<date>.jsonl``) and Inspect ``.eval`` logs of a task
 ``export_harness`` wrote, recognised by their names (or ``--format lm-eval|inspect``); each
@@ -73,6 +76,12 @@ class Command(BaseCommand):
             "(e.g. --id-prefix '' --id-prefix good- for bench and benign outputs)",
         )
         parser.add_argument(
+            "--skip-unmatched",
+            action="store_true",
+            help="item projects: skip records whose id matches no item (their count and the "
+            "first few ids are printed and kept in the run's config) instead of refusing the file",
+        )
+        parser.add_argument(
             "--format",
             choices=("auto", "raw-results", logs.LM_EVAL, logs.INSPECT),
             default="auto",
@@ -94,10 +103,10 @@ class Command(BaseCommand):
             if project.kind == "items" or options["field"]:
                 run = self.item_run(project, paths, options)
             else:
-                if len(paths) > 1 or options["id_prefix"]:
+                if len(paths) > 1 or options["id_prefix"] or options["skip_unmatched"]:
                     raise CommandError(
-                        "several files and --id-prefix are for item projects; a span run is "
-                        "one raw-results JSONL"
+                        "several files, --id-prefix and --skip-unmatched are for item "
+                        "projects; a span run is one raw-results JSONL"
                     )
                 run = self.span_run(project, paths[0], options)
         except (DatasetFormatError, RunImportError) as error:
@@ -133,6 +142,7 @@ class Command(BaseCommand):
             output_column=options["output_column"],
             backend=options["backend"],
             model_name=options["model_name"],
+            skip_unmatched=options["skip_unmatched"],
         )
 
     def span_run(self, project: Project, path: Path, options: dict[str, Any]) -> ModelRun:
@@ -193,8 +203,20 @@ def summary(run: ModelRun) -> str:
         if coverage and run.config["missing"]
         else ""
     )
-    return (
+    line = (
         f"Imported item run {run.name!r} (id {run.pk}) answering {run.field!r}:"
         f" {run.config['outputs']} outputs, {run.config['missing']} items missing{scored_on},"
         f" {unparseable} unparseable; {figure}"
     )
+    return line + skipped_line(run.config.get("skipped"))
+
+
+def skipped_line(skipped: dict[str, Any] | None) -> str:
+    """The records ``--skip-unmatched`` skipped: their count and the first few."""
+    if not skipped:
+        return ""
+    if not skipped["count"]:
+        return "\nSkipped no record: every id matches an item."
+    first = ", ".join(f"{r['id']!r} ({r['file']} line {r['line']})" for r in skipped["first"])
+    more = "" if skipped["count"] <= len(skipped["first"]) else ", ..."
+    return f"\nSkipped {skipped['count']} record(s) whose id matches no item: {first}{more}"

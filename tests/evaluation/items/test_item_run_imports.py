@@ -389,7 +389,13 @@ def test_api_imports_item_outputs_and_reports_bad_lines(
     bad = jsonl([RANKED[0], {"id": "p99", "output": "x"}])
     code, body = upload(client, project, "bad.jsonl", bad, name="bad", field="types")
     assert code == 400
-    assert body == {"file": ["bad.jsonl:2: id: no item of project 'Smarty' has the id 'p99'"]}
+    assert body == {
+        "file": [
+            "bad.jsonl:2: id: no item of project 'Smarty' has the id 'p99' (to skip such records "
+            "and have them counted and listed: import_run --skip-unmatched, the API's "
+            'skip_unmatched, or "Skip unmatched ids" on the Import tab)'
+        ]
+    }
     refusals = {
         "field": ({"name": "x"}, "an item project's outputs answer a form field"),
         "name": ({"name": "api", "field": "types"}, "already has a run named 'api'"),

@@ -7,12 +7,12 @@ import { FileDrop, Select, TextField, sendMultipart, submitForm } from "../../..
 import { type FormErrors, NO_ERRORS, messagesFor } from "../../../lib/formErrors";
 import { linkHandler, paths } from "../../../router";
 import type { CsvInspection, ItemForm, Run } from "../../../types";
-import { EMPTY_OUTPUTS, type OutputsChoice, answeredFields, buildOutputsImport, guessOutputColumns, isJsonName } from "../shared/runOutputs";
+import { EMPTY_OUTPUTS, type OutputsChoice, answeredFields, buildOutputsImport, guessOutputColumns, isJsonName, skippedOf, skippedText } from "../shared/runOutputs";
 
 /** The run the import created (the API's Run, with the form field it answers). */
-type ImportedRun = Run & { field?: string };
+type ImportedRun = Run & { field?: string; config?: unknown };
 
-const FIELD_NAMES: Record<string, string> = { file: "File", name: "Run name", field: "Form field", id_column: "Id column", output_column: "Output column", id_prefix: "Id prefix", model_name: "Model" };
+const FIELD_NAMES: Record<string, string> = { file: "File", name: "Run name", field: "Form field", id_column: "Id column", output_column: "Output column", id_prefix: "Id prefix", model_name: "Model", skip_unmatched: "Skip unmatched ids" };
 
 export function OutputsImport({ projectId, form }: { projectId: number; form?: ItemForm | Record<string, never> }) {
   const fields = answeredFields(form);
@@ -82,7 +82,7 @@ export function OutputsImport({ projectId, form }: { projectId: number; form?: I
             <TextField id="outputs-name" label="Run name" path="name" class="grow" value={choice.name} onValue={(name) => set({ name })} messages={messagesFor(errors, "name")} testId="outputs-name" />
             <TextField id="outputs-model" label="Model (optional)" path="model_name" class="grow" value={choice.modelName} onValue={(modelName) => set({ modelName })} messages={messagesFor(errors, "model_name")} testId="outputs-model" />
           </div>
-          <FileDrop id="outputs-file" label="Outputs file" accept=".jsonl,.json,.ndjson,.csv,.tsv,.txt" file={choice.file} onFile={(f) => void pick(f)} messages={messagesFor(errors, "file")} testId="outputs-file" hint="Every record is checked first: an unknown or repeated id, or a line that cannot be read, imports nothing and names the line." />
+          <FileDrop id="outputs-file" label="Outputs file" accept=".jsonl,.json,.ndjson,.csv,.tsv,.txt" file={choice.file} onFile={(f) => void pick(f)} messages={messagesFor(errors, "file")} testId="outputs-file" hint="Every record is checked first: an unknown id (unless unmatched ids are skipped, below), a repeated id, or a line that cannot be read imports nothing and names the line." />
           <div class="field-row">
             <label class="check-option grow">
               <input type="checkbox" checked={!!choice.wholeRecord} onChange={(e) => set({ wholeRecord: (e.target as HTMLInputElement).checked })} data-testid="outputs-whole-record" /> The whole record is the answer (records such as{" "}
@@ -94,6 +94,9 @@ export function OutputsImport({ projectId, form }: { projectId: number; form?: I
             <FileDrop id="outputs-more-file" label="Second file of the same run (optional)" accept=".jsonl,.json,.ndjson,.csv,.tsv,.txt" file={choice.moreFile ?? null} onFile={(moreFile) => set({ moreFile })} testId="outputs-more-file" hint="E.g. the benign outputs beside the bench ones; ids must not repeat across the files." />
             {choice.moreFile && <TextField id="outputs-more-prefix" label="Its id prefix" path="id_prefix" class="grow" value={choice.moreIdPrefix ?? ""} onValue={(moreIdPrefix) => set({ moreIdPrefix })} placeholder="good-" testId="outputs-more-prefix" />}
           </div>
+          <label class="check-option">
+            <input type="checkbox" checked={!!choice.skipUnmatched} onChange={(e) => set({ skipUnmatched: (e.target as HTMLInputElement).checked })} data-testid="outputs-skip-unmatched" /> Skip unmatched ids: import the records whose id is an item, and list those whose id matches no item (e.g. SmartyPat's benign outputs: 504 records for 502 sentences)
+          </label>
           {csv && (
             <div class="field-row" data-testid="outputs-columns">
               <Select id="outputs-id-column" label="Id column" path="id_column" value={choice.idColumn} onValue={(idColumn) => set({ idColumn })} options={columns} placeholder="Choose…" messages={messagesFor(errors, "id_column")} testId="outputs-id-column" />
@@ -115,7 +118,7 @@ export function OutputsImport({ projectId, form }: { projectId: number; form?: I
               <a href={paths.results(projectId)} onClick={linkHandler(paths.results(projectId))}>
                 see the Results tab
               </a>
-              .
+              .{skippedOf(imported.config) && <span data-testid="outputs-skipped"> {skippedText(skippedOf(imported.config))}</span>}
             </p>
           )}
         </>

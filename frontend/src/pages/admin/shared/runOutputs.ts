@@ -22,9 +22,36 @@ export interface OutputsChoice {
   /** A second file of the same run (the benign outputs) and its id prefix. */
   moreFile?: File | null;
   moreIdPrefix?: string;
+  /** Skip records whose id matches no item (the server reports their count and first ids). */
+  skipUnmatched?: boolean;
 }
 
-export const EMPTY_OUTPUTS: OutputsChoice = { file: null, name: "", modelName: "", field: "", idColumn: "", outputColumn: "", wholeRecord: false, idPrefix: "", moreFile: null, moreIdPrefix: "" };
+/** The records an import skipped because their id matches no item (the run's config.skipped). */
+export interface SkippedRecords {
+  count: number;
+  first: { file: string; line: number; id: string }[];
+}
+
+/** The run config's `skipped`, when the import was asked to skip unmatched ids. */
+export function skippedOf(config: unknown): SkippedRecords | null {
+  if (!config || typeof config !== "object") return null;
+  const skipped = (config as { skipped?: unknown }).skipped;
+  if (!skipped || typeof skipped !== "object") return null;
+  const { count, first } = skipped as Partial<SkippedRecords>;
+  return typeof count === "number" ? { count, first: Array.isArray(first) ? first : [] } : null;
+}
+
+/** One sentence saying what was skipped ("" when nothing was asked). */
+export function skippedText(skipped: SkippedRecords | null): string {
+  if (!skipped) return "";
+  if (!skipped.count) return "No record was skipped: every id matches an item.";
+  const shown = skipped.first.map((r) => `${r.id} (${r.file} line ${r.line})`).join(", ");
+  const more = skipped.count > skipped.first.length ? ", …" : "";
+  const records = skipped.count === 1 ? "1 record" : `${skipped.count} records`;
+  return `Skipped ${records} whose id matches no item: ${shown}${more}.`;
+}
+
+export const EMPTY_OUTPUTS: OutputsChoice = { file: null, name: "", modelName: "", field: "", idColumn: "", outputColumn: "", wholeRecord: false, idPrefix: "", moreFile: null, moreIdPrefix: "", skipUnmatched: false };
 
 /** The output column of whole records. */
 export const WHOLE_RECORD = "*";
@@ -66,6 +93,7 @@ export function buildOutputsImport(choice: OutputsChoice): { body: Record<string
     body.output_column = choice.outputColumn;
   }
   if (choice.wholeRecord) body.output_column = WHOLE_RECORD;
+  if (choice.skipUnmatched) body.skip_unmatched = "true";
   const prefix = choice.idPrefix?.trim() ?? "";
   if (choice.moreFile) {
     body.file = [choice.file, choice.moreFile];
