@@ -45,7 +45,11 @@ from evaluation.benchmarks import TaskItem, TaskLabel, UnitPrompt, VariantSpec, 
 from evaluation.models import ModelRun, RunOutput, RunScore
 from evaluation.scoring.item_profiles import BENCHMARK_PROFILES, DEFINITION, profiles_for
 from evaluation.scoring.items import score_answers
-from evaluation.scoring.label_answers import read_labels, unreadable_summary
+from evaluation.scoring.label_answers import (
+    contradictory_summary,
+    read_labels,
+    unreadable_summary,
+)
 
 PROFILE = "items"
 JUDGE_PREFIX = "judge"
@@ -290,6 +294,10 @@ def _profile_reports(
     return reports
 
 
+#: field kinds whose SmartyPat output records can contradict themselves (``label_answers``)
+CONTRADICTABLE = ("ranked", "detection")
+
+
 def covered_items(
     run: ModelRun, items: list[TaskItem], answered: Collection[int]
 ) -> list[TaskItem]:
@@ -349,6 +357,9 @@ def score_item_run(run: ModelRun) -> list[RunScore]:
         reports[DEFINITION]["unreadable_labels"] = unreadable_summary(
             [r.unreadable if r is not None else [] for r in readings]
         )
+    contradictory = contradictory_summary(answers) if task.answers in CONTRADICTABLE else None
+    if contradictory and contradictory["items"]:  # logic_error against the labels: it wins
+        reports[DEFINITION]["contradictory"] = contradictory
     for name, other in _profile_reports(run, items, answers, predictions, labels).items():
         reports[name] = {**other, **extra}
     with transaction.atomic():

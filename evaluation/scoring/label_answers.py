@@ -7,7 +7,12 @@ The rules, in order:
    a fenced block) gives its items, one piece each. A JSON object is read through its
    ``logic_fallacies`` key (SmartyPat's published outputs; also ``labels``, ``types``,
    ``fallacies``): a list gives its items, a string is read as text; ``logic_error: "no"``
-   with no labels means no fallacy. Anything else is text.
+   with no labels means no fallacy. Anything else is text. **The flag wins**: when the
+   object's ``logic_error`` and its labels disagree, ``logic_error`` says whether the
+   answer is fallacious, as the detection reading and the authors' scripts take it:
+   ``"no"`` with labels is "no fallacy" (the labels are not taken), ``"yes"`` whose labels
+   only say "none" names no label (unparseable, not "no fallacy"). Such an answer is
+   *contradictory* (``LabelReading.contradictory``, ``contradicts``): the scores count it.
 2. **Separators.** Text is split into pieces at ``,`` ``;`` ``>`` ``|``, new lines, the
    full-width ``，`` ``；`` ``、`` and at list numbers (``1.``, ``2)``) that begin the text
    or follow a space.
@@ -74,6 +79,7 @@ class LabelReading:
     no_fallacy: bool = False
     unreadable: list[str] = field(default_factory=list)
     structured: bool = False  # read from JSON
+    contradictory: bool = False  # its logic_error and its labels disagree (rule 1)
 
     @property
     def prediction(self) -> list[str] | None:
@@ -167,7 +173,30 @@ class LabelReader:
                     labels.append(label)
         if not labels and not no_fallacy and not structured:
             no_fallacy = says_no_fallacy(answer)
-        return LabelReading(labels, no_fallacy, unreadable, structured)
+        contradictory = False
+        if structured and error is False and (labels or unreadable):  # rule 1: the flag wins
+            labels, no_fallacy, contradictory = [], True, True
+        elif structured and error is True and no_fallacy:
+            contradictory = not labels and not unreadable  # it only said "none"
+            no_fallacy = False
+        return LabelReading(labels, no_fallacy, unreadable, structured, contradictory)
+
+
+def contradicts(answer: str | None) -> bool:
+    """Whether a JSON object's ``logic_error`` and labels disagree, whatever the label set
+    (rule 1): ``"no"`` with a piece that does not say "no fallacy", or ``"yes"`` whose
+    pieces all say "no fallacy"."""
+    if not answer:
+        return False
+    value, error, structured = load_structure(answer)
+    if not structured or error is None:
+        return False
+    pieces = value if isinstance(value, list) else _SPLIT.split(value)
+    keys = [key for key in (clean_piece(piece) for piece in pieces) if key]
+    naming = [key for key in keys if key not in NO_FALLACY_WORDS and not says_no_fallacy(key)]
+    if error is False:
+        return bool(naming)
+    return bool(keys) and not naming
 
 
 def read_labels(
@@ -185,6 +214,12 @@ def unreadable_summary(pieces_per_item: Sequence[Sequence[str]]) -> dict[str, An
         "items": sum(1 for item in pieces_per_item if item),
         "examples": list(dict.fromkeys(pieces))[:10],
     }
+
+
+def contradictory_summary(answers: Sequence[str | None]) -> dict[str, Any]:
+    """The report's count of contradictory answers (``contradicts``), with a few of them."""
+    found = [answer for answer in answers if isinstance(answer, str) and contradicts(answer)]
+    return {"items": len(found), "examples": [answer[:200] for answer in found[:3]]}
 
 
 # --- detection answers ----------------------------------------------------------------------
