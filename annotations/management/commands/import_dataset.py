@@ -26,13 +26,17 @@ writes a key on every item of the file (``split=bench``: a headerless published 
 nothing of its split; the Results tab offers the values as subsets).
 
 All or nothing: a bad record stops the import, names file, line and field, and leaves the
-database as it was (the project too, when this command would have created it).
+database as it was (the project too, when this command would have created it). What the
+import made (``Created project ...``) is printed only once its transaction has committed,
+before the summary; a failed import prints nothing of it.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -152,10 +156,52 @@ class Command(BaseCommand):
         set_metadata: list[str] | None = None,
         **options,
     ) -> None:
+        self.notes: list[str] = []  # what the import made, printed once it committed
         file_format: str = options["format"]
         if file_format in ("hf", "xmi"):
             self._import_folder(file_format, path, project, annotator, taxonomy)
             return
+        metadata, mapping = self._checked_options(
+            file_format, path, project, annotator, columns, text_column, set_metadata
+        )
+        assert project is not None
+        started, cpu_started = time.perf_counter(), time.process_time()
+        with _as_command_errors():
+            with transaction.atomic():
+                if file_format in ITEM_FORMATS:
+                    report: Any = self._import_items(
+                        path,
+                        file_format,
+                        project,
+                        taxonomy,
+                        form_preset,
+                        mapping,
+                        text_column,
+                        metadata,
+                    )
+                else:
+                    report = self._import(
+                        path, file_format, project, annotator, taxonomy or "mafalda"
+                    )
+        self._committed(report)
+        seconds = max(time.perf_counter() - started, 1e-6)
+        records = report.items if isinstance(report, ItemImportReport) else report.texts
+        self.stdout.write(
+            f"  in {seconds:.2f} s ({records / seconds:,.0f} records/s;"
+            f" {time.process_time() - cpu_started:.2f} s CPU)"
+        )
+
+    def _checked_options(
+        self,
+        file_format: str,
+        path: Path,
+        project: str | None,
+        annotator: str | None,
+        columns: str | None,
+        text_column: str | None,
+        set_metadata: list[str] | None,
+    ) -> tuple[dict[str, str], Any]:
+        """The settings of a file import, checked: its metadata keys and column mapping."""
         if not project:
             raise CommandError("--project is required")
         if text_column and file_format != "smartypat":
@@ -184,41 +230,18 @@ class Command(BaseCommand):
             raise CommandError("--annotator is required with --format doccano")
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
-        started, cpu_started = time.perf_counter(), time.process_time()
-        try:
-            with transaction.atomic():
-                if file_format in ITEM_FORMATS:
-                    report = self._import_items(
-                        path,
-                        file_format,
-                        project,
-                        taxonomy,
-                        form_preset,
-                        mapping,
-                        text_column,
-                        metadata,
-                    )
-                else:
-                    report = self._import(
-                        path, file_format, project, annotator, taxonomy or "mafalda"
-                    )
-        except (
-            DatasetFormatError,
-            TaxonomyFileError,
-            TaxonomyExistsError,
-            LookupError,
-            ItemImportError,
-        ) as error:
-            raise CommandError(str(error)) from error
-        except ValidationError as error:
-            raise CommandError("; ".join(_messages(error))) from error
+        return metadata, mapping
+
+    def _note(self, line: str) -> None:
+        """A line about what the import made, printed only if it commits."""
+        self.notes.append(line)
+
+    def _committed(self, report: Any) -> None:
+        """After the import's transaction committed: its notes, then its summary."""
+        for line in self.notes:
+            self.stdout.write(line)
+        self.notes = []
         self.stdout.write(self.style.SUCCESS(report.summary()))
-        seconds = max(time.perf_counter() - started, 1e-6)
-        records = report.items if isinstance(report, ItemImportReport) else report.texts
-        self.stdout.write(
-            f"  in {seconds:.2f} s ({records / seconds:,.0f} records/s;"
-            f" {time.process_time() - cpu_started:.2f} s CPU)"
-        )
 
     def _import_folder(
         self,
@@ -229,7 +252,7 @@ class Command(BaseCommand):
         taxonomy: str | None,
     ) -> None:
         """A Hugging Face dataset folder, or UIMA CAS XMI (an export folder or one file)."""
-        try:
+        with _as_command_errors():
             with transaction.atomic():
                 if file_format == "hf":
                     report: Any = import_hf_folder(
@@ -241,11 +264,7 @@ class Command(BaseCommand):
                         project=self._span_project(project_name, taxonomy),
                         user=annotator,
                     )
-        except (DatasetFormatError, TaxonomyFileError, TaxonomyExistsError, LookupError) as error:
-            raise CommandError(str(error)) from error
-        except ValidationError as error:
-            raise CommandError("; ".join(_messages(error))) from error
-        self.stdout.write(self.style.SUCCESS(report.summary()))
+        self._committed(report)
 
     def _span_project(self, project_name: str | None, taxonomy: str | None) -> Project:
         """The named span project, created (with ``taxonomy``, default mafalda) if missing."""
@@ -254,7 +273,7 @@ class Command(BaseCommand):
         project = Project.objects.filter(name=project_name).first()
         if project is None:
             project = create_project(name=project_name, taxonomy=_taxonomy(taxonomy or "mafalda"))
-            self.stdout.write(f"Created project {project.name!r} ({project.taxonomy}).")
+            self._note(f"Created project {project.name!r} ({project.taxonomy}).")
         if project.kind == "items":
             raise CommandError(
                 f"project {project.name!r} is an item project; import "
@@ -269,7 +288,7 @@ class Command(BaseCommand):
         project = Project.objects.filter(name=project_name).first()
         if project is None:
             project = create_project(name=project_name, taxonomy=_taxonomy(taxonomy))
-            self.stdout.write(f"Created project {project.name!r} ({project.taxonomy}).")
+            self._note(f"Created project {project.name!r} ({project.taxonomy}).")
         if project.kind == "items":
             raise CommandError(
                 f"project {project.name!r} is an item project; import "
@@ -310,11 +329,11 @@ class Command(BaseCommand):
                 kind="items",
                 form=preset.form,
             )
-            self.stdout.write(
+            self._note(
                 f"Created item project {project.name!r} ({project.taxonomy}, form {preset.name})."
             )
         elif form_preset:
-            self.stdout.write(f"Project {project.name!r} exists: --form-preset is ignored.")
+            self._note(f"Project {project.name!r} exists: --form-preset is ignored.")
         return import_items(
             path=path,
             project=project,
@@ -323,6 +342,23 @@ class Command(BaseCommand):
             text_column=text_column,
             set_metadata=metadata,
         )
+
+
+@contextmanager
+def _as_command_errors() -> Iterator[None]:
+    """An import's refusals (bad file, taxonomy, settings) as ``CommandError``."""
+    try:
+        yield
+    except (
+        DatasetFormatError,
+        TaxonomyFileError,
+        TaxonomyExistsError,
+        LookupError,
+        ItemImportError,
+    ) as error:
+        raise CommandError(str(error)) from error
+    except ValidationError as error:
+        raise CommandError("; ".join(_messages(error))) from error
 
 
 def _messages(error: ValidationError) -> list[str]:
