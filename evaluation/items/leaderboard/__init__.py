@@ -132,7 +132,7 @@ def item_leaderboard(
         "skills": skills,
         "rows": rows,
         "comparisons": comparisons(rows, columns),
-        "label_bias": label_bias(rows, columns, form),
+        "label_bias": label_bias(rows, columns, form, project),
         "figures": figures(rows, columns),
         "unscored": unscored,
         "compare": compare(rows, columns, pair) if pair else None,

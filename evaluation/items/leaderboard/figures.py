@@ -21,7 +21,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from annotations.items import Form
+from annotations.items import Form, FormField
+from annotations.labels import NO_FALLACY
+from evaluation.items.runs import field_labels
 from evaluation.scoring.items import aggregate_skills
 
 #: A delta smaller than this shows as 0.000: the mark is "same".
@@ -143,10 +145,15 @@ def figures(rows: Sequence[dict[str, Any]], columns: Sequence[str]) -> list[dict
 
 
 def label_bias(
-    rows: Sequence[dict[str, Any]], columns: Sequence[str], form: Form
+    rows: Sequence[dict[str, Any]], columns: Sequence[str], form: Form, project: Any = None
 ) -> list[dict[str, Any]]:
-    """Per task: each row's predicted and gold label counts; the task's ``gold`` is that of
-    the row scored on the most items."""
+    """Per task: each row's predicted and gold label counts and the number of items it was
+    scored on (``items``: its answer key's items; a ranked item has several gold labels);
+    the task's ``gold`` is that of the row scored on the most items. ``spellings`` are the
+    task's labels that are not the field's own (its labels, else the ``project``'s
+    taxonomy types, and "no fallacy"; ranked and classification fields): an answer's raw
+    pieces, as the authors' profile counts them; a row with no count for one has nothing
+    to show for it."""
     bias = []
     for name in columns:
         gold: dict[str, int] = {}
@@ -166,6 +173,7 @@ def label_bias(
                 {
                     **_row_ref(row),
                     "run": row["tasks"][name].get("run"),
+                    "items": report.get("scored"),
                     "predicted": predicted,
                     "gold": row_gold,
                 }
@@ -182,11 +190,23 @@ def label_bias(
                 "field": name,
                 "kind": form_field.kind,
                 "labels": labels,
+                "spellings": _spellings(labels, form_field, project),
                 "gold": gold,
                 "rows": entries,
             }
         )
     return bias
+
+
+def _spellings(labels: Sequence[str], form_field: FormField, project: Any) -> list[str]:
+    """The labels that are not the field's own (see ``label_bias``)."""
+    if form_field.kind not in ("ranked", "classification"):
+        return []
+    own = list(form_field.labels)
+    if not own and project is not None:
+        own = [label.name for label in field_labels(project, form_field)]
+    keys = {label.casefold() for label in (*own, NO_FALLACY)}
+    return [label for label in labels if label.strip().casefold() not in keys]
 
 
 # --- prompting comparisons ------------------------------------------------------------------

@@ -87,6 +87,8 @@ export interface BiasRow {
   variant: string;
   profile?: string;
   run?: number | null;
+  /** The items the row was scored on (its answer key's; a ranked item has several gold labels). */
+  items?: number | null;
   predicted: Record<string, number>;
   gold: Record<string, number>;
 }
@@ -95,6 +97,8 @@ export interface LabelBias {
   field: string;
   kind: string;
   labels: string[];
+  /** Labels that are not the field's own (raw pieces of answers): left out where a row has no count. */
+  spellings?: string[];
   gold: Record<string, number>;
   rows: BiasRow[];
 }

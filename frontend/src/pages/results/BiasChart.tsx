@@ -2,7 +2,7 @@ import type { ChartConfiguration } from "chart.js";
 import { useMemo, useRef, useState } from "preact/hooks";
 import { useBarChart } from "../../hooks/useBarChart";
 import { biasKey, manyProfiles } from "./figures";
-import { biasChartData } from "./table";
+import { biasCaption, biasChartData } from "./table";
 import type { ItemLeaderboard } from "../../types";
 
 /** Predicted vs gold label counts of one row (a run or an annotator) on one task. */
@@ -83,8 +83,8 @@ export function BiasChart({ board }: { board: ItemLeaderboard }) {
         <p class="muted">No label counts yet.</p>
       ) : (
         <>
-          <p class="muted small">
-            How often {row.name} ({row.variant}) gave each answer on {bias.field}, against the answer key of the same {data.goldTotal} items.
+          <p class="muted small" data-testid="bias-caption">
+            {biasCaption(data, row.name, row.variant, bias.field)}
           </p>
           {failed && <p class="form-error">The chart could not be drawn: {failed}</p>}
           <div class="chart-box" style={{ height: "320px" }}>
@@ -114,6 +114,13 @@ export function BiasChart({ board }: { board: ItemLeaderboard }) {
                   </td>
                 </tr>
               ))}
+              {data.unused ? (
+                <tr class="muted" data-testid="bias-unused">
+                  <td colSpan={3}>
+                    {data.unused} unused spelling{data.unused === 1 ? "" : "s"} (given in other rows' answers, never in this row's nor in its answer key) not listed
+                  </td>
+                </tr>
+              ) : null}
             </tbody>
           </table>
         </>

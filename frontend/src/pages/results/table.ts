@@ -103,17 +103,36 @@ export interface BiasChartData {
   gold: number[];
   /** Outputs predicted as each label, as a share of the row's predictions. */
   total: number;
+  /** Gold labels counted (a ranked item has several). */
   goldTotal: number;
+  /** The items the row was scored on, when the board says. */
+  items?: number;
+  /** Spellings (labels not the field's own) this row neither gave nor has in its key: not listed. */
+  unused?: number;
 }
 
 /** Predicted vs gold counts per label for one row of a task's label-bias entry (the row's own
- *  gold counts: the items it was scored on). */
+ *  gold counts: the items it was scored on); a spelling with no count for the row is left out
+ *  and counted in `unused`. */
 export function biasChartData(bias: LabelBias, rowKey: string): BiasChartData | null {
   const many = manyProfiles(bias.rows);
   const row = bias.rows.find((r) => biasKey(r, many) === rowKey);
   if (!row) return null;
-  const labels = bias.labels.length ? bias.labels : [...new Set([...Object.keys(row.gold), ...Object.keys(row.predicted)])];
+  const all = bias.labels.length ? bias.labels : [...new Set([...Object.keys(row.gold), ...Object.keys(row.predicted)])];
+  const spellings = new Set(bias.spellings ?? []);
+  const counted = (l: string) => (row.predicted[l] ?? 0) > 0 || (row.gold[l] ?? 0) > 0;
+  const labels = all.filter((l) => !spellings.has(l) || counted(l));
   const predicted = labels.map((l) => row.predicted[l] ?? 0);
   const gold = labels.map((l) => row.gold[l] ?? 0);
-  return { labels, predicted, gold, total: predicted.reduce((a, b) => a + b, 0), goldTotal: gold.reduce((a, b) => a + b, 0) };
+  const data: BiasChartData = { labels, predicted, gold, total: predicted.reduce((a, b) => a + b, 0), goldTotal: gold.reduce((a, b) => a + b, 0) };
+  if (typeof row.items === "number") data.items = row.items;
+  if (all.length > labels.length) data.unused = all.length - labels.length;
+  return data;
+}
+
+/** The sentence under the label-bias chart: whose answers, against how many items. */
+export function biasCaption(data: BiasChartData, rowName: string, variant: string, field: string): string {
+  const labels = `${data.goldTotal} gold label${data.goldTotal === 1 ? "" : "s"}`;
+  const key = data.items === undefined ? labels : data.items === data.goldTotal ? `the same ${data.items} items` : `the same ${data.items} items (${labels})`;
+  return `How often ${rowName} (${variant}) gave each answer on ${field}, against the answer key of ${key}.`;
 }
