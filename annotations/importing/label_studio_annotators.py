@@ -12,7 +12,9 @@ Export button's file and a snapshot, in either order, land on the same user):
    placeholder account holds the work until the invitation is accepted, when the work moves
    to the accepting account: ``services.placeholders``), ``drop`` (its work is skipped);
 2. else the project's row for its id, else for its e-mail;
-3. else a member whose e-mail is its e-mail, or whose username is its e-mail or
+3. else (a file our export wrote names the platform username in the task's meta) the
+   account of that username (the Import tab: only a member's);
+   else a member whose e-mail is its e-mail, or whose username is its e-mail or
    ``ls-user-<id>`` (an operator's import: any account with that e-mail, else the account
    named ``ls-user-<id>``, created when new, or the e-mail when known);
 4. else (the Import tab) a new inactive placeholder account ``ls-user-<id>`` (a suffix when
@@ -66,6 +68,7 @@ class SourceAnnotator:
     email: str
     annotations: int = 0
     regions: int = 0
+    username: str = ""  # the platform username our own export wrote in the task's meta
 
     @property
     def shown(self) -> str:
@@ -83,6 +86,7 @@ def read_annotators(tasks: Iterable[LabelStudioTask]) -> list[SourceAnnotator]:
             email = clean_email(completion.email)
             entry = found.setdefault(key, SourceAnnotator(key, source_id(completion), email))
             entry.email = entry.email or email
+            entry.username = entry.username or completion.username
             entry.annotations += 1
             entry.regions += len(completion.regions)
     return list(found.values())
@@ -258,6 +262,11 @@ class AnnotatorResolver:
     def _matched(self, source: SourceAnnotator) -> AbstractBaseUser | None:
         users = get_user_model().objects
         generated = f"ls-user-{source.source_id}" if source.source_id else ""
+        if source.username:  # our own export names the platform account
+            pool = project_members(self.project) if self.members_only else users
+            found = pool.filter(username=source.username).first()
+            if found is not None:
+                return found
         if self.members_only:
             members = project_members(self.project).order_by("pk")
             names = [name for name in (source.email, generated) if name]

@@ -524,3 +524,30 @@ def test_label_studios_exports_import_with_every_span_snapped_and_reported(proje
         assert runs == []
         assert "predictions skipped, given as ids only" in out.getvalue()
         assert out.getvalue().split("export a snapshot): ")[1].startswith("1\n")
+
+
+def test_an_annotator_without_email_comes_back_as_the_same_account(project, tmp_path):
+    """Our export names each annotation's platform account in the task's meta: an account
+    without an e-mail (here ``dana``) comes back as ``dana``, not as a new ``ls-user-<id>``,
+    on the command line and, where dana is a member, on the Import tab."""
+    import_label_studio(path=write(tmp_path / "ls.json", label_studio_export()), project=project)
+    User.objects.filter(username="ls-user-2").update(username="dana")
+    out = tmp_path / "export.json"
+    call_command(
+        "export_dataset", project="LS", format="labelstudio", out=str(out), stdout=io.StringIO()
+    )
+    users_before = User.objects.count()
+
+    copy = create_project(name="Copy", taxonomy=project.taxonomy)
+    import_label_studio(path=out, project=copy)
+    assert spans_by_annotator(copy) == spans_by_annotator(project)
+    assert User.objects.count() == users_before
+
+    tab = create_project(name="Tab", taxonomy=project.taxonomy)
+    for username in ("alice@example.org", "dana"):
+        user = User.objects.get(username=username)
+        Membership.objects.create(project=tab, user=user, role="annotator")
+    job = _post(tab, "export.json", out.read_bytes())  # creates the project's admin
+    assert job["status"] == "succeeded", job["errors"]
+    assert spans_by_annotator(tab) == spans_by_annotator(project)
+    assert User.objects.count() == users_before + 1
