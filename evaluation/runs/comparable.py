@@ -13,7 +13,8 @@ per-text scores ``{document id: F1}`` at the ranking level (None when it has no 
 - Each later group's first row has ``versus``: the same test against the first group's top
   row on the texts both scored (the common part), when they share at least two.
 - Each row has a ``key`` (``run:ID``, ``annotator:ID``); ``compare_pair`` gives the same
-  test between any two rows (A minus B) on the texts both scored.
+  test between any two rows (A minus B, each named by key, run id or name) on the texts
+  both scored.
 """
 
 from __future__ import annotations
@@ -141,9 +142,11 @@ def compare_rows(
 
 
 def _find(rows: Sequence[dict[str, Any]], ref: str) -> dict[str, Any]:
-    """The row ``ref`` names: its key, else the name of exactly one row."""
+    """The row ``ref`` names: its key (a bare number: a run's id), else the name of exactly
+    one row."""
+    key = f"run:{ref}" if ref.isdigit() else ref
     for row in rows:
-        if row_key(row) == ref:
+        if row_key(row) == key:
             return row
     named = [row for row in rows if row["name"] == ref]
     if len(named) == 1:

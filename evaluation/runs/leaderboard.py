@@ -24,7 +24,10 @@ The tests compare per-text
 F1 (the ``text`` average's units), stored with each score (``per_text``; computed on the
 fly for a score stored without them).
 
-Numbers come from the reports (``Report.to_dict``): P/R/F1 per level, the bootstrap 95%
+Numbers come from the reports of ``runs.scored.score_stored`` (``Scored.to_dict``), the one
+scoring path ``manage.py score``, ``manage.py results`` and ``POST /api/evaluation/score/``
+share (the project's taxonomy; a partial run scored on the texts it covers, its coverage
+beside): P/R/F1 per level, the bootstrap 95%
 interval of F1 (``f1_low``, ``f1_high``), the share of outputs the parser could not read,
 and each label's F1 at levels 1 and 2.
 
@@ -396,6 +399,10 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(char, char) for char in text)
 
 
+def _partial(row: dict[str, Any]) -> bool:
+    return row["coverage"]["texts"] < row["coverage"]["of"]
+
+
 def _latex_name(row: dict[str, Any]) -> str:
     """The row's escaped name, its coverage when partial, * when it differs from the next."""
     name = row["name"] + (" (human)" if row["kind"] == "annotator" else "")
@@ -408,13 +415,15 @@ def _latex_name(row: dict[str, Any]) -> str:
 
 def to_latex(board: dict[str, Any], digits: int = 3) -> str:
     """A booktabs ``tabular`` in a ``table`` float: system, prompt variant, P/R/F1 at
-    each level, the level-2 F1 interval; the best F1 of each level in bold (ties too)."""
+    each level, the level-2 F1 interval; the best F1 of each level among the rows scored on
+    every text in bold (ties too; a partial row, its coverage by its name, never is)."""
     rows = board["rows"]
     cells = [[_number(value, digits) for value in _metrics(row)] for row in rows]
+    whole = [cell for row, cell in zip(rows, cells, strict=True) if not _partial(row)]
     for column in (2, 5, 8):  # F1 of levels 0, 1, 2
-        values = [row[column] for row in cells if row[column]]
+        values = [row[column] for row in whole if row[column]]
         best = max(values, key=float) if values else None
-        for row in cells:
+        for row in whole:
             if best is not None and row[column] == best:
                 row[column] = rf"\textbf{{{row[column]}}}"
     gold = board["gold_standard"]

@@ -11,6 +11,7 @@ Project names may contain spaces and colons; the last ``@`` or ``/`` separates t
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
 
 from annotations.models import GoldStandard, Project
 from evaluation.models import ModelRun
@@ -32,7 +33,8 @@ def _split(body: str, separator: str, reference: str, what: str) -> tuple[str, s
     return head, tail
 
 
-def gold_reference(reference: str) -> Corpus | None:
+def gold_version(reference: str) -> GoldStandard | None:
+    """The published version ``gold:PROJECT[@VERSION]`` names; None for another reference."""
     if not reference.startswith("gold:"):
         return None
     body = reference.removeprefix("gold:")
@@ -46,16 +48,41 @@ def gold_reference(reference: str) -> Corpus | None:
         gold = versions.filter(project=_project(body, reference)).order_by("-version").first()
     if gold is None:
         raise ScoringInputError(f"{reference}: no such published gold standard version")
-    return stored.gold_corpus(gold)
+    return gold
 
 
-def _stored_annotator(body: str, reference: str) -> Corpus:
+def gold_reference(reference: str) -> Corpus | None:
+    gold = gold_version(reference)
+    return None if gold is None else stored.gold_corpus(gold)
+
+
+def _annotator_of(body: str, reference: str) -> tuple[Project, AbstractBaseUser]:
     name, username = _split(body, "/", reference, "USERNAME")
     project = _project(name, reference)
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
         raise ScoringInputError(f"{reference}: no user {username!r}")
-    return stored.annotator_corpus(project, user)
+    return project, user
+
+
+def _stored_annotator(body: str, reference: str) -> Corpus:
+    return stored.annotator_corpus(*_annotator_of(body, reference))
+
+
+def stored_work(reference: str) -> ModelRun | tuple[Project, AbstractBaseUser] | None:
+    """The run ``run:PROJECT/RUN`` or the (project, user) ``annotator:PROJECT/USERNAME``
+    names; None for another reference."""
+    kind, found, body = reference.partition(":")
+    if not found or kind not in {"run", "annotator"}:
+        return None
+    if kind == "annotator":
+        return _annotator_of(body, reference)
+    name, run_name = _split(body, "/", reference, "RUN")
+    project = _project(name, reference)
+    run = ModelRun.objects.filter(project=project, name=run_name).first()
+    if run is None:
+        raise ScoringInputError(f"{reference}: no run {run_name!r} in project {name!r}")
+    return run
 
 
 def annotator_reference(reference: str) -> Corpus | None:
@@ -66,14 +93,9 @@ def annotator_reference(reference: str) -> Corpus | None:
 
 
 def prediction_reference(reference: str) -> Predictions | None:
-    kind, found, body = reference.partition(":")
-    if not found or kind not in {"run", "annotator"}:
+    work = stored_work(reference)
+    if work is None:
         return None
-    if kind == "annotator":
-        return as_predictions(_stored_annotator(body, reference))
-    name, run_name = _split(body, "/", reference, "RUN")
-    project = _project(name, reference)
-    run = ModelRun.objects.filter(project=project, name=run_name).first()
-    if run is None:
-        raise ScoringInputError(f"{reference}: no run {run_name!r} in project {name!r}")
-    return stored.run_predictions(run)
+    if isinstance(work, ModelRun):
+        return stored.run_predictions(work)
+    return as_predictions(stored.annotator_corpus(*work))

@@ -26,6 +26,7 @@ from annotations.models import GoldStandard, Membership
 from annotations.selectors.access import gold_standards_for
 from evaluation.models import ModelRun
 from evaluation.runs import selectors, stored
+from evaluation.runs.scored import score_stored
 from evaluation.scoring import AVERAGES, PARSER_NAMES, PROFILES, ScoringInputError
 
 LEVEL_CHOICES = (0, 1, 2)
@@ -73,7 +74,8 @@ class ScoreRequestSerializer(serializers.Serializer):
     parser = serializers.ChoiceField(
         choices=PARSER_NAMES,
         required=False,
-        help_text="Reads raw run outputs (default keyword); ignored for annotators.",
+        help_text="Reads raw run outputs (default: the run's own, as the leaderboard scores "
+        "it); ignored for annotators.",
     )
     average = serializers.ChoiceField(choices=AVERAGES, default="text")
 
@@ -141,7 +143,10 @@ class ScoreView(ScoringErrorsMixin, APIView):
         summary="Score a stored run or an annotator against a gold standard version",
         description="Exactly one of `run` and `annotator`. The answer is the scoring "
         "report: profile, parser, average, texts and, per level, P/R/F1 with span counts, "
-        "a bootstrap 95% interval of F1, per-label scores and a confusion table. "
+        "a bootstrap 95% interval of F1, per-label scores and a confusion table; "
+        "`coverage` `{texts, of}`: the version's texts it was scored on (a limited run: its "
+        "first N; an imported run: those it has outputs for; an annotator: those they "
+        "submitted), the same figures as the leaderboard's. Parser: the run's own by default. "
         "Reviewers and admins of the gold's project only (404 otherwise).",
         request=ScoreRequestSerializer,
         responses={
@@ -154,20 +159,16 @@ class ScoreView(ScoringErrorsMixin, APIView):
         options = ScoreRequestSerializer(data=request.data, context={"request": request})
         options.is_valid(raise_exception=True)
         data = options.validated_data
-        common = {"gold_standard": data["gold_standard"], "levels": data["levels"]}
-        if data.get("run") is not None:
-            report = selectors.score_run(
-                **common,
-                run=data["run"],
-                profile=data["profile"],
-                parser=data.get("parser"),
-                average=data["average"],
-            )
-        else:
-            report = selectors.score_stored_annotator(
-                **common, annotator=data["annotator"], average=data["average"]
-            )
-        return Response(report.to_dict())
+        found = score_stored(
+            gold_standard=data["gold_standard"],
+            run=data.get("run"),
+            annotator=data.get("annotator"),
+            profile=data["profile"],
+            levels=data["levels"],
+            parser=data.get("parser"),
+            average=data["average"],
+        )
+        return Response(found.to_dict())
 
 
 class AgreementView(ScoringErrorsMixin, APIView):

@@ -25,14 +25,8 @@ from django.utils import timezone
 from annotations.models import Annotation, GoldStandard
 from evaluation.models import ModelRun, RunShard
 from evaluation.runs import progress, stored
-from evaluation.scoring import (
-    Corpus,
-    Report,
-    ScoringInputError,
-    pairwise_agreement,
-    score,
-    score_annotator,
-)
+from evaluation.runs.scored import score_stored
+from evaluation.scoring import Report, pairwise_agreement, score_annotator
 
 LEVELS: tuple[int, ...] = (0, 1, 2)
 HEADLINE = ("precision", "recall", "f1")
@@ -46,22 +40,6 @@ def with_counts(runs: QuerySet[ModelRun]) -> QuerySet[ModelRun]:
     )
 
 
-def run_gold(gold_standard: GoldStandard, run: ModelRun) -> tuple[Corpus, list[int]]:
-    """The gold texts a run is scored on and their document ids, in gold order: a run
-    limited to the version's first N texts covers those N; an imported run covers the
-    documents it has outputs for; any other run, every document of the version."""
-    gold = stored.gold_corpus(gold_standard)
-    documents = stored.gold_document_ids_in_order(gold_standard)
-    if run.limit and run.gold_standard_id == gold_standard.pk:
-        documents = documents[: run.limit]
-    elif run.imported:
-        covered = stored.covered_document_ids(run)
-        documents = [(pk, text) for pk, text in documents if pk in covered]
-    if len(documents) != len(gold.texts):
-        gold = stored.restrict(gold, [text for _, text in documents])
-    return gold, [pk for pk, _ in documents]
-
-
 def score_run(
     *,
     gold_standard: GoldStandard,
@@ -71,51 +49,16 @@ def score_run(
     parser: str | None = None,
     average: str = "text",
 ) -> Report:
-    """A stored run scored against a gold version on the texts it covers (``run_gold``;
-    documents outside the version are ignored; covered documents without an output count
-    as empty predictions)."""
-    return _score_on(
-        gold_standard, run, run_gold(gold_standard, run)[0], profile, levels, parser, average
-    )
-
-
-def _score_on(
-    gold_standard: GoldStandard,
-    run: ModelRun,
-    gold: Corpus,
-    profile: str,
-    levels: Sequence[int],
-    parser: str | None,
-    average: str,
-) -> Report:
-    mapping = (
-        None
-        if profile == "mafalda-2024"
-        else stored.taxonomy_mapping(gold_standard.project.taxonomy)
-    )
-    taxonomy = gold_standard.project.taxonomy
-    if profile == "mafalda-2024" and not stored.is_mafalda_taxonomy(taxonomy):
-        raise ScoringInputError(
-            f"profile: mafalda-2024 scores only MAFALDA's taxonomy, not {taxonomy}; use paper"
-        )
-    return score(
-        gold,
-        stored.run_predictions(run, gold_standard=gold_standard),
+    """A stored run scored against a gold version (``scored.score_stored``: the project's
+    taxonomy, the texts the coverage rule gives)."""
+    return score_stored(
+        gold_standard=gold_standard,
+        run=run,
         profile=profile,
         levels=levels,
-        parser=stored.span_parser(taxonomy, parser or "keyword"),
+        parser=parser,
         average=average,
-        mapping=mapping,
-    )
-
-
-def per_text_f1(report: Report, documents: Sequence[int]) -> dict[str, Any]:
-    """``{"documents": [ids], "f1": {level: [F1 of each text]}}`` of a report scored on
-    those documents, in their order (what the leaderboard's paired tests compare)."""
-    return {
-        "documents": list(documents),
-        "f1": {str(level): [f1 for _, _, f1 in lr.per_text] for level, lr in report.levels.items()},
-    }
+    ).report
 
 
 def score_run_report(
@@ -126,10 +69,12 @@ def score_run_report(
     levels: Sequence[int] = LEVELS,
     parser: str | None = None,
 ) -> dict[str, Any]:
-    """``score_run``'s report as stored (``Report.to_dict``) with its ``per_text`` F1."""
-    gold, documents = run_gold(gold_standard, run)
-    report = _score_on(gold_standard, run, gold, profile, levels, parser, "text")
-    return {**report.to_dict(), "per_text": per_text_f1(report, documents)}
+    """``score_run``'s report as stored (``text`` average): ``Report.to_dict`` with its
+    ``coverage`` and ``per_text`` F1."""
+    found = score_stored(
+        gold_standard=gold_standard, run=run, profile=profile, levels=levels, parser=parser
+    )
+    return found.to_dict(per_text=True)
 
 
 def score_stored_annotator(
@@ -141,35 +86,18 @@ def score_stored_annotator(
 ) -> Report:
     """An annotator's submitted annotations scored against a gold version, on the
     version's documents they submitted (profile ``paper``)."""
-    return _score_annotator(gold_standard, annotator, levels, average)[0]
+    return score_stored(
+        gold_standard=gold_standard, annotator=annotator, levels=levels, average=average
+    ).report
 
 
 def score_stored_annotator_report(
     *, gold_standard: GoldStandard, annotator: AbstractBaseUser, levels: Sequence[int] = LEVELS
 ) -> dict[str, Any]:
-    """``score_stored_annotator``'s report (``text`` average) with its ``per_text`` F1."""
-    report, documents = _score_annotator(gold_standard, annotator, levels, "text")
-    return {**report.to_dict(), "per_text": per_text_f1(report, documents)}
-
-
-def _score_annotator(
-    gold_standard: GoldStandard, annotator: AbstractBaseUser, levels: Sequence[int], average: str
-) -> tuple[Report, list[int]]:
-    project = gold_standard.project
-    work = stored.annotator_corpus(project, annotator, gold_standard)
-    texts = {text.text for text in work.texts}
-    documents = [
-        pk for pk, text in stored.gold_document_ids_in_order(gold_standard) if text in texts
-    ]
-    gold = stored.restrict(stored.gold_corpus(gold_standard), texts)
-    report = score_annotator(
-        gold,
-        work,
-        levels=levels,
-        average=average,
-        mapping=stored.taxonomy_mapping(project.taxonomy),
-    )
-    return report, documents
+    """``score_stored_annotator``'s report (``text`` average) with ``coverage`` and its
+    ``per_text`` F1."""
+    found = score_stored(gold_standard=gold_standard, annotator=annotator, levels=levels)
+    return found.to_dict(per_text=True)
 
 
 def annotators_of(gold_standard: GoldStandard) -> list[AbstractBaseUser]:

@@ -142,6 +142,18 @@ def get_profile(name: str) -> ItemProfile:
     return PROFILES[name]
 
 
+def scores_item(profile: str, kind: str, gold: Any) -> bool:
+    """Whether an item with this gold is one of the units ``profile`` scores a ``kind``
+    field's per-item figure over (the units of its paired tests): every item with a gold,
+    except a ranked field's sound items (empty gold) under ``s_items="fallacious"``."""
+    if gold is None:
+        return False
+    found = PROFILES.get(profile)
+    if kind == "ranked" and found is not None and found.s_items == "fallacious":
+        return bool(gold)
+    return True
+
+
 def profiles_for(benchmark: str | None) -> list[str]:
     """``definition`` always, then the benchmark's own profiles."""
     return [DEFINITION, *BENCHMARK_PROFILES.get(benchmark or "", ())]

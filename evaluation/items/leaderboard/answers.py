@@ -26,6 +26,7 @@ from annotations.models import Document, Project
 from evaluation.items.runs import covered_items, field_labels, project_items
 from evaluation.models import ModelRun, RunOutput
 from evaluation.scoring.core import ScoringInputError
+from evaluation.scoring.item_profiles import scores_item
 from evaluation.scoring.items import score_answers
 from evaluation.scoring.significance import counts_from_tp_fp_fn
 
@@ -117,13 +118,17 @@ class Answers:
     def units(self, metric: str, profile: str) -> dict[int, Any] | None:
         """Per scored item id: the one-item figure of a mean metric, or the F1 counts of the
         fallacious class (``significance.counts_from_tp_fp_fn``) for a detection ``f1``
-        under ``definition``; ``None`` for a figure not built from items one by one
+        under ``definition``; only the items the profile scores the figure over
+        (``item_profiles.scores_item``); ``None`` for a figure not built from items one by one
         (macro-F1, span F1, BERTScore, an F1 with the authors' mixed denominators)."""
         pooled = metric == "f1" and self.kind == "detection" and profile == DEFAULT_PROFILE
         if metric not in MEAN_METRICS and not pooled:
             return None
         units: dict[int, Any] = {}
+        golds = dict(zip(self.ids, self.golds, strict=True))
         for item in sorted(self.scored_ids()):
+            if not scores_item(profile, self.kind, golds[item]):
+                continue  # not one of the profile's units (authors-smartypat S: sound items)
             report = self.restricted({item}).report(profile)
             if metric == "f1":
                 table = report["per_label"].get("fallacious") or {}

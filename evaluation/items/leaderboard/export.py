@@ -127,12 +127,15 @@ def to_csv(board: dict[str, Any]) -> str:
 # --- LaTeX ----------------------------------------------------------------------------------
 
 
-def _bold_best(cells: list[list[str]], column: int) -> None:
-    numbers = [float(row[column]) for row in cells if row[column] not in ("", "--")]
+def _bold_best(cells: list[list[str]], column: int, complete: list[bool]) -> None:
+    """Bold the best figure of a column among the rows scored on every item (``complete``):
+    a partial row is never the best."""
+    ranked = [row for row, whole in zip(cells, complete, strict=True) if whole]
+    numbers = [float(row[column]) for row in ranked if row[column] not in ("", "--")]
     if not numbers:
         return
     best = max(numbers)
-    for row in cells:
+    for row in ranked:
         if row[column] not in ("", "--") and float(row[column]) == best:
             row[column] = rf"\textbf{{{row[column]}}}"
 
@@ -172,8 +175,9 @@ def _profile_tables(board: dict[str, Any], profile: str, digits: int) -> list[st
             cells.append("--" if value is None else _number(value, digits))
         cells.append("--" if row["overall"] is None else _number(row["overall"], digits))
         body.append(cells)
+    complete = [row["coverage"]["items"] >= row["coverage"]["of"] for row in rows]
     for column in range(3, 3 + len(keys) + 1):
-        _bold_best(body, column)
+        _bold_best(body, column, complete)
     subset = (board.get("subset") or {}).get("name")
     where = f", subset {subset}" if subset else ""
     caption = (

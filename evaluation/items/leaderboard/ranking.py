@@ -18,8 +18,9 @@
   for detection F1 (pooled F1, an empty class counting 0 as the item report does). Macro-F1,
   span F1 and BERTScore have no per-item units: no test. ``vs_next`` on the cell holds the
   test, ``significant`` marks p < 0.05.
-- **any two rows** (``compare``): the same test between two rows named by key or name (A
-  minus B), per profile and task, on the items both scored, or the reason there is none.
+- **any two rows** (``compare``): the same test between two rows named by key, name, or
+  the name or id of a run behind the row (A minus B), per profile and task, on the items
+  both scored, or the reason there is none.
 """
 
 from __future__ import annotations
@@ -131,12 +132,26 @@ def _test_column(members: Sequence[dict[str, Any]], name: str) -> None:
             upper["tasks"][name]["vs_next"] = entry
 
 
+def _run_refs(row: dict[str, Any]) -> set[str]:
+    """The names and ids of the runs behind a row's cells (a model row's)."""
+    refs: set[str] = set()
+    for cell in row["tasks"].values():
+        if cell.get("run") is not None:
+            refs.update({str(cell["run"]), f"run:{cell['run']}"})
+        if cell.get("run_name"):
+            refs.add(cell["run_name"])
+    return refs
+
+
 def resolve_row(rows: Sequence[dict[str, Any]], ref: str) -> str:
-    """The key of the row ``ref`` names: a row key, else the name of exactly one party."""
+    """The key of the row ``ref`` names: a row key, else the name of exactly one party,
+    else the name or id (``ID`` or ``run:ID``) of a run behind exactly one row."""
     keys = list(dict.fromkeys(row["key"] for row in rows))
     if ref in keys:
         return ref
     named = list(dict.fromkeys(row["key"] for row in rows if row["name"] == ref))
+    if not named:
+        named = list(dict.fromkeys(row["key"] for row in rows if ref in _run_refs(row)))
     if len(named) == 1:
         return named[0]
     if named:

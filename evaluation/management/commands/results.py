@@ -10,13 +10,16 @@ JSON: a list, one object per row and profile, with ``name``, ``kind`` (``model``
 ``imported``, ``human``), ``profile`` and all its figures (item projects: ``tasks`` with the
 primary figures, ``figures`` with every report figure by ``FIELD:METRIC``, ``label_counts``
 with the predicted and gold counts by field, ``skills``, ``overall`` and ``overall_basis``,
-``coverage``, ``group`` and ``rank``; span projects: the leaderboard row as the API gives it).
-The table prints one line per row.
+``coverage``, ``group`` and ``rank``; span projects: the leaderboard row as the API gives it,
+its figures from ``evaluation.runs.scored.score_stored`` like ``manage.py score`` and the
+API, a partial run's scored on the texts it covers, with ``coverage``).
+The table prints one line per row, with its coverage (texts or items n/N).
 
-``--compare A B`` (row keys or names: an item row's ``key``, a span row's ``run:ID`` /
-``annotator:ID``) prints instead the paired test of A minus B on their common items or
-texts: the difference, its interval and p (item projects: per profile and task), as the
-API's ``compare`` gives it.
+``--compare A B`` (an item row's ``key``, a span row's ``run:ID`` / ``annotator:ID``, a
+row's name, or a run's name (``--name``) or id) prints instead the paired test of A minus B
+on their common items or texts: the difference, its interval and p (item projects: per
+profile and task; S under ``authors-smartypat`` over the fallacious items it is scored on),
+as the API's ``compare`` gives it.
 """
 
 from __future__ import annotations
@@ -151,7 +154,11 @@ def span_table(objects: list[dict[str, Any]]) -> list[str]:
             for level, s in sorted(entry["levels"].items())
             if s
         )
-        lines.append(f"{entry['profile']:<14} {entry['kind']:<6} {entry['name']}  {levels}")
+        coverage = entry.get("coverage") or {}
+        texts = f"texts {coverage.get('texts', entry.get('documents'))}/{coverage.get('of', '?')}"
+        lines.append(
+            f"{entry['profile']:<14} {entry['kind']:<6} {entry['name']}  {texts}  {levels}"
+        )
     return lines
 
 
@@ -164,7 +171,10 @@ class Command(BaseCommand):
         parser.add_argument("--subset", help="item projects: KEY=VALUE or gold=fallacious|sound")
         parser.add_argument("--format", choices=["json", "table"], default="table")
         parser.add_argument(
-            "--compare", nargs=2, metavar=("A", "B"), help="two rows (keys or names): A - B"
+            "--compare",
+            nargs=2,
+            metavar=("A", "B"),
+            help="two rows (keys, names, or a run's name or id): A - B",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -5,6 +5,13 @@ A thin shell over ``evaluation.scoring``. GOLD and PRED are file paths, or store
 ``annotator:PROJECT/USERNAME``. Resolvers in ``GOLD_RESOLVERS`` / ``PREDICTION_RESOLVERS``
 take the argument string and return a ``Corpus`` / ``Predictions``, or ``None`` when the
 string is not theirs; they are tried in order and the file reader comes last.
+
+A stored gold version with a run or annotator of the same project is scored through the one
+path of the leaderboard and the API (``evaluation.runs.scored.score_stored``): the project's
+taxonomy and the coverage rule (a partial run scored on the texts it covers, ``coverage``
+n/N beside the figures). Otherwise a stored side's project taxonomy gives the level mapping
+and the parser; files alone are scored with MAFALDA's taxonomy, gold texts without a
+prediction as empty predictions (the published scorer's rule).
 """
 
 from __future__ import annotations
@@ -15,7 +22,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from evaluation.runs.references import gold_reference, prediction_reference
+from annotations.models import Taxonomy
+from evaluation.models import ModelRun
+from evaluation.runs import stored
+from evaluation.runs.references import (
+    gold_reference,
+    gold_version,
+    prediction_reference,
+    stored_work,
+)
+from evaluation.runs.scored import score_stored
 from evaluation.scoring import (
     AVERAGES,
     PARSER_NAMES,
@@ -51,15 +67,19 @@ def resolve_predictions(reference: str) -> Predictions:
     return read_predictions(reference)
 
 
-def format_table(report: Report) -> str:
+def format_table(report: Report, coverage: dict[str, int] | None = None) -> str:
     """A readable summary: one row per level, then the setting that produced it."""
+    covered = ""
+    if coverage is not None:
+        covered = f"  coverage {coverage['texts']}/{coverage['of']} texts of the gold version"
     lines = [
         f"profile={report.profile}  parser={report.parser or '-'}"
         f"{'@' + report.parser_version if report.parser_version else ''}"
         f"  average={report.average}  mapping={report.mapping}",
         f"texts={report.texts} (without prediction: {report.texts_without_prediction})"
         f"  outputs={report.outputs}  unreadable_share={report.unreadable_share:.3f}"
-        + (f"  dropped={report.dropped}" if report.dropped else ""),
+        + (f"  dropped={report.dropped}" if report.dropped else "")
+        + covered,
         "",
         f"{'level':>5}  {'precision':>9}  {'recall':>9}  {'F1':>9}  {'F1 95% CI':>17}"
         f"  {'pred spans':>10}  {'gold spans':>10}",
@@ -102,21 +122,63 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         levels = (0, 1, 2) if options["level"] == "all" else (int(options["level"]),)
         try:
-            corpus = resolve_gold(options["gold"])
-            predictions = resolve_predictions(options["pred"])
-            report = score(
-                corpus,
-                predictions,
-                profile=options["profile"],
-                levels=levels,
-                parser=options["parser"],
-                average=options["average"],
-                bootstrap_resamples=options["bootstrap"],
-                seed=options["seed"],
-            )
+            report, coverage = score_references(options["gold"], options["pred"], levels, options)
         except ScoringInputError as error:
             raise CommandError(str(error)) from error
         if options["format"] == "json":
-            self.stdout.write(json.dumps(report.to_dict(options["details"]), ensure_ascii=False))
+            data = report.to_dict(options["details"])
+            if coverage is not None:
+                data["coverage"] = coverage
+            self.stdout.write(json.dumps(data, ensure_ascii=False))
         else:
-            self.stdout.write(format_table(report))
+            self.stdout.write(format_table(report, coverage))
+
+
+def _taxonomy_of(work: Any, version: Any) -> Taxonomy | None:
+    """The taxonomy of the stored side (the gold version's project first)."""
+    if version is not None:
+        return version.project.taxonomy
+    if isinstance(work, ModelRun):
+        return work.project.taxonomy
+    return work[0].taxonomy if work is not None else None
+
+
+def score_references(
+    gold: str, pred: str, levels: tuple[int, ...], options: dict[str, Any]
+) -> tuple[Report, dict[str, int] | None]:
+    """The report of PRED against GOLD and its coverage (stored work on its own version)."""
+    common = {
+        "profile": options["profile"],
+        "levels": levels,
+        "average": options["average"],
+        "bootstrap_resamples": options["bootstrap"],
+        "seed": options["seed"],
+    }
+    version, work = gold_version(gold), stored_work(pred)
+    if version is not None and work is not None:
+        project = work.project_id if isinstance(work, ModelRun) else work[0].pk
+        if project == version.project_id:
+            run = work if isinstance(work, ModelRun) else None
+            found = score_stored(
+                gold_standard=version,
+                run=run,
+                annotator=None if run is not None else work[1],
+                parser=options["parser"],
+                **common,
+            )
+            return found.report, found.coverage
+    taxonomy = _taxonomy_of(work, version)
+    parser: Any = options["parser"]
+    mapping = None
+    if taxonomy is not None and options["profile"] != "mafalda-2024":
+        mapping = stored.taxonomy_mapping(taxonomy)
+        own = stored.parser_name(work) if isinstance(work, ModelRun) else "keyword"
+        parser = stored.span_parser(taxonomy, parser or own)
+    elif taxonomy is not None and not stored.is_mafalda_taxonomy(taxonomy):
+        raise ScoringInputError(
+            f"--profile: mafalda-2024 scores only MAFALDA's taxonomy, not {taxonomy}; use paper"
+        )
+    report = score(
+        resolve_gold(gold), resolve_predictions(pred), parser=parser, mapping=mapping, **common
+    )
+    return report, None
