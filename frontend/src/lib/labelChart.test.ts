@@ -57,6 +57,6 @@ describe("per-label F1 chart data", () => {
 
   it("is empty at a level without per-label scores", () => {
     const data = labelChartData([row("x", 0.5, { a: 1 })], { "1": ["c1"] }, 1);
-    expect(data).toEqual({ labels: ["c1"], datasets: [], available: 0 });
+    expect(data).toEqual({ labels: ["c1"], datasets: [], available: 0, partial: 0 });
   });
 });

@@ -1,7 +1,9 @@
 // Per-label F1 of the leaderboard's rows as grouped-bar data (labels on the x axis, one
-// dataset per row), kept to the best rows by F1 at the chosen level.
+// dataset per row), kept to the best rows by F1 at the chosen level. A row scored on part of
+// the gold carries its coverage in its name ("run (4/200 texts)") and is drawn hatched.
 
 import type { LeaderboardRow } from "../types";
+import { coverageMark, isPartial } from "./coverage";
 
 export interface BarDataset {
   label: string;
@@ -9,6 +11,8 @@ export interface BarDataset {
   data: (number | null)[];
   backgroundColor: string;
   borderColor: string;
+  /** Scored on part of the gold: its coverage is in its label and its bars are hatched. */
+  partial: boolean;
 }
 
 export interface LabelChartData {
@@ -16,6 +20,8 @@ export interface LabelChartData {
   datasets: BarDataset[];
   /** Rows with per-label scores at the level (before the limit). */
   available: number;
+  /** Charted rows scored on part of the gold. */
+  partial: number;
 }
 
 /** Colour-blind-friendly (Okabe–Ito + two neutrals), in dataset order. */
@@ -44,9 +50,10 @@ export function rankRows(rows: LeaderboardRow[], level: number | string): Leader
     .map((x) => x.row);
 }
 
-/** "Name" for a model row, "Name (human)" for an annotator, made unique within the chart. */
+/** "Name" for a model row, "Name (human)" for an annotator, made unique within the chart;
+ *  a partial row's coverage after it: "Name (4/200 texts)". */
 export function datasetName(row: LeaderboardRow, taken: Set<string>): string {
-  const base = row.kind === "annotator" ? `${row.name} (human)` : row.name;
+  const base = (row.kind === "annotator" ? `${row.name} (human)` : row.name) + coverageMark(row.coverage);
   let name = base;
   for (let n = 2; taken.has(name); n++) name = `${base} #${n}`;
   taken.add(name);
@@ -78,7 +85,8 @@ export function labelChartData(
       data: labels.map((l) => (typeof scores[l] === "number" && Number.isFinite(scores[l]) ? scores[l] : null)),
       backgroundColor: fill(color, row.kind),
       borderColor: color,
+      partial: isPartial(row.coverage),
     };
   });
-  return { labels, datasets, available: scored.length };
+  return { labels, datasets, available: scored.length, partial: datasets.filter((d) => d.partial).length };
 }

@@ -7,6 +7,27 @@ import type { Leaderboard } from "../../types";
 
 const MAX_ROWS = 8;
 
+/** Diagonal stripes of `color` on white: the fill of a row scored on part of the gold. */
+function hatch(color: string): CanvasPattern | string {
+  const tile = document.createElement("canvas");
+  tile.width = tile.height = 8;
+  const ctx = tile.getContext("2d");
+  if (!ctx) return `${color}55`;
+  ctx.fillStyle = "#ffffff";
+  ctx.fillRect(0, 0, 8, 8);
+  ctx.strokeStyle = color;
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(0, 8);
+  ctx.lineTo(8, 0);
+  ctx.moveTo(-2, 2);
+  ctx.lineTo(2, -2);
+  ctx.moveTo(6, 10);
+  ctx.lineTo(10, 6);
+  ctx.stroke();
+  return ctx.createPattern(tile, "repeat") ?? `${color}55`;
+}
+
 /** Grouped bars of per-label F1 at a level (one dataset per row, the best rows only). */
 export function LabelChart({ board }: { board: Leaderboard }) {
   const levels = useMemo(() => {
@@ -30,9 +51,9 @@ export function LabelChart({ board }: { board: Leaderboard }) {
         datasets: data.datasets.map((d) => ({
           label: d.label,
           data: d.data,
-          backgroundColor: d.backgroundColor,
+          backgroundColor: d.partial ? hatch(d.borderColor) : d.backgroundColor,
           borderColor: d.borderColor,
-          borderWidth: 1,
+          borderWidth: d.partial ? 2 : 1,
         })),
       },
       options: {
@@ -84,6 +105,12 @@ export function LabelChart({ board }: { board: Leaderboard }) {
               ? `The top ${data.datasets.length} of ${data.available} rows by level-${level} F1 are shown.`
               : `${data.datasets.length === 1 ? "1 row" : `All ${data.datasets.length} rows`} by level-${level} F1.`}{" "}
             Human annotators have lighter bars.
+            {data.partial > 0 && (
+              <span data-testid="chart-partial">
+                {" "}
+                Hatched bars, named with n/N texts, are rows scored on part of the gold: not comparable with the others.
+              </span>
+            )}
           </p>
           {failed && <p class="form-error">The chart could not be drawn: {failed}</p>}
           <div class="chart-box" style={{ height: `${Math.max(320, 260 + data.labels.length * 4)}px` }}>

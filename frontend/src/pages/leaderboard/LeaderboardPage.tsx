@@ -93,7 +93,7 @@ export function LeaderboardPage({ me, projectId, goldId }: { me: Me; projectId: 
               <div class={stale ? "stale" : undefined}>
                 <LeaderboardTable board={data} />
                 <p class="muted small table-note">
-                  F1 with its 95% bootstrap interval in brackets; the best F1 of each level among rows ranked together is in bold. Rows are ranked by level-2 F1 only against rows
+                  F1 with its 95% bootstrap interval in brackets; the best F1 of each level among rows ranked together on the whole gold is in bold (a row scored on part of it never is). Rows are ranked by level-2 F1 only against rows
                   scored on the same texts; a run or annotator that covered part of the gold is ranked apart, with its coverage.{" "}
                   <span data-testid="significance-note">
                     “vs next”: the paired test against the row below on the same texts (difference of level-2 F1, its 95% paired bootstrap interval over texts, approximate

@@ -1,6 +1,7 @@
 import { Fragment } from "preact";
 import { ScrollX } from "../../components/ScrollX";
 import { LevelGroupHeads, LevelScoreHeads } from "../../components/table";
+import { bestF1, isPartial } from "../../lib/coverage";
 import { DASH, formatDuration, formatScore, formatShare } from "../../lib/format";
 import { describeComparison, explainComparison, formatCoverage, formatDifference, formatP, groupRows } from "../../lib/significance";
 import { linkHandler, paths } from "../../router";
@@ -13,15 +14,6 @@ const F1_NOTE = (
     <span class="muted">[95%]</span>
   </>
 );
-
-function bestF1(rows: LeaderboardRow[], level: string): number | null {
-  let best: number | null = null;
-  for (const r of rows) {
-    const f1 = r.levels?.[level]?.f1;
-    if (f1 != null && (best == null || f1 > best)) best = f1;
-  }
-  return best;
-}
 
 function describe(row: LeaderboardRow): string {
   return [row.model, row.harness ?? row.backend, row.variant].filter(Boolean).join(" · ");
@@ -76,7 +68,7 @@ function Row({ r, levels, best }: { r: LeaderboardRow; levels: string[]; best: R
           <Fragment key={l}>
             <td class="right tabular">{formatScore(s?.precision)}</td>
             <td class="right tabular">{formatScore(s?.recall)}</td>
-            <td class={`right tabular f1${s && best[l] != null && s.f1 === best[l] ? " best" : ""}`} title={interval} data-level={l} data-f1={s?.f1 ?? ""}>
+            <td class={`right tabular f1${s && !isPartial(r.coverage) && best[l] != null && s.f1 === best[l] ? " best" : ""}`} title={interval} data-level={l} data-f1={s?.f1 ?? ""}>
               {s ? <F1 score={s.f1} low={s.f1_low} high={s.f1_high} /> : DASH}
             </td>
           </Fragment>
@@ -148,7 +140,7 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
           </tr>
         </thead>
         {groupRows(board.rows).map((g) => {
-          // the best F1 of each level among rows ranked together
+          // the best F1 of each level among rows ranked together, scored on the whole gold
           const best = Object.fromEntries(levels.map((l) => [l, bestF1(g.rows, l)]));
           return (
             <tbody key={g.group} data-testid="leaderboard-group" data-group={g.group}>

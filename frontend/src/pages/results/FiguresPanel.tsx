@@ -2,14 +2,14 @@ import type { ChartConfiguration } from "chart.js";
 import { useMemo, useRef } from "preact/hooks";
 import { useBarChart } from "../../hooks/useBarChart";
 import { formatScore } from "../../lib/format";
-import { figureChart, figureTable, figureTitle } from "./figures";
-import type { Figure, ItemLeaderboard } from "../../types";
+import { figureChart, figureTable, figureTitle, partialCoverage } from "./figures";
+import type { Coverage, Figure, ItemLeaderboard } from "../../types";
 
 const COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
 
 /** One figure: its table (profiles side by side) and a bar chart of the same numbers. */
-function FigureBlock({ figure, profiles }: { figure: Figure; profiles: string[] }) {
-  const table = useMemo(() => figureTable(figure, profiles), [figure, profiles]);
+function FigureBlock({ figure, profiles, partial }: { figure: Figure; profiles: string[]; partial: Record<string, Coverage> }) {
+  const table = useMemo(() => figureTable(figure, profiles, partial), [figure, profiles, partial]);
   const canvas = useRef<HTMLCanvasElement>(null);
   const config = useMemo<ChartConfiguration<"bar">>(() => {
     const chart = figureChart(table);
@@ -77,16 +77,20 @@ function FigureBlock({ figure, profiles }: { figure: Figure; profiles: string[] 
  *  per-type accuracy…), each with the profile it was scored under. */
 export function FiguresPanel({ board, profiles }: { board: ItemLeaderboard; profiles: string[] }) {
   const figures = board.figures ?? [];
+  const partial = useMemo(() => partialCoverage(board.rows), [board.rows]);
   if (!figures.length) return null;
   return (
     <section class="panel figures-panel" aria-labelledby="figures-title" data-testid="figures-panel">
       <div class="panel-head">
         <h2 id="figures-title">Every figure</h2>
       </div>
-      <p class="muted small">Each figure of the stored reports, per task; columns are the scoring profiles ({profiles.join(", ")}).</p>
+      <p class="muted small">
+        Each figure of the stored reports, per task; columns are the scoring profiles ({profiles.join(", ")}).
+        {Object.keys(partial).length > 0 && <span data-testid="figures-partial"> A row named with n/N items was scored on part of the items: not comparable with the others.</span>}
+      </p>
       <div class="figure-grid">
         {figures.map((f) => (
-          <FigureBlock key={`${f.field}:${f.metric}`} figure={f} profiles={profiles} />
+          <FigureBlock key={`${f.field}:${f.metric}`} figure={f} profiles={profiles} partial={partial} />
         ))}
       </div>
     </section>

@@ -1,3 +1,4 @@
+import { isPartial } from "../../lib/coverage";
 import { formatScore } from "../../lib/format";
 import { linkHandler, paths } from "../../router";
 import { Fragment } from "preact";
@@ -21,7 +22,8 @@ function cellTitle(row: ItemRow, column: Column): string | undefined {
 const KIND_BADGE: Record<ItemRow["kind"], string> = { model: "run", imported: "run", human: "annotator" };
 
 /** Models × prompt variants, imported runs and human annotators of one scoring profile: one
- *  figure per task, skill and overall, the best of each column in bold. Rows scored on other
+ *  figure per task, skill and overall, the best of each column among the rows scored on
+ *  every item in bold (a partial row never is). Rows scored on other
  *  items than the rows above start a new group, ranked apart; a task figure marked * differs
  *  significantly (paired test, 0.05) from the one in the next row. */
 export function ResultsTable({ board, rows, profile }: { board: ItemLeaderboard; rows: ItemRow[]; profile: string }) {
@@ -80,7 +82,7 @@ export function ResultsTable({ board, rows, profile }: { board: ItemLeaderboard;
                 const text = c.kind === "judge" ? formatScore(v) : formatScore(v, 3);
                 const significant = c.kind === "task" && r.tasks[c.key]?.vs_next?.significant;
                 return (
-                  <td key={c.id} class={`right tabular col-${c.kind}${isBest(v, best[c.id]) ? " best" : ""}`} title={cellTitle(r, c)} data-column={c.id} data-value={v ?? ""}>
+                  <td key={c.id} class={`right tabular col-${c.kind}${!isPartial(r.coverage) && isBest(v, best[c.id]) ? " best" : ""}`} title={cellTitle(r, c)} data-column={c.id} data-value={v ?? ""}>
                     {run != null && v != null ? (
                       <a href={paths.run(run)} onClick={linkHandler(paths.run(run))}>
                         {text}

@@ -1,6 +1,7 @@
 // Pure helpers of the results page's figures: every figure's table and chart data, the
 // rows of one profile with their groups, coverage and the neighbour tests' marks.
 
+import { isPartial } from "../../lib/coverage";
 import type { BiasRow, Coverage, Figure, ItemLeaderboard, ItemRow, NeighbourTest } from "../../types";
 
 /** The board's profiles ("definition" when the board predates named profiles). */
@@ -51,10 +52,25 @@ export interface FigureTable {
   lines: { id: string; title: string; values: (number | null)[] }[];
 }
 
-const who = (r: { name: string; variant: string }) => `${r.name} · ${r.variant}`;
+/** Each row key's coverage when the row was scored on part of the items (any profile's). */
+export function partialCoverage(rows: ItemRow[]): Record<string, Coverage> {
+  const found: Record<string, Coverage> = {};
+  for (const r of rows) if (r.coverage && isPartial(r.coverage)) found[r.key] = r.coverage;
+  return found;
+}
 
-/** The table of one figure, profiles side by side. */
-export function figureTable(figure: Figure, profiles: string[]): FigureTable {
+/** "name · variant", with "(2/6 items)" after a row scored on part of the items. */
+function whoOf(partial: Record<string, Coverage>) {
+  return (r: { row: string; name: string; variant: string }) => {
+    const c = partial[r.row];
+    return `${r.name} · ${r.variant}${c ? ` (${c.items}/${c.of} items)` : ""}`;
+  };
+}
+
+/** The table of one figure, profiles side by side; `partial` (row key -> coverage) marks the
+ *  rows scored on part of the items in their titles, so the chart shows it too. */
+export function figureTable(figure: Figure, profiles: string[], partial: Record<string, Coverage> = {}): FigureTable {
+  const who = whoOf(partial);
   const inOrder = profiles.filter((p) => figure.rows.some((r) => r.profile === p));
   if (figure.kind === "scalar") {
     const parties: { id: string; title: string }[] = [];

@@ -1,6 +1,7 @@
 // Pure helpers of the results page: the leaderboard's columns, best figures, delta marks,
 // and the label-bias chart's numbers.
 
+import { isPartial } from "../../lib/coverage";
 import { biasKey, manyProfiles } from "./figures";
 import type { Comparison, Delta, ItemLeaderboard, ItemRow, LabelBias, Mark } from "../../types";
 
@@ -55,12 +56,14 @@ export function cellValue(row: ItemRow, column: Column): number | null {
   return v == null || !Number.isFinite(v) ? null : v;
 }
 
-/** The best (highest) figure of each column; ties are all best. */
+/** The best (highest) figure of each column among the rows scored on every item; ties are
+ *  all best. A partial row (scored on part of the items) is never the best. */
 export function bestPerColumn(rows: ItemRow[], columns: Column[]): Record<string, number | null> {
   const best: Record<string, number | null> = {};
   for (const c of columns) {
     let top: number | null = null;
     for (const r of rows) {
+      if (isPartial(r.coverage)) continue;
       const v = cellValue(r, c);
       if (v != null && (top == null || v > top)) top = v;
     }
