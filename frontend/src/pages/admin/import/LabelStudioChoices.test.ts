@@ -43,7 +43,7 @@ function render(over: Partial<LabelStudioChoicesProps> = {}) {
     errors: { fields: {}, general: [] },
     ...over,
   };
-  const nodes = flatten(h(LabelStudioChoices, props) as Node);
+  const nodes = flatten(h(LabelStudioChoices, props) as unknown as Node);
   const byTestId = (id: string) => nodes.find((n) => n.props["data-testid"] === id);
   return { nodes, byTestId, calls };
 }
