@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export PYTHONPATH := $(CURDIR)/platform:$(CURDIR)
 
-.PHONY: install install-vllm install-label-studio demo test lint format migrate clean-demo \
+.PHONY: install install-vllm install-label-studio install-doccano demo test lint format migrate clean-demo \
 	system-packages frontend
 
 install: $(VENV)/.installed frontend/dist/index.html system-packages
@@ -53,6 +53,21 @@ $(LABEL_STUDIO_HOME)/.installed:
 	$(LABEL_STUDIO_HOME)/bin/python -c 'import label_studio as ls; print("label-studio", ls.__version__)'
 	@touch $@
 
+# doccano, the real server the doccano round-trip tests start (tests/support/doccano.py): its
+# own virtualenv outside the repository, kept between runs. Its release pins its dependencies
+# loosely: marshmallow 4 breaks its environs and numpy 2 its pandas 1.5, so both are capped.
+DOCCANO_VERSION := 1.8.4
+DOCCANO_VENV ?= $(HOME)/.cache/fallacy-platform/doccano-$(DOCCANO_VERSION)
+export DOCCANO_VENV
+install-doccano: $(DOCCANO_VENV)/.installed
+
+$(DOCCANO_VENV)/.installed:
+	@test -x $(DOCCANO_VENV)/bin/python || $(PYTHON) -m venv $(DOCCANO_VENV)
+	$(DOCCANO_VENV)/bin/python -m pip install -q --upgrade pip
+	$(DOCCANO_VENV)/bin/python -m pip install -q "doccano==$(DOCCANO_VERSION)" "marshmallow<4" "numpy<2"
+	$(DOCCANO_VENV)/bin/python -c 'import importlib.metadata as m; print("doccano", m.version("doccano"))'
+	@touch $@
+
 frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
 	cd frontend && npm ci --no-audit --no-fund
 	@touch $@
@@ -88,7 +103,7 @@ demo: install
 	$(PY) manage.py load_demo --prepare-model
 	$(PY) manage.py serve --host $(HOST) --port $(PORT)
 
-test: install install-vllm install-label-studio
+test: install install-vllm install-label-studio install-doccano
 	bash scripts/test.sh
 
 lint:
