@@ -11,69 +11,40 @@ client. Without the virtualenv the caller skips, except in CI (``CI=true``), whe
 
 from __future__ import annotations
 
-import fcntl
 import io
 import json
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 import zipfile
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
 import requests
 
-from tests.support.processes import free_port, stop, wait_for_http
+from tests.support.processes import free_port
+from tests.support.tool_servers import CACHE, InstalledTool, stopping
 
-VERSION = "1.8.4"
-HOME = Path(
-    os.environ.get("DOCCANO_VENV")
-    or Path.home() / ".cache" / "fallacy-platform" / f"doccano-{VERSION}"
+TOOL = InstalledTool(
+    name="doccano",
+    version="1.8.4",
+    home=Path(os.environ.get("DOCCANO_VENV") or CACHE / "doccano-1.8.4"),
+    executable="doccano",
+    make_target="install-doccano",
 )
-BINARY = HOME / "bin" / "doccano"
-MARKER = HOME / ".installed"
-TEMPLATE = HOME / "test-data-template"
 ADMIN = "admin"
 PASSWORD = "doccano-test-password"
 START_SECONDS = 120
 TASK_SECONDS = 120
 
 
-def require_doccano() -> Path:
-    """The ``doccano`` executable; skips (fails in CI) when it is not installed."""
-    if BINARY.exists() and MARKER.exists():
-        return BINARY
-    reason = (
-        f"doccano {VERSION} is not installed at {HOME} (run `make install-doccano`,"
-        " which `make test` does)"
-    )
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
-
-
-def server_env(data_dir: Path) -> dict[str, str]:
-    """doccano's environment: its data folder (database, broker, media), nothing of ours."""
-    keep = ("PATH", "LANG", "LC_ALL", "TMPDIR")
-    env = {name: os.environ[name] for name in keep if name in os.environ}
-    env.update(HOME=str(data_dir), DOCCANO_HOME=str(data_dir / "doccano"), PYTHONUNBUFFERED="1")
-    return env
-
-
 def _doccano(data_dir: Path, *args: str, log: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        [str(BINARY), *args],
-        cwd=data_dir,
-        env=server_env(data_dir),
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    """A doccano command on ``data_dir`` (database, broker, media), nothing of ours."""
+    env = TOOL.environment(data_dir, DOCCANO_HOME=str(data_dir / "doccano"))
+    return TOOL.launch(data_dir, list(args), env=env, log=log)
 
 
 class Doccano:
@@ -198,43 +169,28 @@ def _running(data_dir: Path) -> Iterator[str]:
     port = free_port()
     log = data_dir / "server.log"
     url = f"http://127.0.0.1:{port}"
-    with ExitStack() as processes:
-        web = _doccano(data_dir, "webserver", "--port", str(port), "--workers", "2", log=log)
-        processes.callback(stop, web, 30)
-        worker = _doccano(data_dir, "task", "--concurrency", "1", log=data_dir / "task.log")
-        processes.callback(stop, worker, 30)
-        try:
-            wait_for_http(f"{url}/v1/health/", timeout=START_SECONDS, process=web)
-        except (RuntimeError, TimeoutError) as error:
-            tail = log.read_text(errors="replace")[-4000:]
-            raise AssertionError(f"doccano did not start: {error}\n{tail}") from None
+    web = _doccano(data_dir, "webserver", "--port", str(port), "--workers", "2", log=log)
+    worker = _doccano(data_dir, "task", "--concurrency", "1", log=data_dir / "task.log")
+    with stopping(web, worker):
+        TOOL.wait_started(f"{url}/v1/health/", process=web, log=log, seconds=START_SECONDS)
         yield url
 
 
-def _template() -> Path:
-    """The migrated data folder with the admin, copied into each server's folder; the first
-    caller makes it, under a lock the other test workers wait on."""
-    HOME.mkdir(parents=True, exist_ok=True)
-    with (HOME / "test-data-template.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (TEMPLATE / "doccano" / "db.sqlite3").exists():
-            building = Path(tempfile.mkdtemp(prefix="template-", dir=HOME))
-            log = building / "init.log"
-            for args in (("init",), ("createuser", "--username", ADMIN, "--password", PASSWORD)):
-                if _doccano(building, *args, log=log).wait(timeout=600) != 0:
-                    raise AssertionError(f"doccano {args[0]} failed:\n{log.read_text()[-4000:]}")
-            log.unlink()
-            shutil.rmtree(TEMPLATE, ignore_errors=True)
-            building.rename(TEMPLATE)
-    return TEMPLATE
+def _build_template(folder: Path) -> None:
+    """A migrated database with the admin."""
+    log = folder / "init.log"
+    for args in (("init",), ("createuser", "--username", ADMIN, "--password", PASSWORD)):
+        if _doccano(folder, *args, log=log).wait(timeout=600) != 0:
+            raise AssertionError(f"doccano {args[0]} failed:\n{log.read_text()[-4000:]}")
+    log.unlink()
 
 
 @contextmanager
 def doccano_server(folder: Path) -> Iterator[tuple[Doccano, float]]:
     """A doccano server and worker on a free port with ``folder`` as its home (a copy of the
     template); yields the admin's client and the seconds the start took, then stops both."""
-    require_doccano()
-    template = _template()
+    TOOL.require()
+    template = TOOL.made_template("doccano/db.sqlite3", _build_template)
     began = time.monotonic()
     shutil.copytree(template, folder, dirs_exist_ok=True)
     with _running(folder) as url:

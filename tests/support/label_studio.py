@@ -12,56 +12,37 @@ API. Without the virtualenv the caller skips, except in CI (``CI=true``), where 
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
-import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
 import requests
 
-from tests.support.processes import free_port, stop, wait_for_http
+from tests.support.processes import free_port
+from tests.support.tool_servers import CACHE, InstalledTool, stopping
 
-VERSION = "1.23.2"
-HOME = Path(
-    os.environ.get("LABEL_STUDIO_HOME")
-    or Path.home() / ".cache" / "fallacy-platform" / f"label-studio-{VERSION}"
+TOOL = InstalledTool(
+    name="Label Studio",
+    version="1.23.2",
+    home=Path(os.environ.get("LABEL_STUDIO_HOME") or CACHE / "label-studio-1.23.2"),
+    executable="label-studio",
+    make_target="install-label-studio",
 )
-BINARY = HOME / "bin" / "label-studio"
-MARKER = HOME / ".installed"
-TEMPLATE = HOME / "test-data-template"
 ADMIN = "admin@example.org"
 PASSWORD = "label-studio-test"
 TOKEN = "fallacy-platform-test-token"
 START_SECONDS = 600  # a first start migrates an empty database: minutes on a busy machine
 
 
-def require_label_studio() -> Path:
-    """The ``label-studio`` executable; skips (fails in CI) when it is not installed."""
-    if BINARY.exists() and MARKER.exists():
-        return BINARY
-    reason = (
-        f"Label Studio {VERSION} is not installed at {HOME} (run `make install-label-studio`,"
-        " which `make test` does)"
-    )
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
-
-
 def server_env(data_dir: Path) -> dict[str, str]:
     """Label Studio's environment: its data folder, the admin and its token, no calls out."""
-    keep = ("PATH", "LANG", "LC_ALL", "TMPDIR")
-    env = {name: os.environ[name] for name in keep if name in os.environ}
-    env.update(
-        HOME=str(data_dir),
+    return TOOL.environment(
+        data_dir,
         LABEL_STUDIO_BASE_DATA_DIR=str(data_dir / "data"),
         LABEL_STUDIO_USERNAME=ADMIN,
         LABEL_STUDIO_PASSWORD=PASSWORD,
@@ -72,9 +53,7 @@ def server_env(data_dir: Path) -> dict[str, str]:
         SENTRY_DSN="",
         FRONTEND_SENTRY_DSN="",
         LOG_LEVEL="WARNING",
-        PYTHONUNBUFFERED="1",
     )
-    return env
 
 
 class LabelStudio:
@@ -135,57 +114,31 @@ class LabelStudio:
         return json.loads(self.export_json(project))
 
 
-def _start(data_dir: Path, port: int, log: Path) -> subprocess.Popen:
-    command = [str(BINARY), "start", "--no-browser", "--internal-host", "127.0.0.1"]
-    command += ["--port", str(port), "--enable-legacy-api-token"]
-    return subprocess.Popen(
-        command,
-        cwd=data_dir,
-        env=server_env(data_dir),
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-
-
 @contextmanager
 def _running(data_dir: Path, log: Path) -> Iterator[str]:
     port = free_port()
-    process = _start(data_dir, port, log)
+    args = ["start", "--no-browser", "--internal-host", "127.0.0.1", "--port", str(port)]
+    args.append("--enable-legacy-api-token")
+    process = TOOL.launch(data_dir, args, env=server_env(data_dir), log=log)
     url = f"http://127.0.0.1:{port}"
-    try:
-        try:
-            wait_for_http(f"{url}/health", timeout=START_SECONDS, process=process)
-        except (RuntimeError, TimeoutError) as error:
-            tail = log.read_text(errors="replace")[-4000:]
-            raise AssertionError(f"Label Studio did not start: {error}\n{tail}") from None
+    with stopping(process):
+        TOOL.wait_started(f"{url}/health", process=process, log=log, seconds=START_SECONDS)
         yield url
-    finally:
-        stop(process, timeout=30)
 
 
-def _template() -> Path:
-    """The migrated data folder (admin and token made) copied into each server's folder;
-    the first caller makes it, under a lock the other test workers wait on."""
-    HOME.mkdir(parents=True, exist_ok=True)
-    with (HOME / "test-data-template.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (TEMPLATE / "data" / "label_studio.sqlite3").exists():
-            building = Path(tempfile.mkdtemp(prefix="template-", dir=HOME))
-            with _running(building, building / "server.log"):
-                pass
-            (building / "server.log").unlink()
-            shutil.rmtree(TEMPLATE, ignore_errors=True)
-            building.rename(TEMPLATE)
-    return TEMPLATE
+def _build_template(folder: Path) -> None:
+    """A first start migrates the database and makes the admin and its token."""
+    with _running(folder, folder / "server.log"):
+        pass
+    (folder / "server.log").unlink()
 
 
 @contextmanager
 def label_studio_server(folder: Path) -> Iterator[tuple[LabelStudio, float]]:
     """A Label Studio server on a free port with ``folder`` as its home (a copy of the
     template); yields its client and the seconds the start took, then stops it."""
-    require_label_studio()
-    template = _template()
+    TOOL.require()
+    template = TOOL.made_template("data/label_studio.sqlite3", _build_template)
     began = time.monotonic()
     shutil.copytree(template, folder, dirs_exist_ok=True)
     with _running(folder, folder / "server.log") as url:
