@@ -2,10 +2,12 @@
 
 Launches, as the launch page does by default, the launch options' first suggested model (the
 packaged SmolLM2 GGUF through ``transformers``, its suggested settings) with the zero-shot
-variant at level 2 and the page's default decoding, over the first ``--texts`` texts of the
-demo's MAFALDA gold version (``make demo`` seeds it). The run goes through ``manage.py
-evaluate --inline`` (this process's child supervises the runner process, as a worker does),
-while this script samples what the run page reads (status, phase, done / total, ETA:
+variant at level 2 and the page's default decoding (``runs.api.launch_defaults``: 24 new
+tokens, what ``bench/eval_throughput.py`` measures), over the first ``--texts`` texts (the
+page's default sample is 2; ``--texts 200`` is the whole gold) of the demo's MAFALDA gold
+version (``make demo`` seeds it). The run goes through ``manage.py evaluate --inline``
+(this process's child supervises the runner process, as a worker does), while this script
+samples what the run page reads (status, phase, done / total, ETA:
 ``evaluation.runs.selectors.run_progress``) every ``--every`` seconds.
 
 Printed: the samples, the time to the end of generation and to the scored run, the model
@@ -83,14 +85,13 @@ def main() -> None:
     import django
 
     django.setup()
-    from evaluation.backends import GenerationParams
     from evaluation.models import ModelRun
-    from evaluation.runs.api import suggested_models
+    from evaluation.runs.api import launch_defaults, suggested_models
     from evaluation.runs.progress import load_seconds_of
     from evaluation.runs.selectors import run_progress
 
     model = suggested_models()[0]
-    params = {**GenerationParams().to_dict(), "seed": args.seed}  # the launch page's defaults
+    params = {**launch_defaults("spans")["params"], "seed": args.seed}  # the launch page's
     print(f"machine: {describe_machine()}")
     print(f"load average: {os.getloadavg()[0]:.2f} (1 min) at the start")
     print(f"model: {model['label']}: {model['model']} {model['settings']}; params {params}")

@@ -247,6 +247,23 @@ def suggested_models() -> list[dict[str, Any]]:
     return models
 
 
+#: A first span run reads this many texts (the whole gold version is one click away).
+SAMPLE_TEXTS = 2
+#: The decoding the launch form offers: what ``bench/eval_throughput.py`` measures.
+LAUNCH_MAX_NEW_TOKENS = 24
+
+
+def launch_defaults(kind: str) -> dict[str, Any]:
+    """The launch form's defaults (``bench/demo_run.py`` launches with them too): a short
+    sample of a span project's gold texts, all of an item project's items."""
+    return {
+        "level": 2,
+        "limit": None if kind == "items" else SAMPLE_TEXTS,
+        "shards": 1,
+        "params": GenerationParams(max_new_tokens=LAUNCH_MAX_NEW_TOKENS).to_dict(),
+    }
+
+
 def registered_models() -> list[dict[str, Any]]:
     """The operator's registered models a launch may name: names and backends, no path."""
     return [
@@ -318,12 +335,7 @@ class LaunchOptionsView(APIView):
                 "credentials": credential_options([project]),
                 "variants": VariantSerializer(newest_first(list(variants)), many=True).data,
                 "levels": [2, 1, 0],
-                "defaults": {
-                    "level": 2,
-                    "limit": None,
-                    "shards": 1,
-                    "params": GenerationParams().to_dict(),
-                },
+                "defaults": launch_defaults(project.kind),
             }
         )
 

@@ -315,12 +315,18 @@ class GoldLaunch(RunLaunch):
         ]
 
     def _request_count(self) -> int:
-        documents = self.gold_standard.documents.order_by("position", "id").values("id")
-        if self.limit:
-            documents = documents[: self.limit]
-        return Sentence.objects.filter(
-            document_id__in=list(documents.values_list("id", flat=True))
-        ).count()
+        return gold_request_count(self.gold_standard, self.limit)
+
+
+def gold_texts(gold_standard: GoldStandard, limit: int | None) -> list[int]:
+    """The ids of the texts a run over ``gold_standard`` reads (its first ``limit``)."""
+    documents = gold_standard.documents.order_by("position", "id").values_list("id", flat=True)
+    return list(documents[:limit] if limit else documents)
+
+
+def gold_request_count(gold_standard: GoldStandard, limit: int | None) -> int:
+    """The requests a run over ``gold_standard`` sends: one per sentence of its texts."""
+    return Sentence.objects.filter(document_id__in=gold_texts(gold_standard, limit)).count()
 
 
 def launch_runs(

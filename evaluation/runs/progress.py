@@ -94,3 +94,12 @@ def load_seconds_of(environment: Mapping[str, Any]) -> float | None:
         if isinstance(record.get("load_seconds"), int | float)
     ]
     return max(loads) if loads else None
+
+
+def before_launch(*, requests: int, per_request: float | None, load: float | None) -> float | None:
+    """The time a run of ``requests`` should take on this machine, from an earlier run of
+    the same model: its seconds per request and its model load (0 when it recorded none,
+    a baseline or a cached model). None without an earlier run (nothing measured yet)."""
+    if per_request is None:
+        return None
+    return max(requests, 0) * per_request + (load or 0.0)

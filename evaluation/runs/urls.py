@@ -3,7 +3,7 @@ imported outputs (mounted at /api/evaluation/)."""
 
 from django.urls import path
 
-from evaluation.runs import api, imports_api, scores_api
+from evaluation.runs import api, imports_api, preview_api, scores_api
 
 urlpatterns = [
     path("score/", scores_api.ScoreView.as_view(), name="evaluation-score"),
@@ -18,6 +18,11 @@ urlpatterns = [
         "launch-options/",
         api.LaunchOptionsView.as_view(),
         name="evaluation-launch-options",
+    ),
+    path(
+        "launch-preview/",
+        preview_api.LaunchPreviewView.as_view(),
+        name="evaluation-launch-preview",
     ),
     path("runs/", api.RunListView.as_view(), name="evaluation-runs"),
     path("runs/<int:pk>/", api.RunDetailView.as_view(), name="evaluation-run-detail"),

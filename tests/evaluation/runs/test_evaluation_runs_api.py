@@ -326,9 +326,10 @@ def test_launch_options(world: World) -> None:
     assert options["levels"] == [2, 1, 0]
     assert options["defaults"] == {
         "level": 2,
-        "limit": None,
+        "limit": 2,  # a first sample of the gold texts
         "shards": 1,
-        "params": {"max_new_tokens": 48, "temperature": 0.0, "top_p": 1.0, "seed": 0},
+        # the decoding bench/eval_throughput.py measures
+        "params": {"max_new_tokens": 24, "temperature": 0.0, "top_p": 1.0, "seed": 0},
     }
     suggested = options["suggested_models"]
     smollm = [m for m in suggested if m["backend"] == "transformers"]
