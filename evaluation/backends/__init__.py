@@ -46,6 +46,14 @@ BACKENDS: dict[str, str] = {
     "silent": "evaluation.backends.silent:SilentBackend",
 }
 
+#: Backends that are reference points, not models: tables tag their rows "baseline".
+BASELINES: frozenset[str] = frozenset({"random", "silent"})
+
+
+def is_baseline(backend: str | None) -> bool:
+    """Whether runs of ``backend`` are a baseline (a random draw, no answer), not a model."""
+    return backend in BASELINES
+
 
 def get_backend(name: str) -> type[Backend]:
     """The backend class registered as ``name`` (``BackendError`` naming the choices)."""

@@ -3,7 +3,8 @@
 Rows (``leaderboard``):
 - every run of the version with status ``done`` and a stored ``RunScore`` for the profile.
   An imported run (``import_run``: published raw outputs, a harness's log) is marked
-  ``imported`` (with ``harness``, its name and version, for a harness's log); it has no
+  ``imported`` (with ``harness``, its name and version, for a harness's log) and a run of a
+  baseline backend (random labels, silent) ``baseline``; an imported run has no
   score until someone asks: the first leaderboard that meets it scores it once and stores
   the reports (``runs.services.score_and_store``), so the published runs appear too. A run whose
   stored data cannot be scored shows with empty levels and a ``note``;
@@ -45,6 +46,7 @@ from django.db.models import Count
 
 from annotations.importing.formats.cells import csv_writer
 from annotations.models import GoldStandard, TaxonomyNode
+from evaluation.backends import is_baseline
 from evaluation.models import ModelRun, RunScore
 from evaluation.runs import comparable, selectors, stored
 from evaluation.scoring import ScoringInputError, normalise_label
@@ -165,6 +167,7 @@ def _run_row(run: ModelRun, report: dict[str, Any] | None, note: str | None) -> 
         "name": run.name,
         "model": run.model_label,
         "backend": run.backend,
+        "baseline": is_baseline(run.backend),
         "variant": f"{variant.name} v{variant.version}" if variant else None,
         "imported": run.imported,
         "harness": harness_label(run),
@@ -236,6 +239,7 @@ def annotator_rows(gold: GoldStandard, profile: str) -> list[dict[str, Any]]:
             "name": annotator.get_username(),
             "model": None,
             "backend": None,
+            "baseline": False,
             "variant": None,
             "imported": False,
             "harness": None,

@@ -8,7 +8,7 @@ annotators, one row per party and scoring profile.
   variant) has kind ``imported``, named by its run name when it has no model name. When a
   model and variant answered a field more than once, the latest finished run counts
   (``runs`` says how many there were). A finished run without a stored report is listed
-  in ``unscored``;
+  in ``unscored``. ``baseline`` is true for a baseline backend's run (random, silent);
 - kind ``human``: every annotator with submitted responses, scored by the pure scorer
   against the items' answer key on the items they answered, for the answer kinds with a
   gold answer, under each profile of the board.
@@ -28,6 +28,7 @@ from django.db.models.functions import Coalesce
 
 from annotations.items import Form, FormField
 from annotations.models import Annotation, Document, Project
+from evaluation.backends import is_baseline
 from evaluation.items.leaderboard.answers import (
     DEFAULT_PROFILE,
     Answers,
@@ -160,6 +161,7 @@ def _model_row(run: ModelRun, key: str, profile: str) -> dict[str, Any]:
         "name": run.model_label or run.name,
         "model": run.model_label,
         "backend": run.backend,
+        "baseline": is_baseline(run.backend),
         "variant": variant,
         "variant_label": variant_label(variant),
         "profile": profile,
@@ -240,6 +242,7 @@ def _human_row(annotator: int, name: str, profile: str, form: Form) -> dict[str,
         "name": name,
         "model": None,
         "backend": None,
+        "baseline": False,
         "variant": None,
         "variant_label": "human",
         "profile": profile,
