@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { useResource } from "../hooks/useResource";
 import { pairLines, pairText } from "../lib/pairs";
+import { tooFewNote } from "../lib/smallSample";
 import type { PairOption } from "../lib/pairs";
 import type { ItemPair, SpanPair } from "../types";
 
@@ -51,6 +52,11 @@ export function ComparePair({ options, url, units }: { options: PairOption[]; ur
               {line.where && <strong>{line.where}: </strong>}
               {pairText(line, pair.alpha)}
               {line.significant && <sup class="significant"> *</sup>}
+              {line.test && tooFewNote(line.test.units, units, pair.alpha) && (
+                <span class="lb-about note-text" data-testid="too-few">
+                  {tooFewNote(line.test.units, units, pair.alpha)}
+                </span>
+              )}
             </li>
           ))}
         </ul>

@@ -223,6 +223,8 @@ export interface LeaderboardRow {
   variant: string | null;
   /** A run imported from published outputs or a harness's log (not generated here). */
   imported?: boolean;
+  /** A baseline backend's run (random labels, silent): a reference point, not a model. */
+  baseline?: boolean;
   /** The harness whose log the run was imported from, with its version ("inspect_ai 0.3.285"). */
   harness?: string | null;
   status: string | null;

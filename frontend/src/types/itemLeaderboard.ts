@@ -44,6 +44,8 @@ export interface ItemRow {
   name: string;
   model: string | null;
   backend: string | null;
+  /** A baseline backend's run (random labels, silent): a reference point, not a model. */
+  baseline?: boolean;
   variant: ItemVariant | null;
   variant_label: string;
   tasks: Record<string, TaskCell>;

@@ -8,6 +8,7 @@ import { queryString } from "../../lib/paging";
 import { paths } from "../../router";
 import type { Leaderboard, Me, Profile } from "../../types";
 import { ComparePair } from "../../components/ComparePair";
+import { MetricLegend } from "../../components/MetricLegend";
 import { pairOptions } from "../../lib/pairs";
 import { LabelChart } from "./LabelChart";
 import { LeaderboardTable } from "./LeaderboardTable";
@@ -100,6 +101,7 @@ export function LeaderboardPage({ me, projectId, goldId }: { me: Me; projectId: 
                     randomisation p); <strong>*</strong> marks a significant difference at {data.significance?.alpha ?? 0.05}, ≈ one that is not.
                   </span>
                 </p>
+                <MetricLegend names={[profile, ...(data.levels ?? [0, 1, 2]).map((l) => `level ${l}`), "precision", "recall", "f1", "unparseable"]} />
                 <ComparePair
                   key={profile}
                   options={pairOptions(data.rows)}

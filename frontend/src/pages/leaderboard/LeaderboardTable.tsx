@@ -1,11 +1,14 @@
 import { Fragment } from "preact";
 import { ScrollX } from "../../components/ScrollX";
 import { LevelGroupHeads, LevelScoreHeads } from "../../components/table";
-import { bestF1, isPartial } from "../../lib/coverage";
+import { isPartial } from "../../lib/coverage";
 import { DASH, formatDuration, formatScore, formatShare } from "../../lib/format";
+import { helpTitle } from "../../lib/metricHelp";
+import { tooFewNote } from "../../lib/smallSample";
 import { describeComparison, explainComparison, formatCoverage, formatDifference, formatP, groupRows } from "../../lib/significance";
 import { linkHandler, paths } from "../../router";
 import type { Leaderboard, LeaderboardRow } from "../../types";
+import { bestPerLevel, kindBadge } from "./rows";
 
 /** After "F1": the column also shows the 95% interval. */
 const F1_NOTE = (
@@ -37,6 +40,9 @@ function F1({ score, low, high }: { score: number | null | undefined; low: numbe
 function Row({ r, levels, best }: { r: LeaderboardRow; levels: string[]; best: Record<string, number | null> }) {
   const about = describe(r);
   const next = r.next;
+  const badge = kindBadge(r);
+  const tooFew = tooFewNote(next?.texts);
+  const counts = !isPartial(r.coverage) && !r.baseline;
   return (
     <tr data-kind={r.kind} data-name={r.name} data-id={r.id} data-group={r.group} class={next?.significant ? "lb-differs" : undefined}>
       <td class="num">{r.rank ?? DASH}</td>
@@ -49,8 +55,8 @@ function Row({ r, levels, best }: { r: LeaderboardRow; levels: string[]; best: R
           ) : (
             <span>{r.name}</span>
           )}
-          <span class={`badge kind-${r.kind}`} data-testid="kind-badge">
-            {r.kind === "run" ? "model" : "human"}
+          <span class={`badge ${badge.className}`} data-testid="kind-badge" title={badge.title}>
+            {badge.text}
           </span>
           {r.imported && (
             <span class="badge subtle" data-testid="imported-badge" title={r.harness ? `Imported from a log of ${r.harness}` : "Imported outputs, not generated here"}>
@@ -68,13 +74,13 @@ function Row({ r, levels, best }: { r: LeaderboardRow; levels: string[]; best: R
           <Fragment key={l}>
             <td class="right tabular">{formatScore(s?.precision)}</td>
             <td class="right tabular">{formatScore(s?.recall)}</td>
-            <td class={`right tabular f1${s && !isPartial(r.coverage) && best[l] != null && s.f1 === best[l] ? " best" : ""}`} title={interval} data-level={l} data-f1={s?.f1 ?? ""}>
+            <td class={`right tabular f1${s && counts && best[l] != null && s.f1 === best[l] ? " best" : ""}`} title={interval} data-level={l} data-f1={s?.f1 ?? ""}>
               {s ? <F1 score={s.f1} low={s.f1_low} high={s.f1_high} /> : DASH}
             </td>
           </Fragment>
         );
       })}
-      <td class="tabular lb-next" data-testid="next-test" data-significant={next ? String(next.significant) : ""} title={explainComparison(next)}>
+      <td class="tabular lb-next" data-testid="next-test" data-significant={next ? String(next.significant) : ""} title={[explainComparison(next), tooFew].filter(Boolean).join(" ") || undefined}>
         {next ? (
           <>
             <span class="nowrap">
@@ -83,6 +89,11 @@ function Row({ r, levels, best }: { r: LeaderboardRow; levels: string[]; best: R
             <span class="lb-about">
               [{formatDifference(next.ci_low)}, {formatDifference(next.ci_high)}]
             </span>
+            {tooFew && (
+              <span class="lb-about note-text" data-testid="too-few" title={tooFew}>
+                too few texts for p &lt; 0.05
+              </span>
+            )}
           </>
         ) : (
           DASH
@@ -125,7 +136,7 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
           </tr>
           <tr>
             <LevelScoreHeads levels={levels} f1Note={F1_NOTE} />
-            <th scope="col" class="right" title="Share of outputs the parser could not read">
+            <th scope="col" class="right" title={helpTitle("unparseable")}>
               Unparseable
             </th>
             <th scope="col" class="right" title="Texts scored, of the gold version's">
@@ -141,7 +152,8 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
         </thead>
         {groupRows(board.rows).map((g) => {
           // the best F1 of each level among rows ranked together, scored on the whole gold
-          const best = Object.fromEntries(levels.map((l) => [l, bestF1(g.rows, l)]));
+          const best = bestPerLevel(g.rows, levels);
+          const versusNote = tooFewNote(g.rows[0]?.versus?.texts);
           return (
             <tbody key={g.group} data-testid="leaderboard-group" data-group={g.group}>
               {(g.group > 0 || g.coverage?.texts !== g.coverage?.of) && (
@@ -153,6 +165,11 @@ export function LeaderboardTable({ board }: { board: Leaderboard }) {
                         {" "}
                         · {g.rows[0].name} against {g.rows[0].versus.name} on their {g.rows[0].versus.texts} common texts: {describeComparison(g.rows[0].versus)}
                         {g.rows[0].versus.significant ? " *" : ""}
+                      </span>
+                    )}
+                    {versusNote && (
+                      <span class="lb-about note-text" data-testid="too-few-versus">
+                        {versusNote}
                       </span>
                     )}
                   </th>

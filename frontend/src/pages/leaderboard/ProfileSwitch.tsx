@@ -1,9 +1,12 @@
+import { metricHelp } from "../../lib/metricHelp";
 import type { Profile } from "../../types";
 
-export const PROFILES: { id: Profile; name: string; about: string }[] = [
-  { id: "paper", name: "paper", about: "the metric as the MAFALDA paper defines it" },
-  { id: "mafalda-2024", name: "mafalda-2024", about: "what the published scorer computed (compare with published tables)" },
-];
+/** The scoring profiles of a gold version's leaderboard; `about` is lib/metricHelp's line. */
+export const PROFILES: { id: Profile; name: string; about: string }[] = (["paper", "mafalda-2024"] as const).map((id) => ({
+  id,
+  name: id,
+  about: metricHelp(id)?.text ?? "",
+}));
 
 export function ProfileSwitch({ value, onChange }: { value: Profile; onChange: (p: Profile) => void }) {
   return (

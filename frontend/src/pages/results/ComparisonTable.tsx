@@ -17,6 +17,8 @@ function DeltaCell({ d }: { d: Delta | null | undefined }) {
 /** Per model: chain-of-thought against direct answers and few-shot against zero-shot. */
 export function ComparisonTable({ board }: { board: ItemLeaderboard }) {
   const { comparisons, tasks } = board;
+  // no overall column when no comparison has one (every task on another scale than 0–1)
+  const overall = comparisons.some((c) => c.overall != null);
   return (
     <section class="panel" aria-labelledby="comparison-title" data-testid="comparisons">
       <div class="panel-head">
@@ -36,9 +38,11 @@ export function ComparisonTable({ board }: { board: ItemLeaderboard }) {
                     {t.field}
                   </th>
                 ))}
-                <th scope="col" class="right">
-                  Overall
-                </th>
+                {overall && (
+                  <th scope="col" class="right">
+                    Overall
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>
@@ -57,7 +61,7 @@ export function ComparisonTable({ board }: { board: ItemLeaderboard }) {
                   {tasks.map((t) => (
                     <DeltaCell key={t.field} d={c.tasks[t.field]} />
                   ))}
-                  <DeltaCell d={c.overall} />
+                  {overall && <DeltaCell d={c.overall} />}
                 </tr>
               ))}
             </tbody>

@@ -11,11 +11,14 @@ import type { ItemLeaderboard, Me } from "../../types";
 import { BiasChart } from "./BiasChart";
 import { ComparisonTable } from "./ComparisonTable";
 import { ComparePair } from "../../components/ComparePair";
+import { MetricLegend } from "../../components/MetricLegend";
+import { metricHelp } from "../../lib/metricHelp";
 import { pairOptions } from "../../lib/pairs";
 import { boardProfiles, rowsOf } from "./figures";
 import { FiguresPanel } from "./FiguresPanel";
 import { RatingsPanel } from "./RatingsPanel";
 import { ResultsTable } from "./ResultsTable";
+import { buildColumns, columnNames } from "./table";
 import "./results.css";
 
 function initialSubset(): string {
@@ -37,6 +40,7 @@ export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
   const projectName = project?.name ?? data?.project.name ?? `Project ${projectId}`;
   const aggregate = data?.aggregate === "geometric" ? "the geometric mean of the skills" : "the macro average of the skills";
   const profiles = data ? boardProfiles(data) : [];
+  const hasOverall = data?.rows.some((r) => r.overall != null) ?? false;
   const choose = (next: string) => {
     setSubset(next);
     history.replaceState(null, "", `${location.pathname}${next ? `?subset=${encodeURIComponent(next)}` : ""}`);
@@ -58,7 +62,7 @@ export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
                 <h1>Results</h1>
                 <p class="muted">
                   {projectName}
-                  {data && ` · ${data.tasks.length} ${data.tasks.length === 1 ? "task" : "tasks"} · overall is ${aggregate}`}
+                  {data && ` · ${data.tasks.length} ${data.tasks.length === 1 ? "task" : "tasks"}${hasOverall ? ` · overall is ${aggregate}` : ""}`}
                 </p>
               </div>
               <div class="head-actions">
@@ -99,9 +103,14 @@ export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
                 <div class={`profile-tables${profiles.length > 1 ? " side-by-side" : ""}`}>
                   {profiles.map((p) => (
                     <section key={p} class="profile-table" data-testid="profile-results" data-profile={p}>
-                      <h2 class="profile-line">
+                      <h2 class="profile-line" title={metricHelp(p)?.text}>
                         Profile <strong>{p}</strong>
                       </h2>
+                      {metricHelp(p) && (
+                        <p class="muted small profile-help" data-testid="profile-help">
+                          {metricHelp(p)?.text}
+                        </p>
+                      )}
                       <ResultsTable board={data} rows={rowsOf(data, p)} profile={p} />
                     </section>
                   ))}
@@ -116,6 +125,7 @@ export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
                     {data.overall_basis.text}
                   </p>
                 )}
+                <MetricLegend names={[...profiles, ...columnNames(buildColumns(data))]} />
                 <ComparePair options={pairOptions(data.rows)} url={(a, b) => `${base}${queryString({ subset: subset || null, compare: `${a},${b}` })}`} units="items" />
                 <FiguresPanel board={data} profiles={profiles} />
                 <ComparisonTable board={data} />

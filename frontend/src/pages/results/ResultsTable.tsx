@@ -1,14 +1,13 @@
-import { isPartial } from "../../lib/coverage";
 import { formatScore } from "../../lib/format";
 import { linkHandler, paths } from "../../router";
 import { Fragment } from "preact";
 import { coverageText, groupStarts, testText } from "./figures";
-import { bestPerColumn, buildColumns, cellValue, describeRow, isBest } from "./table";
+import { bestPerColumn, buildColumns, cellValue, columnTitle, countsForBest, describeRow, isBest, rowBadge } from "./table";
 import type { ItemLeaderboard, ItemRow } from "../../types";
 import type { Column } from "./table";
 
 function cellTitle(row: ItemRow, column: Column): string | undefined {
-  if (column.kind !== "task") return column.about;
+  if (column.kind !== "task") return columnTitle(column);
   const cell = row.tasks[column.key];
   if (!cell) return undefined;
   const parts = [cell.metric ?? column.metric, cell.scored != null ? `${cell.scored} items scored` : null];
@@ -18,8 +17,6 @@ function cellTitle(row: ItemRow, column: Column): string | undefined {
   if (tested) parts.push(tested);
   return parts.filter(Boolean).join(" · ");
 }
-
-const KIND_BADGE: Record<ItemRow["kind"], string> = { model: "run", imported: "run", human: "annotator" };
 
 /** Models × prompt variants, imported runs and human annotators of one scoring profile: one
  *  figure per task, skill and overall, the best of each column among the rows scored on
@@ -43,7 +40,7 @@ export function ResultsTable({ board, rows, profile }: { board: ItemLeaderboard;
             </th>
             <th scope="col">Name</th>
             {columns.map((c) => (
-              <th scope="col" class={`right col-${c.kind}`} key={c.id} title={c.about} data-column={c.id}>
+              <th scope="col" class={`right col-${c.kind}`} key={c.id} title={columnTitle(c)} data-column={c.id}>
                 {c.title}
                 {c.metric && <span class="muted metric-name">{c.metric}</span>}
                 {c.kind === "skill" && <span class="muted metric-name">skill</span>}
@@ -64,8 +61,8 @@ export function ResultsTable({ board, rows, profile }: { board: ItemLeaderboard;
               <th scope="row" class="lb-name">
                 <span class="lb-name-line">
                   <span>{r.name}</span>
-                  <span class={`badge kind-${KIND_BADGE[r.kind]}`} data-testid="kind-badge">
-                    {r.kind}
+                  <span class={`badge ${rowBadge(r).className}`} data-testid="kind-badge" title={rowBadge(r).title}>
+                    {rowBadge(r).text}
                   </span>
                 </span>
                 <span class="lb-about">{describeRow(r)}</span>
@@ -82,7 +79,7 @@ export function ResultsTable({ board, rows, profile }: { board: ItemLeaderboard;
                 const text = c.kind === "judge" ? formatScore(v) : formatScore(v, 3);
                 const significant = c.kind === "task" && r.tasks[c.key]?.vs_next?.significant;
                 return (
-                  <td key={c.id} class={`right tabular col-${c.kind}${!isPartial(r.coverage) && isBest(v, best[c.id]) ? " best" : ""}`} title={cellTitle(r, c)} data-column={c.id} data-value={v ?? ""}>
+                  <td key={c.id} class={`right tabular col-${c.kind}${countsForBest(r) && isBest(v, best[c.id]) ? " best" : ""}`} title={cellTitle(r, c)} data-column={c.id} data-value={v ?? ""}>
                     {run != null && v != null ? (
                       <a href={paths.run(run)} onClick={linkHandler(paths.run(run))}>
                         {text}

@@ -2,6 +2,7 @@
 // and the label-bias chart's numbers.
 
 import { isPartial } from "../../lib/coverage";
+import { helpTitle } from "../../lib/metricHelp";
 import { biasKey, manyProfiles } from "./figures";
 import type { Comparison, Delta, ItemLeaderboard, ItemRow, LabelBias, Mark } from "../../types";
 
@@ -20,7 +21,8 @@ export interface Column {
 }
 
 /** Tasks (plus a judge column after a free-text task when a row has a judge mean), then the
- *  skills when they group tasks differently from one skill per task, then overall. */
+ *  skills when they group tasks differently from one skill per task, then overall (left out
+ *  when no row has one: every task's figure is on another scale than 0–1). */
 export function buildColumns(board: ItemLeaderboard): Column[] {
   const columns: Column[] = [];
   for (const t of board.tasks) {
@@ -34,6 +36,8 @@ export function buildColumns(board: ItemLeaderboard): Column[] {
   if (!oneSkillPerTask) {
     for (const s of board.skills) columns.push({ id: `skill:${s}`, kind: "skill", title: s, key: s, about: "macro average of the skill's tasks" });
   }
+  // an overall no row has (every task on another scale than 0-1) is not a column
+  if (!board.rows.some((r) => r.overall != null && Number.isFinite(r.overall))) return columns;
   columns.push({
     id: "overall",
     kind: "overall",
@@ -56,14 +60,19 @@ export function cellValue(row: ItemRow, column: Column): number | null {
   return v == null || !Number.isFinite(v) ? null : v;
 }
 
+/** Whether a row may be a column's best: scored on every item, and not a baseline. */
+export function countsForBest(row: ItemRow): boolean {
+  return !isPartial(row.coverage) && !row.baseline;
+}
+
 /** The best (highest) figure of each column among the rows scored on every item; ties are
- *  all best. A partial row (scored on part of the items) is never the best. */
+ *  all best. A partial row (scored on part of the items) or a baseline is never the best. */
 export function bestPerColumn(rows: ItemRow[], columns: Column[]): Record<string, number | null> {
   const best: Record<string, number | null> = {};
   for (const c of columns) {
     let top: number | null = null;
     for (const r of rows) {
-      if (isPartial(r.coverage)) continue;
+      if (!countsForBest(r)) continue;
       const v = cellValue(r, c);
       if (v != null && (top == null || v > top)) top = v;
     }
@@ -92,6 +101,25 @@ export function deltaText(d: Delta | null | undefined): string {
 
 export function comparisonTitle(c: Comparison): string {
   return c.comparison === "cot-vs-direct" ? "chain-of-thought vs direct" : "few-shot vs zero-shot";
+}
+
+/** The badge of a row: "baseline" for a baseline backend's run, else its kind. */
+export function rowBadge(row: ItemRow): { text: string; className: string; title?: string } {
+  if (row.baseline) return { text: "baseline", className: "subtle kind-baseline", title: `A reference point, not a model (${row.backend}): never a column's best` };
+  return { text: row.kind, className: row.kind === "human" ? "kind-annotator" : "kind-run" };
+}
+
+/** The tooltip of a column head: what its figure is (lib/metricHelp), else the column's own line. */
+export function columnTitle(column: Column): string | undefined {
+  const name = column.kind === "task" ? column.metric : column.kind === "overall" ? column.title : column.kind === "skill" ? "skill" : column.metric;
+  const help = helpTitle(name);
+  if (column.kind === "task" && column.about) return help ? `${column.about} · ${help}` : column.about;
+  return help || column.about;
+}
+
+/** The metric and figure names a results table shows, for its legend. */
+export function columnNames(columns: Column[]): string[] {
+  return columns.map((c) => (c.kind === "overall" ? c.title : c.kind === "skill" ? "skill" : (c.metric ?? "")));
 }
 
 /** "model · backend · variant" of a row (humans: "human annotator"). */
