@@ -126,8 +126,10 @@ class GoldExportView(APIView):
 class AdjudicationQueueView(APIView):
     @extend_schema(
         tags=["review"],
-        summary="Documents to adjudicate, highest disagreement first",
+        summary="Documents to adjudicate: undecided first, highest disagreement first",
         description=(
+            "Undecided documents first (highest disagreement, then the longest text), decided "
+            "ones (adjudicated: true) last; undecided: how many are left. "
             "sort_key: the share of the document's sentences whose annotators gave different "
             "label sets (types), 0 to 1; null until compared or with one annotator."
         ),

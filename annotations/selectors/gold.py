@@ -14,6 +14,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db.models import Count
+from django.db.models.functions import Length
 
 from annotations import adjudication
 from annotations.models import (
@@ -276,48 +277,56 @@ def adjudication_state(document: Document) -> dict[str, Any]:
 # --- the queue ---------------------------------------------------------------------------------
 
 
-def _queue_rows(project: Project) -> tuple[str, dict[int, float | None], list[dict[str, Any]]]:
-    """The agreement figures' state, the documents' disagreement, and the queue's rows
-    (documents with a submitted annotation) in the queue's order: highest disagreement first
-    (``orderings``), then by position; full agreement comes last, documents not compared yet
-    after that."""
+def _adjudicated_ids(project: Project) -> set[int]:
+    """The documents the draft (else the latest published version) holds a decision for: a
+    copy of a published version's document counts as decided, an untouched first draft's
+    entry does not."""
+    draft = adjudication_draft(project)
+    base = draft or latest_published(project)
+    if base is None:
+        return set()
+    entries = GoldDocument.objects.filter(gold_standard=base)
+    if draft is not None and draft.based_on_id is None:
+        entries = entries.exclude(updated_by=None)
+    return set(entries.values_list("document_id", flat=True))
+
+
+def _queue_rows(
+    project: Project,
+) -> tuple[str, dict[int, float | None], set[int], list[dict[str, Any]]]:
+    """The agreement figures' state, the documents' disagreement, the decided documents and
+    the queue's rows (documents with a submitted annotation) in the queue's order: documents
+    still to decide first, by highest disagreement (``orderings``; full agreement last, not
+    compared yet after that), then the longest text, then position; decided documents after
+    all of them, in the same order."""
     status, keys = adjudication_order(project)
+    decided = _adjudicated_ids(project)
     rows = (
         Annotation.objects.filter(document__project=project, status=Annotation.Status.SUBMITTED)
         .values("document_id", "document__name", "document__position")
-        .annotate(n=Count("id"))
+        .annotate(n=Count("id"), length=Length("document__text"))
     )
     ordered = sorted(
         rows,
         key=lambda r: (
+            r["document_id"] in decided,
             keys.get(r["document_id"]) is None,
             -(keys.get(r["document_id"]) or 0.0),
+            -(r["length"] or 0),
             r["document__position"],
             r["document_id"],
         ),
     )
-    return status, keys, ordered
+    return status, keys, decided, ordered
 
 
 def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[str, Any]:
     """A page of the documents to adjudicate, in the queue's order (``_queue_rows``)."""
-    status, keys, ordered = _queue_rows(project)
-    draft = adjudication_draft(project)
-    base = draft or latest_published(project)
-    adjudicated = set()
-    if base is not None:
-        entries = GoldDocument.objects.filter(gold_standard=base)
-        if draft is not None and draft.based_on_id is None:
-            entries = entries.exclude(updated_by=None)
-        adjudicated = set(entries.values_list("document_id", flat=True))
+    status, keys, decided, ordered = _queue_rows(project)
     start = (page - 1) * page_size
-    lengths = dict(
-        Document.objects.filter(
-            pk__in=[r["document_id"] for r in ordered[start : start + page_size]]
-        ).values_list("pk", "text")
-    )
     return {
         "count": len(ordered),
+        "undecided": sum(1 for r in ordered if r["document_id"] not in decided),
         "agreement": {"status": status},
         "results": [
             {
@@ -325,11 +334,11 @@ def adjudication_queue(project: Project, *, page: int, page_size: int) -> dict[s
                     "id": r["document_id"],
                     "name": r["document__name"],
                     "position": r["document__position"],
-                    "length": len(lengths.get(r["document_id"], "")),
+                    "length": r["length"] or 0,
                 },
                 "annotators": r["n"],
                 "sort_key": keys.get(r["document_id"]),
-                "adjudicated": r["document_id"] in adjudicated,
+                "adjudicated": r["document_id"] in decided,
             }
             for r in ordered[start : start + page_size]
         ],
@@ -341,7 +350,7 @@ def adjudication_neighbours(document: Document) -> dict[str, Any]:
     ``adjudication_queue``): ``position`` from 1 of ``total`` (None when the document is not
     in the queue: no submitted annotation), ``previous`` / ``next`` as {id, name}, or None at
     an end; from a document outside the queue, ``next`` is the queue's first."""
-    _, _, ordered = _queue_rows(document.project)
+    _, _, _, ordered = _queue_rows(document.project)
     ids = [r["document_id"] for r in ordered]
 
     def brief(i: int) -> dict[str, Any] | None:

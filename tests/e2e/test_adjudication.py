@@ -201,17 +201,18 @@ def on_adjudication(page: Page, base: str, project: int, document: int, position
 
 def walk_to_the_end_and_back(page: Page, base: str, project: int, ids: list[int]) -> None:
     """From the queue's first document: by button, then by key, in the queue page's order
-    (highest disagreement first), to the end, and one back."""
+    (undecided first, highest disagreement first), to the end, and one back, with the keys
+    the annotation and review pages use."""
     page.get_by_test_id("adj-next").click()
     on_adjudication(page, base, project, ids[1], "2 / 4")
-    page.keyboard.press(">")
+    page.keyboard.press("]")
     on_adjudication(page, base, project, ids[2], "3 / 4")
-    page.keyboard.press(">")
+    page.keyboard.press("]")
     on_adjudication(page, base, project, ids[3], "4 / 4")
     expect(page.get_by_test_id("adj-next")).to_have_attribute("aria-disabled", "true")
-    page.keyboard.press(">")  # the end of the queue: stays
+    page.keyboard.press("]")  # the end of the queue: stays
     on_adjudication(page, base, project, ids[3], "4 / 4")
-    page.keyboard.press("<")
+    page.keyboard.press("[")
     on_adjudication(page, base, project, ids[2], "3 / 4")
 
 
@@ -236,20 +237,20 @@ def test_walk_the_queue_by_disagreement_asking_before_leaving_unsaved_spans(
     page.screenshot(path=str(artifacts / "adj-nav-first.png"))
     walk_to_the_end_and_back(page, base, project, ids)
 
-    # unsaved gold spans: "[" still moves a boundary, "<" asks first; Escape and Stay stay
+    # unsaved gold spans: ">" moves a boundary, "[" asks first; Escape and Stay stay
     page.get_by_test_id("accept-proposal-0").click()
     expect(page.get_by_test_id("gold-span")).to_have_count(1)
     page.get_by_test_id("gold-span").click()
     before = page.get_by_test_id("gold-span").inner_text()
-    page.keyboard.press("]")
+    page.keyboard.press(">")
     expect(page.get_by_test_id("gold-span")).not_to_have_text(before)
     on_adjudication(page, base, project, ids[2], "3 / 4")
-    page.keyboard.press("<")
+    page.keyboard.press("[")
     dialog = page.get_by_test_id("leave-dialog")
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("not saved")
     page.screenshot(path=str(artifacts / "adj-nav-leave-dialog.png"))
-    page.keyboard.press(">")  # no key moves while the dialog is open
+    page.keyboard.press("]")  # no key moves while the dialog is open
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
     on_adjudication(page, base, project, ids[2], "3 / 4")
@@ -263,31 +264,47 @@ def test_walk_the_queue_by_disagreement_asking_before_leaving_unsaved_spans(
     page.get_by_test_id("leave-stay").click()
     on_adjudication(page, base, project, ids[2], "3 / 4")
     expect(page.get_by_test_id("gold-span")).to_have_count(1)
-    # typing < or > in a field types it
+    # typing [ or ] (or < >) in a field types it
     page.locator(".adj-gold textarea").first.fill("")
-    page.locator(".adj-gold textarea").first.type("a <b> c")
-    expect(page.locator(".adj-gold textarea").first).to_have_value("a <b> c")
+    page.locator(".adj-gold textarea").first.type("a [b] <c>")
+    expect(page.locator(".adj-gold textarea").first).to_have_value("a [b] <c>")
     on_adjudication(page, base, project, ids[2], "3 / 4")
 
     # save and leave: the spans are saved, then the previous document opens
     page.locator(".adj-gold textarea").first.evaluate("e => e.blur()")
-    page.keyboard.press("<")
+    page.keyboard.press("[")
     page.get_by_test_id("leave-save").click()
     on_adjudication(page, base, project, ids[1], "2 / 4")
     saved = api(page, base, "GET", f"/api/documents/{ids[2]}/adjudication/")["gold"]
     assert len(saved["spans"]) == 1 and saved["adjudicated"]
 
+    # decided, ids[2] went to the end of the queue: the next undecided document follows
     # discard and leave: nothing saved, the next document opens
     page.get_by_test_id("accept-proposal-0").click()
     page.get_by_test_id("adj-next").click()
     page.get_by_test_id("leave-discard").click()
-    on_adjudication(page, base, project, ids[2], "3 / 4")
+    on_adjudication(page, base, project, ids[3], "3 / 4")
     assert api(page, base, "GET", f"/api/documents/{ids[1]}/adjudication/")["gold"]["spans"] == []
     # a saved page leaves without asking
-    page.keyboard.press("<")
+    page.keyboard.press("[")
     on_adjudication(page, base, project, ids[1], "2 / 4")
     expect(page.get_by_test_id("leave-dialog")).to_be_hidden()
     page.screenshot(path=str(artifacts / "adj-nav-middle.png"))
     page.set_viewport_size({"width": 1024, "height": 768})
     expect(page.get_by_test_id("adj-nav")).to_be_in_viewport()
     page.screenshot(path=str(artifacts / "adj-nav-1024.png"))
+    # the breadcrumbs stay at 1,024 px (collapsed, not gone)
+    expect(page.locator("nav.crumbs")).to_be_visible()
+    expect(page.locator("nav.crumbs a").first).to_be_visible()
+
+    # the queue: the undecided documents first, the decided one last and marked
+    page.goto(f"{base}/projects/{project}/adjudication/")
+    expect(page.get_by_test_id("queue-row")).to_have_count(4)
+    names = [
+        t.strip() for t in page.locator("[data-testid=queue-row] td:first-child").all_inner_texts()
+    ]
+    assert names == ["all-differ", "one-of-three-differs", "nothing-said", "same-everywhere"]
+    decisions = [t.strip() for t in page.get_by_test_id("queue-decision").all_inner_texts()]
+    assert decisions == ["to decide", "to decide", "to decide", "✓ decided"]
+    expect(page.get_by_test_id("queue-undecided")).to_contain_text("3 of 4")
+    page.screenshot(path=str(artifacts / "adj-queue-decided-last.png"))

@@ -54,6 +54,8 @@ export interface QueueRow {
 
 export interface Queue {
   count: number;
+  /** Documents without a decision yet (they come first). */
+  undecided: number;
   agreement: { status: string };
   results: QueueRow[];
 }

@@ -105,3 +105,32 @@ def test_only_the_projects_reviewers_and_admins_see_the_neighbours(world) -> Non
     assert neighbours(client_for(world.reviewer), world.d4.pk).status_code == 404  # other project
     assert neighbours(client_for(world.reviewer), 10**9).status_code == 404
     assert neighbours(APIClient(), world.d1.pk).status_code in (401, 403)
+
+
+def test_decided_documents_go_last_and_the_longest_text_breaks_a_tie(world) -> None:
+    from evaluation.agreement import jobs as agreement_jobs
+    from evaluation.models import AgreementResult
+
+    reviewer = client_for(world.reviewer)
+    queue_ids(reviewer, world)  # the first read starts the agreement figures
+    assert agreement_jobs.compute(AgreementResult.objects.get(project=world.p1).pk) == "done"
+    assert queue_ids(reviewer, world) == [world.d1.pk, world.d3.pk, world.d2.pk]
+    # deciding the document with the most disagreement moves it after the undecided ones
+    saved = reviewer.put(
+        f"/api/documents/{world.d1.pk}/adjudication/",
+        {"revision": 0, "spans": [{"start": S0[0], "end": S0[1], "labels": ["ad hominem"]}]},
+        format="json",
+    )
+    assert saved.status_code == 200
+    body = reviewer.get(f"/api/projects/{world.p1.pk}/adjudication/").json()
+    assert [r["document"]["id"] for r in body["results"]] == [world.d3.pk, world.d2.pk, world.d1.pk]
+    assert [r["adjudicated"] for r in body["results"]] == [False, False, True]
+    assert body["undecided"] == 2
+    # the previous / next buttons follow the same order
+    assert walk(reviewer, world.d3.pk) == [world.d3.pk, world.d2.pk, world.d1.pk]
+
+
+def test_before_the_figures_the_longest_undecided_text_comes_first(world) -> None:
+    Document.objects.filter(pk=world.d3.pk).update(text=world.d3.text + " One more sentence.")
+    reviewer = client_for(world.reviewer)
+    assert queue_ids(reviewer, world) == [world.d3.pk, world.d1.pk, world.d2.pk]

@@ -1,5 +1,5 @@
-// Previous / next document of the adjudication queue, in the queue page's order (highest
-// disagreement first), with "k / n" between: two links and the keys < and >. The page decides
+// Previous / next document of the adjudication queue, in the queue page's order (undecided
+// first, highest disagreement first), with "k / n" between: two links and the keys [ and ]. The page decides
 // how to leave (`onLeave`: it asks first when the gold spans are not saved).
 
 import { useEffect, useRef } from "preact/hooks";
@@ -60,14 +60,14 @@ export function AdjudicationNav({ projectId, documentId, onLeave }: { projectId:
       </a>
     );
   };
-  const where = data.position == null ? `Not in the adjudication queue (${data.total} documents)` : `Document ${data.position} of ${data.total} in the adjudication queue, highest disagreement first`;
+  const where = data.position == null ? `Not in the adjudication queue (${data.total} documents)` : `Document ${data.position} of ${data.total} in the adjudication queue, undecided first, highest disagreement first`;
   return (
     <nav class="adj-nav" aria-label="Documents of the adjudication queue" data-testid="adj-nav">
-      {link(data.previous, "prev", "← Previous", "<")}
+      {link(data.previous, "prev", "← Previous", "[")}
       <span class="adj-nav-pos muted small" title={where} data-testid="adj-position">
         {positionText(data.position, data.total)}
       </span>
-      {link(data.next, "next", "Next →", ">")}
+      {link(data.next, "next", "Next →", "]")}
     </nav>
   );
 }

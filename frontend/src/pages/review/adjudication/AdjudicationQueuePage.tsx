@@ -8,12 +8,12 @@ import { usePoll, useResource } from "../../../hooks/useResource";
 import { useProject } from "../../../hooks/useProject";
 import { linkHandler, paths } from "../../../router";
 import type { Me, Queue } from "../../../types";
-import { disagreementText } from "./queue";
+import { decisionText, disagreementText } from "./queue";
 import "./adjudication.css";
 
 const PAGE_SIZE = 50;
 
-/** Documents to adjudicate, most disagreement first (then by position). */
+/** Documents to adjudicate: undecided first (most disagreement, then the longest), decided last. */
 export function AdjudicationQueuePage({ me, projectId }: { me: Me; projectId: number }) {
   const project = useProject(projectId);
   const [offset, setOffset] = useState(0);
@@ -32,9 +32,14 @@ export function AdjudicationQueuePage({ me, projectId }: { me: Me; projectId: nu
           <div>
             <h1>Adjudication</h1>
             <p class="muted" data-testid="queue-measure">
-              Documents with submitted annotations, most disagreement first: the share of a document's sentences where the annotators gave different
-              fallacy types. Documents where they agreed everywhere come last.
+              Documents with submitted annotations. Those still to decide come first, most disagreement first (the share of a document's sentences where
+              the annotators gave different fallacy types), then the longest; documents already decided come last.
             </p>
+            {queue.data && (
+              <p class="muted small" data-testid="queue-undecided">
+                {queue.data.undecided} of {queue.data.count} document(s) still to decide.
+              </p>
+            )}
           </div>
           <a class="btn" href={paths.goldVersions(projectId)} onClick={linkHandler(paths.goldVersions(projectId))}>
             Gold versions
@@ -50,18 +55,21 @@ export function AdjudicationQueuePage({ me, projectId }: { me: Me; projectId: nu
         {queue.data && queue.data.count === 0 && <p class="empty">No document has a submitted annotation yet.</p>}
         {queue.data && queue.data.results.length > 0 && (
           <>
-            <table class="data-table adj-queue">
+            <table class="table data-table adj-queue">
               <thead>
                 <tr>
                   <th>Document</th>
-                  <th>Annotators submitted</th>
-                  <th title="Share of the document's sentences where the annotators' fallacy types differ">Sentences in disagreement</th>
-                  <th>Adjudicated</th>
+                  <th class="num">Annotators submitted</th>
+                  <th class="num" title="Share of the document's sentences where the annotators' fallacy types differ">
+                    Sentences in disagreement
+                  </th>
+                  <th class="num">Characters</th>
+                  <th>Decision</th>
                 </tr>
               </thead>
               <tbody>
                 {queue.data.results.map((row) => (
-                  <tr key={row.document.id} data-testid="queue-row">
+                  <tr key={row.document.id} class={row.adjudicated ? "decided" : undefined} data-testid="queue-row" data-decided={row.adjudicated ? "yes" : "no"}>
                     <td>
                       <a href={paths.adjudicate(projectId, row.document.id)} onClick={linkHandler(paths.adjudicate(projectId, row.document.id))}>
                         {row.document.name || `Document ${row.document.id}`}
@@ -71,7 +79,13 @@ export function AdjudicationQueuePage({ me, projectId }: { me: Me; projectId: nu
                     <td class="num" data-testid="queue-disagreement">
                       {disagreementText(row.sort_key)}
                     </td>
-                    <td>{row.adjudicated ? "yes" : "no"}</td>
+                    <td class="num">{row.document.length.toLocaleString()}</td>
+                    <td>
+                      <span class={`adj-decision ${row.adjudicated ? "done" : "open"}`} data-testid="queue-decision">
+                        {row.adjudicated ? "✓ " : ""}
+                        {decisionText(row)}
+                      </span>
+                    </td>
                   </tr>
                 ))}
               </tbody>

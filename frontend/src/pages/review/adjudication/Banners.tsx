@@ -10,10 +10,10 @@ export const SHORTCUTS: [string, string][] = [
   ["m", "merge the picked annotators' spans into one gold span"],
   ["Esc", "unpick the annotators' spans"],
   ["n", "add / remove ⊥ on the selected gold span"],
-  ["[ / ]", "selected gold span: start one sentence earlier / end one later"],
-  ["{ / }", "selected gold span: start one sentence later / end one earlier"],
+  ["< / ,", "selected gold span: start one sentence earlier / later"],
+  ["> / .", "selected gold span: end one sentence later / earlier"],
   ["Delete", "delete the selected gold span"],
-  ["< / >", "previous / next document of the queue (asks first if not saved)"],
+  ["[ / ]", "previous / next document of the queue (asks first if not saved)"],
   ["Ctrl+S", "save"],
   ["?", "this help"],
 ];

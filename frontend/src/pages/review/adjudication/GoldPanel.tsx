@@ -94,16 +94,16 @@ export function GoldPanel(p: {
                 ))}
             </select>
             <span class="adj-bounds">
-              <button type="button" class="btn small" title="Start one sentence earlier ([)" onClick={() => p.onMove(s.key, "start", -1)}>
+              <button type="button" class="btn small" title="Start one sentence earlier (<)" onClick={() => p.onMove(s.key, "start", -1)}>
                 ◀ start
               </button>
-              <button type="button" class="btn small" title="Start one sentence later" onClick={() => p.onMove(s.key, "start", 1)}>
+              <button type="button" class="btn small" title="Start one sentence later (,)" onClick={() => p.onMove(s.key, "start", 1)}>
                 start ▶
               </button>
-              <button type="button" class="btn small" title="End one sentence earlier" onClick={() => p.onMove(s.key, "end", -1)}>
+              <button type="button" class="btn small" title="End one sentence earlier (.)" onClick={() => p.onMove(s.key, "end", -1)}>
                 ◀ end
               </button>
-              <button type="button" class="btn small" title="End one sentence later (])" onClick={() => p.onMove(s.key, "end", 1)}>
+              <button type="button" class="btn small" title="End one sentence later (>)" onClick={() => p.onMove(s.key, "end", 1)}>
                 end ▶
               </button>
             </span>

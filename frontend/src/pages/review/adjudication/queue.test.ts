@@ -1,16 +1,22 @@
 import { describe, expect, it } from "vitest";
-import { disagreementText, nextInQueue, saveLabel } from "./queue";
+import { decisionText, disagreementText, nextInQueue, saveLabel } from "./queue";
 import type { QueueRow } from "../../../types";
 
 const row = (id: number, adjudicated = false): QueueRow => ({ document: { id, name: `d${id}`, position: id, length: 10 }, annotators: 2, sort_key: null, adjudicated });
 
 describe("next document in the queue", () => {
-  it("skips adjudicated documents after the current one, then falls back to the next row", () => {
-    const rows = [row(1), row(2, true), row(3), row(4, true)];
+  it("is the first undecided row other than the current one, whatever the current one's place", () => {
+    // the server lists undecided documents first, decided ones last
+    const rows = [row(3), row(1), row(2, true), row(4, true)];
+    expect(nextInQueue(rows, 3)).toBe(1);
     expect(nextInQueue(rows, 1)).toBe(3);
-    expect(nextInQueue(rows, 3)).toBe(4);
-    expect(nextInQueue(rows, 4)).toBeNull();
-    expect(nextInQueue(rows, 99)).toBe(1);
+    expect(nextInQueue(rows, 2)).toBe(3); // just decided: it went to the end
+    expect(nextInQueue(rows, 99)).toBe(3);
+    expect(nextInQueue([row(1), row(2, true)], 1)).toBeNull(); // nothing else to decide
+  });
+  it("marks decided rows", () => {
+    expect(decisionText(row(1))).toBe("to decide");
+    expect(decisionText(row(1, true))).toBe("decided");
   });
 });
 

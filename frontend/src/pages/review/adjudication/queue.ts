@@ -3,12 +3,17 @@
 import { get } from "../../../api";
 import type { Queue, QueueRow } from "../../../types";
 
-/** The next row after `current` that is not adjudicated yet (else the next row), or null. */
+/**
+ * The document to adjudicate after `current`: the queue lists undecided documents first, so
+ * the first undecided row other than `current` (null when every other one is decided).
+ */
 export function nextInQueue(rows: QueueRow[], current: number): number | null {
-  const at = rows.findIndex((r) => r.document.id === current);
-  const after = at < 0 ? rows : rows.slice(at + 1);
-  const open = after.find((r) => !r.adjudicated && r.document.id !== current);
-  return (open ?? after.find((r) => r.document.id !== current))?.document.id ?? null;
+  return rows.find((r) => !r.adjudicated && r.document.id !== current)?.document.id ?? null;
+}
+
+/** Where a row stands: "to decide" (first), or "decided" (last). */
+export function decisionText(row: QueueRow): string {
+  return row.adjudicated ? "decided" : "to decide";
 }
 
 /** Reads the queue (200 rows a page, at most 10 pages) and picks the next document. */
