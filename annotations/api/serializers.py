@@ -179,9 +179,10 @@ class NeighbourSerializer(serializers.Serializer):
 
 class NeighboursSerializer(serializers.Serializer):
     queue = serializers.ChoiceField(
-        choices=["assigned", "project"],
+        choices=["assigned", "project", "annotator"],
         help_text="assigned: the documents assigned to me, in my queue's order; project: "
-        "the documents I see of the project, in project order (a document not assigned to me).",
+        "the documents I see of the project, in project order (a document not assigned to me); "
+        "annotator: those with an annotation by ?annotator= (reviewers and admins).",
     )
     position = serializers.IntegerField(help_text="This document's place in the queue, from 1.")
     total = serializers.IntegerField()

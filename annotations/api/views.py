@@ -103,11 +103,15 @@ class DocumentNeighboursView(APIView):
         summary="The previous and next document of my queue",
         description="Around this document, submitted or not: in my queue's order when it is "
         "assigned to me (the documents assigned to me), else in project order among the "
-        "documents I see of its project.",
+        "documents I see of its project; with ?annotator=ID (reviewers and admins), among "
+        "the documents that annotator has an annotation on.",
         responses={200: NeighboursSerializer},
     )
     def get(self, request: Request, pk: int) -> Response:
-        neighbours = document_neighbours(request.user, pk)
+        raw = request.query_params.get("annotator", "")
+        if raw and not raw.isdigit():
+            raise DRFValidationError({"annotator": ["must be a user id"]})
+        neighbours = document_neighbours(request.user, pk, annotator=int(raw) if raw else None)
         if neighbours is None:
             raise NotFound()
         return Response(NeighboursSerializer(vars(neighbours)).data)

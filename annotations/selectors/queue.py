@@ -7,6 +7,8 @@ document's neighbours in it (the document page's previous / next).
   submitted ones included. ``next_document`` is its first one not submitted by the user.
 - A document not assigned to the user (a reviewer or admin reading it) sits in the
   documents the user sees of its project, in project order: the staff's document list.
+- A reviewer or admin reading one annotator's work (``annotator``) walks the documents of
+  the project where that annotator has an annotation, in project order.
 
 Neighbours are found by the order's key (keyset), not by listing the queue.
 """
@@ -20,7 +22,7 @@ from django.db.models import Exists, F, OuterRef, Q, QuerySet
 
 from annotations.models import Annotation, Assignment, Document, Project
 from annotations.orderings import disagreement_first
-from annotations.selectors.access import documents_for
+from annotations.selectors.access import documents_for, is_staff_of
 from annotations.selectors.documents import DISAGREEMENT
 
 SUBMITTED = Annotation.Status.SUBMITTED
@@ -48,7 +50,8 @@ def next_document(user: Any, project: Project) -> Document | None:
 @dataclass(frozen=True)
 class Neighbours:
     """Where a document sits in the user's queue: ``queue`` is "assigned" (their assigned
-    documents) or "project" (the documents they see of the project); ``position`` counts
+    documents), "project" (the documents they see of the project) or "annotator" (those of
+    them one annotator has an annotation on); ``position`` counts
     from 1 of ``total``; ``previous`` / ``next`` as {id, name, external_id}, or None at an
     end."""
 
@@ -69,14 +72,25 @@ def _after(keys: tuple[str, ...], values: tuple[Any, ...], descending: tuple[boo
     return past | (Q(**{key: value}) & _after(keys[1:], values[1:], descending[1:]))
 
 
-def document_neighbours(user: Any, pk: int) -> Neighbours | None:
+def document_neighbours(user: Any, pk: int, *, annotator: int | None = None) -> Neighbours | None:
     """The previous and next document of the user's queue around document ``pk`` (see the
-    module); None when the user may not see it."""
+    module); ``annotator``: a staff member reading that annotator's work (ignored for the
+    others, and when that annotator has no annotation on the document). None when the user
+    may not see the document."""
     row = documents_for(user).filter(pk=pk).values("project_id").first()
     if row is None:
         return None
     project = Project.objects.get(pk=row["project_id"])
-    if Assignment.objects.filter(document_id=pk, annotator=user).exists():
+    if (
+        annotator is not None
+        and is_staff_of(user, project)
+        and Annotation.objects.filter(document_id=pk, annotator_id=annotator).exists()
+    ):
+        kind = "annotator"
+        theirs = Annotation.objects.filter(document=OuterRef("pk"), annotator_id=annotator)
+        queue = documents_for(user, project).filter(Exists(theirs)).order_by("position", "id")
+        disagreement = False
+    elif Assignment.objects.filter(document_id=pk, annotator=user).exists():
         kind, queue = "assigned", assigned_queue(user, project)
         disagreement = disagreement_first(project)
     else:

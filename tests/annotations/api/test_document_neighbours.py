@@ -68,3 +68,34 @@ def test_neighbours_follow_visibility(world: World) -> None:
     assert neighbours(world.outsider, world.d4) == ("assigned", 1, 1, None, None)
     assert APIClient().get(f"/api/documents/{world.d1.pk}/neighbours/").status_code in (401, 403)
     assert Annotation.objects.count() == 3  # reading created nothing
+
+
+def test_a_reviewer_reading_one_annotator_walks_that_annotators_documents(world: World) -> None:
+    # ann1 has annotations on d1 and d3 (not d2); ann2 only on d1
+    Annotation.objects.create(document=world.d3, annotator=world.ann1)
+    reviewer = client_for(world.reviewer)
+
+    def around(doc: Document, annotator: Any) -> Any:
+        url = f"/api/documents/{doc.pk}/neighbours/?annotator={annotator.pk}"
+        body = reviewer.get(url).json()
+        ids = lambda n: n and n["id"]  # noqa: E731
+        return (
+            body["queue"],
+            body["position"],
+            body["total"],
+            ids(body["previous"]),
+            ids(body["next"]),
+        )
+
+    assert around(world.d1, world.ann1) == ("annotator", 1, 2, None, world.d3.pk)
+    assert around(world.d3, world.ann1) == ("annotator", 2, 2, world.d1.pk, None)
+    assert around(world.d1, world.ann2) == ("annotator", 1, 1, None, None)
+    # an annotator without an annotation on this document: the project's order
+    assert around(world.d2, world.ann1)[0] == "project"
+    # an annotator's own filter on someone else is not honoured
+    own = client_for(world.ann2).get(
+        f"/api/documents/{world.d1.pk}/neighbours/?annotator={world.ann1.pk}"
+    )
+    assert own.json()["queue"] == "assigned"
+    bad = reviewer.get(f"/api/documents/{world.d1.pk}/neighbours/?annotator=x")
+    assert bad.status_code == 400 and "annotator" in bad.json()
