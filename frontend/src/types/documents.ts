@@ -157,7 +157,7 @@ export interface DocumentNeighbour {
 
 /** Where a document sits in my queue: my assigned documents, or the project's (staff). */
 export interface DocumentNeighbours {
-  queue: "assigned" | "project";
+  queue: "assigned" | "project" | "annotator";
   position: number;
   total: number;
   previous: DocumentNeighbour | null;

@@ -1,23 +1,29 @@
 // Previous / next document of my queue on the document page (span and item projects): two
 // links and the keys [ and ], in the queue's order (GET /api/documents/ID/neighbours/),
-// whether the document is submitted or not.
+// whether the document is submitted or not. A reviewer reading one annotator's work
+// (?annotator=) walks that annotator's documents and keeps the filter.
 
 import { useEffect, useRef } from "preact/hooks";
 import { useResource } from "../../hooks/useResource";
 import { linkHandler, navigate, paths } from "../../router";
 import type { DocumentNeighbour, DocumentNeighbours } from "../../types";
 import { docNavKey } from "./keys";
+import { neighboursUrl } from "./navUrl";
+import { requestedAnnotator } from "./view";
 import { isTyping } from "./spans";
 
 const label = (n: DocumentNeighbour) => n.name || n.external_id || `Document ${n.id}`;
 
-/** One instance per document (keyed), so nothing of the previous document's neighbours stays. */
+/** One instance per document and filter (keyed), so nothing of the previous neighbours stays. */
 export function DocumentNav({ docId }: { docId: number }) {
-  return <NeighbourLinks key={docId} docId={docId} />;
+  const annotator = requestedAnnotator(location.search);
+  return <NeighbourLinks key={`${docId}/${annotator ?? ""}`} docId={docId} annotator={annotator} />;
 }
 
-function NeighbourLinks({ docId }: { docId: number }) {
-  const { data } = useResource<DocumentNeighbours>(`/api/documents/${docId}/neighbours/`);
+function NeighbourLinks({ docId, annotator }: { docId: number; annotator: number | null }) {
+  const { data } = useResource<DocumentNeighbours>(neighboursUrl(docId, annotator));
+  // the filter travels with every previous / next document
+  const to = (id: number) => paths.document(id, annotator ?? undefined);
   // the neighbours for the key listener, set while rendering: an effect would run only after
   // the paint, so a key pressed as soon as the position shows would find none
   const shown = useRef<DocumentNeighbours | null>(null);
@@ -32,17 +38,17 @@ function NeighbourLinks({ docId }: { docId: number }) {
       if (!delta) return;
       e.preventDefault();
       const to = delta === -1 ? neighbours.previous : neighbours.next;
-      if (to) navigate(paths.document(to.id));
+      if (to) navigate(paths.document(to.id, annotator ?? undefined));
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  }, [annotator]);
 
   if (!data) return null;
-  const where = data.queue === "assigned" ? "your queue" : "the project";
+  const where = data.queue === "assigned" ? "your queue" : data.queue === "annotator" ? "this annotator's documents" : "the project";
   const link = (n: DocumentNeighbour | null, rel: "prev" | "next", text: string, key: string) =>
     n ? (
-      <a class="btn ghost small" rel={rel} href={paths.document(n.id)} onClick={linkHandler(paths.document(n.id))} title={`${label(n)} (key ${key})`} data-testid={`doc-${rel}`}>
+      <a class="btn ghost small" rel={rel} href={to(n.id)} onClick={linkHandler(to(n.id))} title={`${label(n)} (key ${key})`} data-testid={`doc-${rel}`}>
         {text} <kbd>{key}</kbd>
       </a>
     ) : (
