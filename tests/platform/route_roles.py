@@ -136,6 +136,7 @@ TABLE: dict[str, Case | tuple[Case, ...]] = {
     "POST api/evaluation/variants/": Case(ADMINS, body={"project": "{project}"}),
     "GET api/evaluation/variants/<int:pk>/": Case(STAFF),
     "GET api/evaluation/launch-options/": Case(STAFF, query="?project={project}"),
+    "GET api/evaluation/launch-preview/": Case(STAFF, query="?gold_standard={gold}"),
     "GET api/evaluation/runs/": Case(USERS),  # each user's visible runs
     "POST api/evaluation/runs/": Case(ADMINS, body={"project": "{project}"}),
     "GET api/evaluation/runs/<int:pk>/": Case(STAFF),
