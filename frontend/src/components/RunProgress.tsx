@@ -1,6 +1,24 @@
+import { useEffect, useRef, useState } from "preact/hooks";
+import { type EtaAnchor, countdown, etaKey, nextAnchor } from "../lib/eta";
 import { formatEta, formatThroughput, isActive, startingNote } from "../lib/format";
 import type { Run } from "../types";
 import { ProgressBar } from "./ProgressBar";
+
+type Shown = Pick<Run, "done" | "total" | "status" | "throughput" | "eta_seconds"> & Partial<Pick<Run, "phase">>;
+
+/** The run's ETA counted down every second from its last estimate (``lib/eta``). */
+function useCountdown(run: Shown): number | null {
+  const anchor = useRef<EtaAnchor | null>(null);
+  anchor.current = nextAnchor(anchor.current, etaKey(run), run.eta_seconds ?? null, Date.now());
+  const [, setTick] = useState(0);
+  const ticking = run.status === "running" && run.eta_seconds != null;
+  useEffect(() => {
+    if (!ticking) return;
+    const timer = setInterval(() => setTick((t) => t + 1), 1000);
+    return () => clearInterval(timer);
+  }, [ticking]);
+  return countdown(anchor.current, Date.now());
+}
 
 const TONE: Record<string, "ok" | "busy" | "err" | "muted"> = {
   running: "busy",
@@ -17,9 +35,10 @@ export function RunProgress({
   run,
   compact = false,
 }: {
-  run: Pick<Run, "done" | "total" | "status" | "throughput" | "eta_seconds"> & Partial<Pick<Run, "phase">>;
+  run: Shown;
   compact?: boolean;
 }) {
+  const left = useCountdown(run);
   // Imported runs (published outputs) never generated anything: no bar to show.
   if (!run.total && !isActive(run.status))
     return (
@@ -27,9 +46,9 @@ export function RunProgress({
         —
       </span>
     );
-  const eta = formatEta(run.status, run.eta_seconds);
+  const eta = formatEta(run.status, left);
   const running = run.status === "running";
-  const note = startingNote(run);
+  const note = startingNote({ ...run, eta_seconds: left });
   return (
     <div class={`run-progress${compact ? " compact" : ""}`}>
       <ProgressBar done={run.done} total={run.total} label="Requests done" testId="run-progress" tone={TONE[run.status] ?? "ok"} />

@@ -11,6 +11,7 @@ import { type LaunchForm, type LaunchPlan, answerableFields, buildLaunch, canSen
 import { queryString } from "../../lib/paging";
 import { linkHandler, navigate, paths } from "../../router";
 import type { LaunchOptions, LaunchResponse, Me, Variant } from "../../types";
+import { LaunchEstimate } from "./LaunchEstimate";
 import { ModelPicker } from "./ModelPicker";
 import { FieldSection, GoldSection, RunSettings } from "./RunSettings";
 import { VariantPicker } from "./VariantPicker";
@@ -128,7 +129,15 @@ export function LaunchPage({ me, projectId }: { me: Me; projectId: number }) {
           errors={sent.errors}
           plan={sent.plan}
         />
-        <RunSettings form={form} update={update} levels={isItems ? [] : opts.levels?.length ? opts.levels : [2, 1, 0]} errors={sent.errors} />
+        <RunSettings
+          form={form}
+          update={update}
+          levels={isItems ? [] : opts.levels?.length ? opts.levels : [2, 1, 0]}
+          errors={sent.errors}
+          texts={isItems ? null : (opts.gold_standards.find((g) => g.id === form.goldStandard)?.documents ?? null)}
+          sample={opts.defaults.limit ?? null}
+        />
+        {!isItems && <LaunchEstimate form={form} suggested={opts.suggested_models} />}
         <div class="launch-bar">
           <span class="muted" data-testid="launch-count" aria-live="polite">
             {runCount === 0 ? "Choose at least one model and one prompt variant." : runCount === 1 ? "Starts 1 run." : `Starts ${runCount} runs (one per model and variant).`}

@@ -10,6 +10,10 @@ interface Props {
   golds: GoldOption[];
   levels: number[];
   errors: FormErrors;
+  /** The chosen gold version's texts (null: an item project). */
+  texts?: number | null;
+  /** The form's default sample of texts (its default Limit). */
+  sample?: number | null;
 }
 
 const value = (e: Event) => (e.target as HTMLInputElement).value;
@@ -38,7 +42,30 @@ export function GoldSection({ form, update, golds, errors }: Pick<Props, "form" 
           </select>
         </Field>
       )}
+      {golds.find((g) => g.id === form.goldStandard)?.status === "draft" && (
+        <p class="note" role="alert" data-testid="gold-draft-warning">
+          This gold version is a draft: adjudication may still change it, so scores against it can change too. Publish it first
+          {golds.some((g) => g.status === "published") ? " or choose a published version" : ""} to score against a settled gold.
+        </p>
+      )}
     </fieldset>
+  );
+}
+
+/** Quick choices of the Limit: the default sample, or every text of the gold version. */
+function LimitChoices({ limit, texts, sample, onLimit }: { limit: string; texts: number; sample: number | null; onLimit: (t: string) => void }) {
+  const showSample = sample != null && sample < texts;
+  return (
+    <div class="limit-choices" role="group" aria-label="How many texts">
+      {showSample && (
+        <button type="button" class="btn ghost small" aria-pressed={limit === String(sample)} onClick={() => onLimit(String(sample))} data-testid="limit-sample">
+          A sample of {sample} texts
+        </button>
+      )}
+      <button type="button" class="btn ghost small" aria-pressed={limit.trim() === ""} onClick={() => onLimit("")} data-testid="limit-all">
+        All {texts} texts
+      </button>
+    </div>
   );
 }
 
@@ -98,7 +125,7 @@ function NumberField({
   );
 }
 
-export function RunSettings({ form, update, levels, errors }: Omit<Props, "golds">) {
+export function RunSettings({ form, update, levels, errors, texts, sample }: Omit<Props, "golds">) {
   const levelMsgs = messagesFor(errors, "level");
   const paramsMsgs = messagesFor(errors, "params");
   const nameMsgs = messagesFor(errors, "name");
@@ -117,7 +144,10 @@ export function RunSettings({ form, update, levels, errors }: Omit<Props, "golds
             </select>
           </Field>
         )}
-        <NumberField id="launch-limit" label="Limit" path="limit" text={form.limit} onText={(t) => update({ limit: t })} errors={errors} hint="First N texts; empty = all." min={1} placeholder="all" testId="limit-input" />
+        <div class="limit-field">
+          <NumberField id="launch-limit" label="Limit" path="limit" text={form.limit} onText={(t) => update({ limit: t })} errors={errors} hint="First N texts; empty = all." min={1} placeholder="all" testId="limit-input" />
+          {texts != null && texts > 0 && <LimitChoices limit={form.limit} texts={texts} sample={sample ?? null} onLimit={(t) => update({ limit: t })} />}
+        </div>
         <NumberField id="launch-shards" label="Shards" path="shards" text={form.shards} onText={(t) => update({ shards: t })} errors={errors} hint="Parallel workers per run." min={1} testId="shards-input" />
         <Field id="launch-name" label="Name (optional)" class="grow" hint="Default: model · variant · level." path="name" messages={nameMsgs}>
           <input id="launch-name" type="text" value={form.name} onInput={(e) => update({ name: value(e) })} data-testid="name-input" {...errorAttrs("name", nameMsgs)} />

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { countdown, etaKey, nextAnchor } from "./eta";
+import { formatEta } from "./format";
+
+const run = (done: number, phase: string | null = "generating") => etaKey({ status: "running", done, phase });
+
+describe("the ETA countdown", () => {
+  it("counts down every second from the last estimate while no batch ends", () => {
+    const first = nextAnchor(null, run(2), 150, 0);
+    const texts = [0, 1000, 2000, 5000].map((t) => formatEta("running", countdown(nextAnchor(first, run(2), 150, t), t)));
+    expect(texts).toEqual(["ETA 2 min 30 s", "ETA 2 min 29 s", "ETA 2 min 28 s", "ETA 2 min 25 s"]);
+  });
+
+  it("keeps the anchor while the server repeats the same estimate", () => {
+    const first = nextAnchor(null, run(2), 150, 0);
+    expect(nextAnchor(first, run(2), 150, 9000)).toBe(first);
+    expect(countdown(first, 9000)).toBe(141);
+  });
+
+  it("takes the new estimate after every batch", () => {
+    const first = nextAnchor(null, run(2), 150, 0);
+    const after = nextAnchor(first, run(4), 90, 30_000);
+    expect(after).not.toBe(first);
+    expect(countdown(after, 30_000)).toBe(90);
+    expect(countdown(after, 31_000)).toBe(89);
+  });
+
+  it("takes a changed estimate of the same batch (the model load counts down on the server)", () => {
+    const loading = nextAnchor(null, run(0, "loading"), 40, 0);
+    expect(countdown(nextAnchor(loading, run(0, "loading"), 38, 2000), 2000)).toBe(38);
+  });
+
+  it("stops at zero and knows nothing without an estimate", () => {
+    const first = nextAnchor(null, run(2), 3, 0);
+    expect(countdown(first, 10_000)).toBe(0);
+    expect(formatEta("running", countdown(first, 10_000))).toBe("finishing");
+    expect(countdown(nextAnchor(null, run(0), null, 0), 5000)).toBeNull();
+    expect(countdown(null, 0)).toBeNull();
+  });
+});
