@@ -1,12 +1,13 @@
 """A project to move through with previous / next: four texts, the first three assigned to
-``queue-ann`` (the first submitted), the fourth to nobody; ``queue-rev`` reviews. Data of
-``tests/e2e/test_document_nav.py``.
+``queue-ann`` (the first submitted), the fourth to nobody; ``queue-ann2`` has started the
+first and the third; ``queue-rev`` reviews. Data of ``tests/e2e/test_document_nav.py``.
 
 Run as a script against the database the environment selects, after ``migrate``::
 
     python tests/e2e/seed_queue.py
 
-Prints a JSON object: {"project", "documents": [ids in project order]}.
+Prints a JSON object: {"project", "documents": [ids in project order], "annotators":
+{username: id}}.
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ TEXTS = [
 
 
 def ensure() -> dict:
-    from annotations.models import Document, Project
+    from annotations.models import Annotation, Document, Project
     from annotations.services.annotations import start_annotation, submit_annotation
     from annotations.services.documents import NewDocument, add_documents, assign_documents
     from annotations.services.projects import add_member, create_project
 
-    annotator, reviewer = _user("queue-ann"), _user("queue-rev")
+    annotator, reviewer, second = _user("queue-ann"), _user("queue-rev"), _user("queue-ann2")
     project = Project.objects.filter(name=PROJECT).first()
     if project is None:
         project = create_project(name=PROJECT, taxonomy=mafalda())
@@ -50,7 +51,14 @@ def ensure() -> dict:
     ids = list(
         Document.objects.filter(project=project).order_by("position").values_list("pk", flat=True)
     )
-    return {"project": project.pk, "documents": ids}
+    if not Annotation.objects.filter(document__project=project, annotator=second).exists():
+        add_member(project=project, user=second, role="annotator")
+        theirs = list(Document.objects.filter(pk__in=[ids[0], ids[2]]))
+        assign_documents(project=project, annotator=second, documents=theirs)
+        for document in theirs:
+            start_annotation(document=document, annotator=second)
+    users = {"queue-ann": annotator.pk, "queue-ann2": second.pk}
+    return {"project": project.pk, "documents": ids, "annotators": users}
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ export function TopBar({ me, children, right }: { me: Me; children?: ComponentCh
         <span class="brand-mark" aria-hidden="true">
           ⟂
         </span>
-        Fallacy&nbsp;Annotator
+        <span class="brand-text">Fallacy&nbsp;Annotator</span>
       </a>
       <div class="topbar-main">{children}</div>
       <div class="topbar-right">

@@ -14,6 +14,20 @@ import { isTyping } from "./spans";
 
 const label = (n: DocumentNeighbour) => n.name || n.external_id || `Document ${n.id}`;
 
+/** "← Previous" with the word in its own span: a narrow top bar shows only the arrow. */
+const words = (text: string) => {
+  const [arrowFirst, word] = text.startsWith("←") ? ["←", text.slice(1).trim()] : [null, text.replace("→", "").trim()];
+  return arrowFirst ? (
+    <>
+      ← <span class="nav-word">{word}</span>
+    </>
+  ) : (
+    <>
+      <span class="nav-word">{word}</span> →
+    </>
+  );
+};
+
 /** One instance per document and filter (keyed), so nothing of the previous neighbours stays. */
 export function DocumentNav({ docId }: { docId: number }) {
   const annotator = requestedAnnotator(location.search);
@@ -48,12 +62,12 @@ function NeighbourLinks({ docId, annotator }: { docId: number; annotator: number
   const where = data.queue === "assigned" ? "your queue" : data.queue === "annotator" ? "this annotator's documents" : "the project";
   const link = (n: DocumentNeighbour | null, rel: "prev" | "next", text: string, key: string) =>
     n ? (
-      <a class="btn ghost small" rel={rel} href={to(n.id)} onClick={linkHandler(to(n.id))} title={`${label(n)} (key ${key})`} data-testid={`doc-${rel}`}>
-        {text} <kbd>{key}</kbd>
+      <a class="btn ghost small" rel={rel} href={to(n.id)} onClick={linkHandler(to(n.id))} title={`${label(n)} (key ${key})`} aria-label={`${rel === "prev" ? "Previous" : "Next"} document: ${label(n)}`} data-testid={`doc-${rel}`}>
+        {words(text)} <kbd>{key}</kbd>
       </a>
     ) : (
       <span class="btn ghost small disabled" aria-disabled="true" title={`No ${rel === "prev" ? "previous" : "next"} document in ${where}`} data-testid={`doc-${rel}`}>
-        {text} <kbd>{key}</kbd>
+        {words(text)} <kbd>{key}</kbd>
       </span>
     );
   return (
