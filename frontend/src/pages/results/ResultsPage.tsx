@@ -18,7 +18,7 @@ import { boardProfiles, rowsOf } from "./figures";
 import { FiguresPanel } from "./FiguresPanel";
 import { RatingsPanel } from "./RatingsPanel";
 import { ResultsTable } from "./ResultsTable";
-import { buildColumns, columnNames } from "./table";
+import { boardNames } from "./table";
 import "./results.css";
 
 function initialSubset(): string {
@@ -125,7 +125,7 @@ export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
                     {data.overall_basis.text}
                   </p>
                 )}
-                <MetricLegend names={[...profiles, ...columnNames(buildColumns(data))]} />
+                <MetricLegend names={[...profiles, ...boardNames(data)]} />
                 <ComparePair options={pairOptions(data.rows)} url={(a, b) => `${base}${queryString({ subset: subset || null, compare: `${a},${b}` })}`} units="items" />
                 <FiguresPanel board={data} profiles={profiles} />
                 <ComparisonTable board={data} />

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { bestPerColumn, buildColumns, columnNames, columnTitle, countsForBest, rowBadge } from "./table";
+import { bestPerColumn, boardNames, buildColumns, columnNames, columnTitle, countsForBest, rowBadge } from "./table";
 import type { ItemLeaderboard, ItemRow } from "../../types";
 
 const row = (key: string, s: number, extra: Partial<ItemRow> = {}): ItemRow => ({
@@ -56,5 +56,10 @@ describe("column help", () => {
     expect(columnTitle(columns[0])).toMatch(/^Fallacy types · mean S: .*SmartyPat/);
     expect(columnTitle(columns[1])).toMatch(/^Overall \(macro\): /);
     expect(columnNames(columns)).toEqual(["mean_s", "Overall (macro)"]);
+  });
+
+  it("names every profile's primary metric for the legend", () => {
+    const rows = [row("a", 0.1, { profile: "definition" }), row("a", 2.5, { profile: "authors-smartypat", tasks: { types: { value: 2.5, metric: "sum_s" } } })];
+    expect(new Set(boardNames(board(rows)))).toEqual(new Set(["mean_s", "sum_s"]));
   });
 });

@@ -122,6 +122,13 @@ export function columnNames(columns: Column[]): string[] {
   return columns.map((c) => (c.kind === "overall" ? c.title : c.kind === "skill" ? "skill" : (c.metric ?? "")));
 }
 
+/** Every metric and figure name of a board (each profile's primary metrics, skills, overall),
+ *  for the legend under its tables. */
+export function boardNames(board: ItemLeaderboard): string[] {
+  const metrics = board.rows.flatMap((r) => Object.values(r.tasks).map((t) => t.metric ?? ""));
+  return [...metrics, ...columnNames(buildColumns(board))];
+}
+
 /** "model · backend · variant" of a row (humans: "human annotator"). */
 export function describeRow(row: ItemRow): string {
   if (row.kind === "human") return "human annotator";
