@@ -67,6 +67,7 @@ TABLE: dict[str, Case | tuple[Case, ...]] = {
     "GET api/projects/<int:pk>/imports/": Case(ADMINS),
     "POST api/projects/<int:pk>/imports/": Case(ADMINS),
     "POST api/projects/<int:pk>/imports/inspect/": Case(ADMINS),
+    "POST api/projects/<int:pk>/imports/label-studio/annotators/": Case(ADMINS),
     "GET api/imports/<int:pk>/": Case(ADMINS),
     "GET api/taxonomies/": Case(ADMINS_ANYWHERE),
     "POST api/taxonomies/": Case(ADMINS_ANYWHERE),
