@@ -33,7 +33,7 @@ export function ProjectNav({ me, projectId, role, active }: { me: Me; projectId:
   return (
     <nav class="project-nav" aria-label="Project">
       {tabs.map((t) => (
-        <a key={t.key} href={t.href} onClick={linkHandler(t.href)} class={t.key === active ? "active" : undefined} aria-current={t.key === active ? "page" : undefined} data-testid={`tab-${t.key}`} data-label={t.label}>
+        <a key={t.key} href={t.href} onClick={linkHandler(t.href)} class={t.key === active ? "active" : undefined} aria-current={t.key === active ? "page" : undefined} data-testid={`tab-${t.key}`}>
           {t.label}
         </a>
       ))}
