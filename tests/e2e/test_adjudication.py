@@ -293,11 +293,14 @@ def test_walk_the_queue_by_disagreement_asking_before_leaving_unsaved_spans(
     page.set_viewport_size({"width": 1024, "height": 768})
     expect(page.get_by_test_id("adj-nav")).to_be_in_viewport()
     page.screenshot(path=str(artifacts / "adj-nav-1024.png"))
-    # the breadcrumbs stay at 1,024 px (collapsed, not gone)
+    queue_lists_the_decided_last(page, base, project, artifacts)
+
+
+def queue_lists_the_decided_last(page: Page, base: str, project: int, artifacts) -> None:
+    """At 1,024 px the breadcrumbs stay (collapsed, not gone); the queue page lists the
+    undecided documents first, the decided one last and marked."""
     expect(page.locator("nav.crumbs")).to_be_visible()
     expect(page.locator("nav.crumbs a:visible").first).to_be_visible()
-
-    # the queue: the undecided documents first, the decided one last and marked
     page.goto(f"{base}/projects/{project}/adjudication/")
     expect(page.get_by_test_id("queue-row")).to_have_count(4)
     names = [
