@@ -31,6 +31,7 @@ from annotations.models import (
     ImportJob,
     ImportUpload,
     Invitation,
+    LabelStudioAnnotator,
     Membership,
     Project,
     Sentence,
@@ -299,6 +300,22 @@ class InvitationAdmin(admin.ModelAdmin):
     list_filter = ["role"]
     list_select_related = ["project", "created_by", "accepted_by"]
     exclude = ["token_hash"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(LabelStudioAnnotator)
+class LabelStudioAnnotatorAdmin(admin.ModelAdmin):
+    """View only: which account holds each Label Studio annotator's work in a project (kept
+    by the Label Studio import)."""
+
+    list_display = ["project", "source_id", "email", "user", "invitation"]
+    list_select_related = ["project", "user"]
+    search_fields = ["email", "source_id", "user__username"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

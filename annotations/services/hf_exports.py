@@ -56,7 +56,9 @@ def _document_columns(document: Document, metadata: Mapping[str, Any]) -> dict[s
     return {
         "source": document.source,
         "position": document.position,
-        "metadata": json.dumps(dict(metadata), ensure_ascii=False),
+        # keys sorted: the same bytes whichever database stored them (PostgreSQL's jsonb
+        # reorders keys); an imported record's own order is kept in its record_keys
+        "metadata": json.dumps(dict(metadata), ensure_ascii=False, sort_keys=True),
     }
 
 

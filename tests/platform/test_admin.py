@@ -15,6 +15,7 @@ from annotations.models import (
     GoldStandard,
     ImportJob,
     ImportUpload,
+    LabelStudioAnnotator,
     Span,
 )
 from annotations.services.invitations import create_invitation
@@ -72,6 +73,9 @@ def world(db: None) -> World:
     queued = ImportJob.objects.create(project=world.p1, format="text", file_name="texts.txt")
     ImportUpload.objects.create(job=queued, content=b"A text.\n")  # not imported yet
     create_invitation(project=world.p1, role="annotator", created_by=None, email="a@b.example")
+    LabelStudioAnnotator.objects.create(
+        project=world.p1, source_id="1", email="a@b.example", user=world.ann1
+    )
     SuggestionSettings.objects.create(project=world.p1, assisted=True)
     suggestion = Suggestion.objects.create(
         run=run, document=world.d1, unit_index=0, start=BOUNDS[0][0], end=BOUNDS[0][1],

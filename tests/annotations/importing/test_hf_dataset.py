@@ -247,6 +247,7 @@ def test_an_item_project_exports_its_answer_key_and_imports_back(tmp_path):
                     "gold": {},
                 },
                 ensure_ascii=False,
+                sort_keys=True,
             ),
         }
     ]  # fmt: skip
