@@ -53,6 +53,4 @@ def _queue_scoring_patiently(run: ModelRun) -> None:
         )
 
     with contextlib.suppress(dispatch.QueueUnavailable):  # the run says so; Resume
-        dispatch.send(
-            (dispatch.SCORE_RUN, [run.pk]), undo=fail, retry_policy=dispatch.PATIENT_PUBLISH
-        )
+        dispatch.send_patiently((dispatch.SCORE_RUN, [run.pk]), undo=fail)

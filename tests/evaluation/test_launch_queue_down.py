@@ -30,7 +30,7 @@ def broker_down(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every publish fails as it does while Redis is away; the names it was asked for."""
     attempts: list[str] = []
 
-    def refuse(name: str, args: object, retry_policy: object) -> None:
+    def refuse(name: str, args: object) -> None:
         attempts.append(name)
         raise KombuOperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 

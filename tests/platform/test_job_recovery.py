@@ -341,3 +341,40 @@ def test_a_redis_restart_mid_run_leaves_the_worker_running_and_the_run_finishes(
         assert "Unrecoverable error" not in output, output[-3000:]
         total = job.one("SELECT total FROM evaluation_modelrun WHERE id = ?", run_id)
         assert len(outputs_of(job, run_id)) == total
+
+
+PATIENT_SCRIPT = """
+import time
+from evaluation import dispatch
+print("SENDING", flush=True)
+start = time.monotonic()
+dispatch.send_patiently((dispatch.SCORE_RUN, [0]), patience=60)
+print("WAITED", round(time.monotonic() - start, 1))
+"""
+
+
+def test_a_worker_queueing_the_next_stage_waits_for_redis_to_come_back(tmp_path) -> None:
+    """A pool process whose first message meets a stopped Redis (kombu gives up after its
+    2 s connect timeout) queues it once Redis is back, 6 s later."""
+    import redis
+
+    with scratch_redis(tmp_path / "redis") as redis_server:
+        url = f"redis://127.0.0.1:{redis_server['port']}/0"
+        env = embedded_env(tmp_path / "data", CELERY_BROKER_URL=url, CACHE_URL=f"{url[:-1]}1")
+        redis_server["stop"]()
+        sender = subprocess.Popen(
+            [PYTHON, "manage.py", "shell", "-c", PATIENT_SCRIPT],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        wait_for(lambda: sender.stdout.readline().startswith("SENDING"), timeout=120)
+        time.sleep(6)
+        redis_server["start"]()
+        out, err = sender.communicate(timeout=90)
+        assert sender.returncode == 0, err[-3000:]
+        waited = float(next(line for line in out.splitlines() if line.startswith("WAITED"))[7:])
+        assert waited >= 5, out
+        assert redis.Redis(port=redis_server["port"]).llen("default") == 1

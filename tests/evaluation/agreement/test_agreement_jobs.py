@@ -184,7 +184,7 @@ def test_a_result_the_job_queue_refuses_is_not_left_pending(
     result behind, so the next request queues the computation at once (not after
     ``STUCK_AFTER``)."""
 
-    def refuse(name: str, args: object, retry_policy: object) -> None:
+    def refuse(name: str, args: object) -> None:
         raise KombuOperationalError("Error 111 connecting to 127.0.0.1:6379.")
 
     with monkeypatch.context() as patched:

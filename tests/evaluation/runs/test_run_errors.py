@@ -197,7 +197,7 @@ def test_a_generation_job_against_another_service_shows_the_status_only() -> Non
 def test_a_resume_the_queue_refuses_shows_no_broker_address(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks
 ) -> None:
-    def refuse(name: str, args: object, retry_policy: object) -> None:
+    def refuse(name: str, args: object) -> None:
         raise KombuOperationalError("Error 111 connecting to 10.1.2.3:6379. Connection refused.")
 
     world = build_world(tmp_path)
