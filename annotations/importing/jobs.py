@@ -51,6 +51,7 @@ from django.db import transaction
 from django.utils import timezone
 from fallacy_platform.liveness import Heartbeat
 from fallacy_platform.server_paths import entries_without_server_paths
+from fallacy_platform.wal import checkpoint_wal
 
 from annotations import dispatch
 from annotations.importing.datasets import (
@@ -271,6 +272,7 @@ def run_import_job(*, job_id: int) -> ImportJob:
         job = _run_claimed(job)
     if job.status == ImportJob.Status.SUCCEEDED:
         _index_imported(job)
+        checkpoint_wal()  # SQLite: the log back from the import's size
     return job
 
 

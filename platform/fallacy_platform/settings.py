@@ -114,11 +114,20 @@ DATABASES = {
         conn_health_checks=env_flag("DB_CONN_HEALTH_CHECKS", True),
     )
 }
+# SQLite's write-ahead log: SQLite checkpoints it into the database every
+# SQLITE_WAL_AUTOCHECKPOINT pages (its default, 1,000 pages: 4 MB), and a checkpoint that
+# empties it cuts the file back to SQLITE_JOURNAL_SIZE_LIMIT bytes (the file otherwise keeps
+# the size of the largest transaction, a whole import, for good). A large import then
+# checkpoints and truncates it at once (``fallacy_platform.wal``).
+SQLITE_WAL_AUTOCHECKPOINT = int(os.environ.get("SQLITE_WAL_AUTOCHECKPOINT", "1000"))
+SQLITE_JOURNAL_SIZE_LIMIT = int(os.environ.get("SQLITE_JOURNAL_SIZE_LIMIT", str(4 << 20)))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             # WAL lets the web process read while the worker writes.
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+            f"PRAGMA wal_autocheckpoint={SQLITE_WAL_AUTOCHECKPOINT}; "
+            f"PRAGMA journal_size_limit={SQLITE_JOURNAL_SIZE_LIMIT};",
             "transaction_mode": "IMMEDIATE",
             "timeout": 30,
         }
@@ -356,9 +365,7 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("REQUEST_MAX_BYTES", str(10 * 1
 IMPORT_MEMORY_BYTES = int(os.environ.get("IMPORT_MEMORY_BYTES", str(2048 * 1024 * 1024)))
 IMPORT_SECONDS = int(os.environ.get("IMPORT_SECONDS", "300"))
 IMPORT_TEMP_BYTES = int(os.environ.get("IMPORT_TEMP_BYTES", str(256 * 1024 * 1024)))
-IMPORT_MAX_UNPACKED_BYTES = int(
-    os.environ.get("IMPORT_MAX_UNPACKED_BYTES", str(128 * 1024 * 1024))
-)
+IMPORT_MAX_UNPACKED_BYTES = int(os.environ.get("IMPORT_MAX_UNPACKED_BYTES", str(128 * 1024 * 1024)))
 IMPORT_MAX_ZIP_MEMBERS = int(os.environ.get("IMPORT_MAX_ZIP_MEMBERS", "1000"))
 IMPORT_MAX_ROWS = int(os.environ.get("IMPORT_MAX_ROWS", "1000000"))
 IMPORT_MAX_ROW_GROUP_BYTES = int(
@@ -404,6 +411,14 @@ else:
             "LOCATION": str(DATA_DIR / "cache"),
         }
     }
+
+# Sessions are cached only where every web process reads the same cache: Redis, one
+# process's memory, or this host's files when the database (SQLite) is on this host too.
+# Web processes on several hosts against PostgreSQL with no Redis CACHE_URL read sessions
+# from the database alone, so that a logout on one host holds on all of them.
+SESSION_CACHE_SHARED = "filebased" not in CACHES["default"]["BACKEND"] or (
+    DATABASE_VENDOR == "sqlite"
+)
 
 # The shared datasets ``load_demo`` reads (MAFALDA, FLUB): ../shared/datasets by default.
 SHARED_DATASETS_DIR = Path(

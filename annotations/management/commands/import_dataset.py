@@ -44,6 +44,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 from django.db import transaction
+from fallacy_platform.wal import checkpoint_wal
 
 from annotations.form_presets import get_form_preset
 from annotations.importing.datasets import (
@@ -184,6 +185,7 @@ class Command(BaseCommand):
                         path, file_format, project, annotator, taxonomy or "mafalda"
                     )
         self._committed(report)
+        checkpoint_wal()  # SQLite: the log back from the import's size
         seconds = max(time.perf_counter() - started, 1e-6)
         records = report.items if isinstance(report, ItemImportReport) else report.texts
         self.stdout.write(
@@ -265,6 +267,7 @@ class Command(BaseCommand):
                         user=annotator,
                     )
         self._committed(report)
+        checkpoint_wal()
 
     def _span_project(self, project_name: str | None, taxonomy: str | None) -> Project:
         """The named span project, created (with ``taxonomy``, default mafalda) if missing."""
