@@ -3,8 +3,13 @@
 The request count is the launch's own (``launch.gold_request_count``: one request per
 sentence of the chosen texts, per model and variant). The estimate is this machine's
 measured speed for the model (``progress.before_launch``): the seconds per request and
-model load of the newest earlier run of the same backend and model that generated
-anything; no such run, no estimate.
+start-up and model load of the newest earlier run of the same backend and model that
+generated anything. Before a first run of the built-in SmolLM2 (the demo's preselected
+model) its typical figures on a 2-core CPU stand in (``TYPICAL``: pessimistic, so that the
+first measured batch lowers the ETA rather than raises it; ``measured_by_run`` is then
+None); any other model without an earlier run has no estimate. A queued or running run's
+ETA starts from the same figures (``earlier_figures``, read by ``selectors.run_progress``)
+until its first batch is measured.
 """
 
 from __future__ import annotations
@@ -12,12 +17,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from annotations.models import GoldStandard
+from evaluation.backends.registry import SMOLLM2_NAME
 from evaluation.models import ModelRun
 from evaluation.runs import progress
 from evaluation.runs.launch import gold_request_count, gold_texts
 
 #: Earlier runs read for a model's figures (the newest first).
 EARLIER_RUNS = 5
+
+#: (seconds per request, start-up and model load) of models never run here yet: SmolLM2
+#: with the launch page's defaults (batches of 4, 24 new tokens), one prompt at a time on a
+#: 2-core CPU (``backends.shared_prefix``'s figure, 6 s), and its runner's start and load.
+TYPICAL: dict[tuple[str, str], tuple[float, float]] = {("transformers", SMOLLM2_NAME): (6.0, 40.0)}
 
 
 @dataclass(frozen=True)
@@ -26,6 +37,7 @@ class ModelEstimate:
     model: str
     seconds: float | None
     per_request_seconds: float | None
+    #: the runner's start-up and model load
     load_seconds: float | None
     measured_by_run: int | None
 
@@ -37,24 +49,31 @@ class LaunchPreview:
     estimates: list[ModelEstimate]
 
 
-def earlier_figures(backend: str, model: str) -> tuple[float | None, float | None, int | None]:
-    """Seconds per request, model load and the run measured, from earlier runs of the model."""
-    earlier = (
-        ModelRun.objects.filter(
-            backend=backend, model_name=model, generated__gt=0, generation_seconds__gt=0
-        )
-        .order_by("-created_at")
-        .values_list("pk", "generated", "generation_seconds", "environment")[:EARLIER_RUNS]
+def earlier_figures(
+    backend: str, model: str, *, exclude: int | None = None
+) -> tuple[float | None, float | None, int | None]:
+    """Seconds per request, start-up and model load (``progress.ready_seconds_of``) and the
+    run measured, from earlier runs of the model (``exclude``: a run's own pk), else its
+    ``TYPICAL`` figures (no run measured)."""
+    earlier = ModelRun.objects.filter(
+        backend=backend, model_name=model, generated__gt=0, generation_seconds__gt=0
     )
+    if exclude is not None:
+        earlier = earlier.exclude(pk=exclude)
+    rows = earlier.order_by("-created_at").values_list(
+        "pk", "generated", "generation_seconds", "environment"
+    )[:EARLIER_RUNS]
     per_request: float | None = None
-    load: float | None = None
+    ready: float | None = None
     measured: int | None = None
-    for pk, generated, seconds, environment in earlier:
+    for pk, generated, seconds, environment in rows:
         if per_request is None:
             per_request, measured = seconds / generated, pk
-        if load is None:
-            load = progress.load_seconds_of(environment or {})
-    return per_request, load, measured
+        if ready is None:
+            ready = progress.ready_seconds_of(environment or {})
+    if per_request is None and (backend, model) in TYPICAL:
+        per_request, ready = TYPICAL[backend, model]
+    return per_request, ready, measured
 
 
 def launch_preview(
@@ -64,7 +83,7 @@ def launch_preview(
     requests = gold_request_count(gold_standard, limit)
     estimates = []
     for backend, model in models:
-        per_request, load, measured = earlier_figures(backend, model)
-        seconds = progress.before_launch(requests=requests, per_request=per_request, load=load)
-        estimates.append(ModelEstimate(backend, model, seconds, per_request, load, measured))
+        per_request, ready, measured = earlier_figures(backend, model)
+        seconds = progress.before_launch(requests=requests, per_request=per_request, ready=ready)
+        estimates.append(ModelEstimate(backend, model, seconds, per_request, ready, measured))
     return LaunchPreview(len(gold_texts(gold_standard, limit)), requests, estimates)

@@ -38,7 +38,7 @@ from evaluation.backends import (
 from evaluation.backends.base import Backend, BackendError, package_versions, request_key
 from evaluation.backends.registry import hide_model_paths, may_choose_any_model, resolve
 from evaluation.benchmarks import get_task, is_item_task
-from evaluation.models import GenerationCache, ModelRun, RunOutput
+from evaluation.models import GenerationCache, ModelRun, RunOutput, RunShard
 from evaluation.runs.outputs import (
     PendingUnit,
     outputs_for,
@@ -147,6 +147,17 @@ def _shard_units(
     ]
 
 
+def _loading_record(run: ModelRun, shard: int) -> dict[str, Any]:
+    """When the model load begins, and the runner's start-up before it (since its shard
+    started: the process, Django, the requests, the cache)."""
+    now = timezone.now()
+    started = (
+        RunShard.objects.filter(run=run, index=shard).values_list("started_at", flat=True).first()
+    )
+    start_seconds = max((now - started).total_seconds(), 0.0) if started else 0.0
+    return {"loading_since": now.isoformat(), "start_seconds": round(start_seconds, 3)}
+
+
 def _generate(
     run: ModelRun,
     shard: int,
@@ -160,7 +171,8 @@ def _generate(
 ) -> None:
     """Load the model, then send each distinct key of ``remaining`` once and record the
     outputs batch by batch. The environment says ``phase: loading`` (since when) during the
-    load, then the backend's facts, ``phase: generating`` and the load's seconds."""
+    load (and the runner's start-up since its shard started), then the backend's facts,
+    ``phase: generating`` and the load's seconds."""
     answer_of, labels_of = readers
     requests: dict[str, GenerationRequest] = {}
     by_key: dict[str, list[PendingUnit]] = {}
@@ -169,15 +181,11 @@ def _generate(
         requests.setdefault(
             p.key, GenerationRequest(p.key, p.unit.prompt, p.unit.labels, p.unit.guided)
         )
+    loading = _loading_record(run, shard)
     record_environment(
         run=run,
         shard=shard,
-        environment={
-            **environment,
-            "model_loaded": False,
-            "phase": LOADING,
-            "loading_since": timezone.now().isoformat(),
-        },
+        environment={**environment, "model_loaded": False, "phase": LOADING, **loading},
     )
     began = time.monotonic()
     with failures.failing_as(failures.LOAD, f"loading {run.model_name}"):
@@ -192,6 +200,7 @@ def _generate(
             ),
             "model_loaded": True,
             "phase": GENERATING,
+            **loading,
             "load_seconds": round(time.monotonic() - began, 3),
         },
     )

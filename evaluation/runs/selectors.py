@@ -19,12 +19,12 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Max, QuerySet
 from django.utils import timezone
 
 from annotations.models import Annotation, GoldStandard
 from evaluation.models import ModelRun, RunShard
-from evaluation.runs import progress, stored
+from evaluation.runs import preview, progress, stored
 from evaluation.runs.scored import score_stored
 from evaluation.scoring import Report, pairwise_agreement, score_annotator
 
@@ -194,31 +194,25 @@ def annotator_agreement(
 
 
 def run_progress(run: ModelRun) -> progress.Progress:
-    """A running run's phase and ETA (``runs.progress``); earlier runs of the same backend
-    and model give the figures it has not measured yet (its load, its time per request)."""
-    if run.status != ModelRun.Status.RUNNING or not run.total:
+    """A queued or running run's phase and ETA (``runs.progress``); before its first batch
+    the figures of the launch preview (``preview.earlier_figures``) stand for what it has not
+    measured yet."""
+    if run.status not in ModelRun.ACTIVE or run.status == ModelRun.Status.SCORING or not run.total:
         return progress.Progress(None, None)
-    earlier = (
-        ModelRun.objects.filter(backend=run.backend, model_name=run.model_name, generated__gt=0)
-        .exclude(pk=run.pk)
-        .order_by("-created_at")
-        .values_list("generated", "generation_seconds", "environment")[:5]
-    )
-    per_request: float | None = None
-    load: float | None = None
-    for generated, seconds, environment in earlier:
-        if per_request is None and seconds > 0:
-            per_request = seconds / generated
-        if load is None:
-            load = progress.load_seconds_of(environment or {})
+    per_request, ready, _ = preview.earlier_figures(run.backend, run.model_name, exclude=run.pk)
     running = run.run_shards.filter(status=RunShard.Status.RUNNING).count()
+    last_batch = None
+    if run.generated:
+        last_batch = run.outputs.filter(from_cache=False).aggregate(at=Max("created_at"))["at"]
     return progress.estimate(
         environment=run.environment or {},
         remaining=run.total - run.done,
         generated=run.generated,
         generation_seconds=run.generation_seconds,
-        running_shards=running,
+        running_shards=running or (run.shards if run.status != ModelRun.Status.RUNNING else 1),
         now=timezone.now(),
+        started_at=run.started_at,
+        last_batch_at=last_batch,
         earlier_per_request=per_request,
-        earlier_load=load,
+        earlier_ready=ready,
     )

@@ -319,15 +319,17 @@ class RunSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_eta_seconds(self, run: ModelRun) -> float | None:
-        """Seconds left while running: the requests left times the measured seconds per
-        request, plus the rest of the model load while it loads (``runs.progress``)."""
+        """Seconds left while queued or running: the requests left times the seconds per
+        request (an earlier run's before the first batch), plus, until the model is loaded,
+        the rest of an earlier run's start-up and load (``runs.progress``)."""
         return self._progress(run).eta_seconds
 
     @extend_schema_field(
         serializers.ChoiceField(choices=["loading", "generating"], allow_null=True)
     )
     def get_phase(self, run: ModelRun) -> str | None:
-        """While running: ``loading`` (the model), ``generating``, or null (starting)."""
+        """While running: ``loading`` (the model), ``generating``, or null (queued, or the
+        runner starting)."""
         return self._progress(run).phase
 
     @extend_schema_field(serializers.BooleanField())

@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { type EtaAnchor, countdown, etaKey, nextAnchor } from "../lib/eta";
+import { type EtaAnchor, etaKey, nextAnchor, shownEta } from "../lib/eta";
 import { formatEta, formatThroughput, isActive, startingNote } from "../lib/format";
 import type { Run } from "../types";
 import { ProgressBar } from "./ProgressBar";
 
 type Shown = Pick<Run, "done" | "total" | "status" | "throughput" | "eta_seconds"> & Partial<Pick<Run, "phase">>;
 
-/** The run's ETA counted down every second from its last estimate (``lib/eta``). */
+/** A running run's ETA counted down every second from its last estimate (``lib/eta``). */
 function useCountdown(run: Shown): number | null {
   const anchor = useRef<EtaAnchor | null>(null);
   anchor.current = nextAnchor(anchor.current, etaKey(run), run.eta_seconds ?? null, Date.now());
@@ -17,7 +17,7 @@ function useCountdown(run: Shown): number | null {
     const timer = setInterval(() => setTick((t) => t + 1), 1000);
     return () => clearInterval(timer);
   }, [ticking]);
-  return countdown(anchor.current, Date.now());
+  return shownEta(anchor.current, run, Date.now());
 }
 
 const TONE: Record<string, "ok" | "busy" | "err" | "muted"> = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { countdown, etaKey, nextAnchor } from "./eta";
+import { countdown, etaKey, nextAnchor, shownEta } from "./eta";
 import { formatEta } from "./format";
 
 const run = (done: number, phase: string | null = "generating") => etaKey({ status: "running", done, phase });
@@ -36,5 +36,15 @@ describe("the ETA countdown", () => {
     expect(formatEta("running", countdown(first, 10_000))).toBe("finishing");
     expect(countdown(nextAnchor(null, run(0), null, 0), 5000)).toBeNull();
     expect(countdown(null, 0)).toBeNull();
+  });
+
+  it("shows a queued run's estimate as it is, then counts down once a worker starts it", () => {
+    const queued = { status: "queued", done: 0, phase: null, eta_seconds: 60 };
+    const waiting = nextAnchor(null, etaKey(queued), 60, 0);
+    expect(shownEta(waiting, queued, 30_000)).toBe(60);
+    const started = { ...queued, status: "running", eta_seconds: 59 };
+    const anchor = nextAnchor(waiting, etaKey(started), 59, 31_000);
+    expect(shownEta(anchor, started, 31_000)).toBe(59);
+    expect(shownEta(anchor, started, 35_000)).toBe(55);
   });
 });

@@ -1,6 +1,7 @@
-// A run's ETA counted down between the server's estimates: the server re-estimates after
-// every batch (its figure stays the same until the next one); the page counts down from
-// the last estimate and the moment it first saw it.
+// A run's ETA counted down between the server's estimates: the server's figure is of the
+// moment it answers (it takes off the time since the last batch, or since the run started
+// while the model is not loaded yet); the page counts down from the last estimate and the
+// moment it saw it.
 
 export interface EtaAnchor {
   /** What the estimate is of: the run's status, phase and requests done. */
@@ -14,7 +15,7 @@ export const etaKey = (run: { status: string; done: number; phase?: string | nul
 
 /** The anchor after a poll: the same one while nothing moved and the estimate is the same
  * (the countdown goes on), a new one when a batch ended, the phase changed or the server's
- * estimate changed (it moves by itself while the model loads). */
+ * estimate changed (it counts down by itself between polls). */
 export function nextAnchor(previous: EtaAnchor | null, key: string, eta: number | null, now: number): EtaAnchor {
   if (previous && previous.key === key && previous.eta === eta) return previous;
   return { key, eta, at: now };
@@ -24,4 +25,10 @@ export function nextAnchor(previous: EtaAnchor | null, key: string, eta: number 
 export function countdown(anchor: EtaAnchor | null, now: number): number | null {
   if (!anchor || anchor.eta == null || !Number.isFinite(anchor.eta)) return null;
   return Math.max(anchor.eta - (now - anchor.at) / 1000, 0);
+}
+
+/** The seconds a run's progress shows at `now`: a running run's countdown from the anchor;
+ * a queued run's estimate as the server gives it (of the run once started: it waits). */
+export function shownEta(anchor: EtaAnchor | null, run: { status: string; eta_seconds?: number | null }, now: number): number | null {
+  return run.status === "running" ? countdown(anchor, now) : (run.eta_seconds ?? null);
 }

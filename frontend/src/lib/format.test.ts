@@ -35,14 +35,23 @@ describe("durations and ETA", () => {
     expect(formatEta("done", 10)).toBeNull();
   });
 
-  it("says the model loads, with the ETA once known, then starts", () => {
+  it("says the model loads, with the ETA once known, then generates", () => {
     const run = { status: "running", done: 0, eta_seconds: null, phase: "loading" };
     expect(startingNote(run)).toBe("loading the model…");
     expect(startingNote({ ...run, eta_seconds: 75 })).toBe("loading the model… ETA 1 min 15 s");
-    expect(startingNote({ ...run, phase: "generating" })).toBe("starting…");
-    expect(startingNote({ ...run, phase: "generating", eta_seconds: 12 })).toBe("ETA 12 s");
+    expect(startingNote({ ...run, phase: "generating" })).toBe("generating…");
+    expect(startingNote({ ...run, phase: "generating", eta_seconds: 12 })).toBe("generating… ETA 12 s");
     expect(startingNote({ ...run, phase: "generating", done: 2, eta_seconds: 12 })).toBeNull();
-    expect(startingNote({ ...run, status: "queued" })).toBeNull();
+    expect(startingNote({ ...run, status: "done" })).toBeNull();
+  });
+
+  it("says what happens before the model loads, with the estimate from the start", () => {
+    const queued = { status: "queued", done: 0, eta_seconds: null, phase: null };
+    expect(startingNote(queued)).toBe("waiting for a worker…");
+    expect(startingNote({ ...queued, eta_seconds: 65 })).toBe("waiting for a worker… about 1 min 05 s once started");
+    const starting = { ...queued, status: "running" };
+    expect(startingNote(starting)).toBe("starting the runner…");
+    expect(startingNote({ ...starting, eta_seconds: 64 })).toBe("starting the runner… ETA 1 min 04 s");
   });
 });
 

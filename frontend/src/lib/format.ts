@@ -44,17 +44,24 @@ export function formatEta(status: RunStatus | string, etaSeconds: number | null 
   return `ETA ${formatDuration(etaSeconds)}`;
 }
 
-/** What a running run says before its throughput: "loading the model…" (with the ETA when
- * known) while its runner loads the model, the ETA or "starting…" before its first output;
- * null once it produces outputs (throughput and ETA then). */
+/** What a queued or running run says before its throughput, at each step with the ETA
+ * when known: "waiting for a worker… about 1 min once started" (queued: the estimate does not
+ * count down), "starting the runner…" (a worker took it, the runner has recorded nothing
+ * yet), "loading the model…", "generating…" (before its first output); null once it
+ * produces outputs (throughput and ETA then). */
 export function startingNote(
   run: { status: RunStatus | string; done: number; eta_seconds: number | null; phase?: string | null },
 ): string | null {
+  const known = run.eta_seconds != null && Number.isFinite(run.eta_seconds);
+  if (run.status === "queued" || run.status === "created") {
+    return known ? `waiting for a worker… about ${formatDuration(run.eta_seconds)} once started` : "waiting for a worker…";
+  }
   if (run.status !== "running") return null;
-  const eta = run.eta_seconds != null ? formatEta(run.status, run.eta_seconds) : null;
-  if (run.phase === "loading") return eta ? `loading the model… ${eta}` : "loading the model…";
-  if (run.done === 0) return eta ?? "starting…";
-  return null;
+  const eta = known ? ` ${formatEta(run.status, run.eta_seconds)}` : "";
+  if (run.phase === "loading") return `loading the model…${eta}`;
+  if (run.done > 0) return null;
+  if (run.phase === "generating") return `generating…${eta}`;
+  return `starting the runner…${eta}`;
 }
 
 /** A score in [0, 1] with two decimals ("0.42"), a dash when missing. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { LaunchOptions } from "../types";
 import { initialForm } from "./launch";
-import { NO_ESTIMATE, estimateText, previewQuery, requestsText } from "./launchPreview";
+import { NO_ESTIMATE, TYPICAL, estimateText, previewQuery, requestsText } from "./launchPreview";
 
 const options = {
   can_launch: true,
@@ -45,7 +45,8 @@ describe("the request count and estimate before launch", () => {
 
   it("estimates from this machine's measured speed, or says there is none yet", () => {
     const measured = { backend: "transformers", model: "S", seconds: 20, per_request_seconds: 2.5, load_seconds: 5, measured_by_run: 4 };
-    expect(estimateText(measured, "SmolLM2", 1)).toBe("SmolLM2: about 20 s on this machine (measured: 2.50 s a request and a 5 s model load).");
+    expect(estimateText(measured, "SmolLM2", 1)).toBe("SmolLM2: about 20 s on this machine (measured: 2.50 s a request and a 5 s start-up and model load).");
+    expect(estimateText({ ...measured, measured_by_run: null }, "SmolLM2", 1)).toBe(`SmolLM2: about 20 s (${TYPICAL}: 2.50 s a request and a 5 s start-up and model load).`);
     expect(estimateText({ ...measured, seconds: 1020, load_seconds: null }, "SmolLM2", 1)).toBe("SmolLM2: about 17 min 00 s on this machine (measured: 2.50 s a request).");
     expect(estimateText({ ...measured, seconds: null, per_request_seconds: null }, "SmolLM2", 1)).toBe(`SmolLM2: ${NO_ESTIMATE}.`);
     expect(NO_ESTIMATE).toBe("no estimate yet: first run of this model on this machine");

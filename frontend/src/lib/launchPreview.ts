@@ -21,6 +21,8 @@ export interface LaunchPreview {
 }
 
 export const NO_ESTIMATE = "no estimate yet: first run of this model on this machine";
+/** A model never run here with typical figures (the server's ``preview.TYPICAL``). */
+export const TYPICAL = "typical of a 2-core CPU, not measured on this machine yet";
 
 /** The chosen models as BACKEND:MODEL, suggested ones first (as the launch sends them). */
 export function chosenModels(form: LaunchForm, suggested: SuggestedModel[]): string[] {
@@ -55,6 +57,7 @@ export function estimateText(estimate: ModelEstimate, label: string, variants: n
   const load = estimate.load_seconds ?? 0;
   // each variant is its own run: its own load and requests
   const total = Math.max(variants, 1) * estimate.seconds;
-  const basis = load > 0 ? `${per.toFixed(2)} s a request and a ${formatDuration(load)} model load` : `${per.toFixed(2)} s a request`;
+  const basis = load > 0 ? `${per.toFixed(2)} s a request and a ${formatDuration(load)} start-up and model load` : `${per.toFixed(2)} s a request`;
+  if (estimate.measured_by_run == null) return `${label}: about ${formatDuration(total)} (${TYPICAL}: ${basis}).`;
   return `${label}: about ${formatDuration(total)} on this machine (measured: ${basis}).`;
 }

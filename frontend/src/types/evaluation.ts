@@ -67,9 +67,10 @@ export interface Run {
   generation_seconds: number | null;
   /** Requests done per second since started_at; null before it started. */
   throughput: number | null;
-  /** Seconds left while running: requests left x measured seconds per request (+ the rest of the model load). */
+  /** Seconds left while queued or running: requests left x seconds per request (an earlier run's before the
+   * first batch), + the rest of an earlier run's start-up and model load until the model is loaded. */
   eta_seconds: number | null;
-  /** While running: the runner loads the model, or generates; null before either. */
+  /** While running: the runner loads the model, or generates; null before either (queued, the runner starting). */
   phase: "loading" | "generating" | null;
   imported: boolean;
   created_by: string | null;

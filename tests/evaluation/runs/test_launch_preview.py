@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from evaluation.backends.registry import SMOLLM2_NAME
 from evaluation.models import ModelRun
+from evaluation.runs.preview import TYPICAL
 from tests.support.runs import BASE, World, build_world, client_for, launched
 
 pytestmark = pytest.mark.django_db
@@ -62,6 +64,16 @@ def test_estimate_from_the_models_measured_speed_and_load(world: World) -> None:
     assert random["load_seconds"] == pytest.approx(1.5)
     assert random["measured_by_run"] == earlier.pk
     assert silent["seconds"] is None
+
+
+def test_the_demo_model_has_a_typical_estimate_before_its_first_run(world: World) -> None:
+    """The launch page's preselected SmolLM2: its typical figures, marked as not measured."""
+    model = f"transformers:{SMOLLM2_NAME}"
+    answer = client_for(world.admin).get(PREVIEW, {"gold_standard": world.gold.pk, "model": model})
+    [estimate] = answer.json()["estimates"]
+    per_request, ready = TYPICAL["transformers", SMOLLM2_NAME]
+    assert estimate["seconds"] == pytest.approx(3 * per_request + ready)
+    assert estimate["measured_by_run"] is None
 
 
 @pytest.mark.parametrize(

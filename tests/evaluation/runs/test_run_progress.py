@@ -60,23 +60,70 @@ def test_estimate_is_requests_left_times_measured_seconds() -> None:
     ) == progress.Progress(None, None)
 
 
-def test_estimate_while_loading_counts_the_rest_of_the_load() -> None:
+def test_estimate_before_the_load_counts_the_rest_of_the_earlier_start_up_and_load() -> None:
     args = {"remaining": 6, "generated": 0, "generation_seconds": 0.0, "running_shards": 1}
-    ten_seconds_in = loading(NOW - timedelta(seconds=10))
+    earlier = {"earlier_per_request": 2.0, "earlier_ready": 40.0}
+    # queued: the whole start-up and load to come, the requests after them
+    queued = progress.estimate(environment={}, now=NOW, **earlier, **args)
+    assert queued == progress.Progress(None, 40.0 + 12.0)
+    # a worker started it 5 s ago, its runner has recorded nothing yet
+    started = NOW - timedelta(seconds=5)
+    starting = progress.estimate(environment={}, now=NOW, started_at=started, **earlier, **args)
+    assert starting == progress.Progress(None, 35.0 + 12.0)
+    # the runner loads the model (since 2 s): the same count, from the same start
+    two_seconds_in = loading(NOW - timedelta(seconds=2))
     found = progress.estimate(
-        environment=ten_seconds_in, now=NOW, earlier_per_request=2.0, earlier_load=40.0, **args
+        environment=two_seconds_in, now=NOW, started_at=started, **earlier, **args
     )
-    assert found == progress.Progress("loading", 30.0 + 12.0)
-    late = loading(NOW - timedelta(seconds=90))  # slower than last time: the load part is 0
+    assert found == progress.Progress("loading", 35.0 + 12.0)
+    # slower than last time: the load part is 0, the requests are all left
+    late = NOW - timedelta(seconds=90)
     assert progress.estimate(
-        environment=late, now=NOW, earlier_per_request=2.0, earlier_load=40.0, **args
+        environment=loading(late), now=NOW, started_at=late, **earlier, **args
     ) == progress.Progress("loading", 12.0)
-    # no earlier load known: loading, ETA unknown
+    # no earlier load known: ETA unknown
     assert progress.estimate(
-        environment=ten_seconds_in, now=NOW, earlier_per_request=2.0, **args
+        environment=loading(NOW), now=NOW, earlier_per_request=2.0, **args
     ) == progress.Progress("loading", None)
     assert progress.phase_of({"shard 0": {"phase": "generating"}, **loading(NOW)}) == "loading"
     assert progress.load_seconds_of({"shard 0": {"load_seconds": 3.5}, "other": 1}) == 3.5
+    record = {
+        "shard 0": {"start_seconds": 2.0, "load_seconds": 3.5},
+        "shard 1": {"load_seconds": 1},
+    }
+    assert progress.ready_seconds_of(record) == 5.5
+
+
+def test_estimate_counts_down_between_batches() -> None:
+    args = {"remaining": 6, "running_shards": 1, "now": NOW}
+    loaded_at = NOW - timedelta(seconds=3)
+    generating = {
+        "shard 0": {
+            "phase": "generating",
+            "loading_since": (loaded_at - timedelta(seconds=30)).isoformat(),
+            "load_seconds": 30.0,
+        }
+    }
+    # loaded 3 s ago, no batch yet: an earlier run's 2 s a request, less the 3 s since
+    assert progress.estimate(
+        environment=generating, generated=0, generation_seconds=0.0, earlier_per_request=2.0, **args
+    ) == progress.Progress("generating", 9.0)
+    # measured: 2.5 s a request, the last batch 4 s ago
+    assert progress.estimate(
+        environment=generating,
+        generated=4,
+        generation_seconds=10.0,
+        last_batch_at=NOW - timedelta(seconds=4),
+        **args,
+    ) == progress.Progress("generating", 11.0)
+    # longer than the estimate: 0 (finishing), never below
+    assert progress.estimate(
+        environment=generating,
+        generated=4,
+        generation_seconds=10.0,
+        last_batch_at=NOW - timedelta(seconds=60),
+        **args,
+    ) == progress.Progress("generating", 0.0)
 
 
 # --- through the API, with the runner --------------------------------------------------------
@@ -136,7 +183,8 @@ def test_the_run_says_it_loads_the_model_then_counts_down_from_measured_time(
         assert run["phase"] == "generating"
         per_request = run["generation_seconds"] / run["generated"]
         left = run["total"] - run["done"]
-        assert run["eta_seconds"] == pytest.approx(left * per_request)
+        # counted from the batch's end: the time since then (the read is right after it) is off
+        assert left * per_request - 1 <= run["eta_seconds"] <= left * per_request
     assert batches[-1][1]["eta_seconds"] == 0
     first = ModelRun.objects.get(pk=during_load["id"])
     load = first.environment["shard 0"]["load_seconds"]
