@@ -23,6 +23,7 @@ from simple_history.admin import SimpleHistoryAdmin
 
 from annotations.models import (
     Annotation,
+    AnnotatorCounter,
     Assignment,
     Document,
     GoldDocument,
@@ -300,6 +301,21 @@ class InvitationAdmin(admin.ModelAdmin):
     list_filter = ["role"]
     list_select_related = ["project", "created_by", "accepted_by"]
     exclude = ["token_hash"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(AnnotatorCounter)
+class AnnotatorCounterAdmin(admin.ModelAdmin):
+    """View only: each person's counted work in a project (kept by the database)."""
+
+    list_display = ["annotator", "project", "assigned_count", "submitted_count", "last_active"]
+    list_select_related = ["project", "annotator"]
+    search_fields = ["annotator__username", "project__name"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

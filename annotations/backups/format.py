@@ -283,6 +283,10 @@ def table_named(name: str) -> Table:
 
 # This app's models with rows of a project that are not archived, and why.
 NOT_ARCHIVED = (
+    (
+        "AnnotatorCounter",
+        "counters the database keeps; the restore's inserts count the rows again",
+    ),
     ("ImportUpload", "an unfinished import's uploaded bytes; a restored job does not run"),
     ("Invitation", "a single-use link to join; the restored project's admin invites again"),
     (

@@ -32,6 +32,7 @@ from annotations.models.imports import ImportJob, ImportUpload
 from annotations.models.invitations import Invitation
 from annotations.models.label_studio import LabelStudioAnnotator
 from annotations.models.projects import (
+    AnnotatorCounter,
     Assignment,
     CountersNotSaved,
     Document,
@@ -44,6 +45,7 @@ from annotations.models.taxonomy import Taxonomy, TaxonomyNode
 __all__ = [
     "ADJUDICATION",
     "Annotation",
+    "AnnotatorCounter",
     "Assignment",
     "CountersNotSaved",
     "Document",

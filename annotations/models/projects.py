@@ -3,15 +3,17 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 
 from annotations.items import PROJECT_KINDS
 from annotations.models.taxonomy import Taxonomy
 from annotations.naming import NAME_LENGTH
 
 # --- counters kept by the database ---------------------------------------------------------
-# Columns ending in ``_count`` on Project, Membership and Document are maintained by
-# database triggers (migration 0007, PostgreSQL and SQLite) on every insert, update and
-# delete of documents, assignments and annotations, however it is made (services,
+# Columns ending in ``_count`` on Project, Membership, Document and AnnotatorCounter (and
+# its ``last_active``) are maintained by database triggers (migrations 0007 and 0018,
+# PostgreSQL and SQLite) on every insert, update and delete of documents, assignments and
+# annotations, however it is made (services,
 # bulk_create, QuerySet.update/delete, the Django admin, raw SQL). ``save()`` never writes
 # them (a loaded row's values may be stale); ``annotations.services.counts.refresh_counts``
 # recomputes them from the rows.
@@ -248,3 +250,34 @@ class Assignment(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document} → {self.annotator}"
+
+
+class AnnotatorCounter(models.Model):
+    """One person's work in one project, counted by the database (migration 0018): a row
+    for everyone with assignments or annotations in the project, members or not (people who
+    left keep theirs). The progress page reads these instead of the rows."""
+
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="annotator_counters", db_index=False
+    )
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="annotator_counters"
+    )
+    assigned_count = counter("The person's assignments in the project.")
+    in_progress_count = counter("The person's annotations in progress in the project.")
+    submitted_count = counter("The person's submitted annotations in the project.")
+    started_count = counter("Documents assigned to the person with their annotation in progress.")
+    done_count = counter("Documents assigned to the person that they submitted.")
+    last_active = models.DateTimeField(
+        null=True, editable=False, help_text="The latest change of the person's annotations."
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "annotator"], name="annotator_counter_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.annotator} in {self.project}"

@@ -22,17 +22,14 @@ their per-annotator detail are read by ``document_page`` (one statement).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import (
     Case,
     CharField,
-    Count,
     Exists,
     F,
     Func,
@@ -46,7 +43,14 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Length
 
-from annotations.models import Annotation, Assignment, Document, Membership, Project
+from annotations.models import (
+    Annotation,
+    AnnotatorCounter,
+    Assignment,
+    Document,
+    Membership,
+    Project,
+)
 from annotations.orderings import disagreement_first
 from annotations.selectors.access import STAFF_ROLES, annotator_documents
 
@@ -265,53 +269,50 @@ def project_totals(project: Project) -> dict[str, int]:
 
 
 def _annotator_rows(project: Project, user: Any | None = None) -> list[AnnotatorProgress]:
-    """Per annotator: every annotator member and anyone with assignments or annotations in
-    the project (just ``user`` when given). Members' assignments come from their counters
-    (kept by the database); only people who left the project, whose remaining assignments
-    all hold their annotations, are counted row by row."""
-    annotations = Annotation.objects.filter(document__project=project)
-    members = Membership.objects.filter(project=project)
+    """Per person: every annotator member and anyone with assignments or annotations in the
+    project, members or not (just ``user`` when given), from the counters the database
+    keeps per (project, person) (``AnnotatorCounter``): no scan of the project's rows."""
+    counters = AnnotatorCounter.objects.filter(project=project).filter(
+        Q(assigned_count__gt=0) | Q(in_progress_count__gt=0) | Q(submitted_count__gt=0)
+    )
     if user is not None:
-        annotations = annotations.filter(annotator=user)
-        members = members.filter(user=user)
-    member_rows = list(members.values_list("user_id", "role", "assigned_count"))
-    assigned = {uid: n for uid, _, n in member_rows if n}
-    counts: dict[int, dict[str, int]] = defaultdict(lambda: {IN_PROGRESS: 0, SUBMITTED: 0})
-    last: dict[int, datetime] = {}
-    for row in annotations.values("annotator_id", "status").annotate(
-        n=Count("id"), last=Max("updated_at")
-    ):
-        uid = row["annotator_id"]
-        counts[uid][row["status"]] = row["n"]
-        last[uid] = max(last.get(uid, row["last"]), row["last"])
-    former = (set(counts) | ({user.pk} if user is not None else set())) - {
-        uid for uid, _, _ in member_rows
+        counters = counters.filter(annotator=user)
+    rows = {
+        uid: AnnotatorProgress(uid, name, assigned, in_progress, submitted, last)
+        for uid, name, assigned, in_progress, submitted, last in counters.values_list(
+            "annotator_id",
+            "annotator__username",
+            "assigned_count",
+            "in_progress_count",
+            "submitted_count",
+            "last_active",
+        )
     }
-    if former:
-        assigned.update(
-            Assignment.objects.filter(document__project=project, annotator_id__in=former)
-            .values("annotator_id")
-            .annotate(n=Count("id"))
-            .values_list("annotator_id", "n")
-        )
-    annotators = {uid for uid, role, _ in member_rows if role == Membership.Role.ANNOTATOR}
-    ids = set(assigned) | set(counts) | annotators
     if user is not None:
-        ids.add(user.pk)
-    names = dict(get_user_model().objects.filter(pk__in=ids).values_list("id", "username"))
-    rows = [
-        AnnotatorProgress(
-            id=uid,
-            username=names[uid],
-            assigned=assigned.get(uid, 0),
-            in_progress=counts[uid][IN_PROGRESS] if uid in counts else 0,
-            submitted=counts[uid][SUBMITTED] if uid in counts else 0,
-            last_active=last.get(uid),
-        )
-        for uid in ids
-        if uid in names
-    ]
-    return sorted(rows, key=lambda r: r.username)
+        rows.setdefault(user.pk, AnnotatorProgress(user.pk, user.username, 0, 0, 0, None))
+    else:
+        members = Membership.objects.filter(project=project, role=Membership.Role.ANNOTATOR)
+        for uid, name in members.values_list("user_id", "user__username"):
+            rows.setdefault(uid, AnnotatorProgress(uid, name, 0, 0, 0, None))
+    return sorted(rows.values(), key=lambda r: r.username)
+
+
+def _own_totals(user: Any, project: Project) -> dict[str, int]:
+    """An annotator's own queue by their status of each assigned document, from their
+    counters (``AnnotatorCounter``)."""
+    mine = AnnotatorCounter.objects.filter(project=project, annotator=user).values_list(
+        "assigned_count", "done_count", "started_count"
+    )
+    assigned, done, started = mine.first() or (0, 0, 0)
+    return {
+        "documents": assigned,
+        "done": done,
+        "in_progress": started,
+        "todo": assigned - done - started,
+        "unassigned": 0,
+        "assignments": assigned,
+        "submitted": done,
+    }
 
 
 def project_progress(user: Any, project: Project, role: str | None) -> dict[str, Any]:
@@ -326,26 +327,7 @@ def project_progress(user: Any, project: Project, role: str | None) -> dict[str,
         totals = project_totals(Project.objects.get(pk=project.pk))  # fresh counters
         rows = _annotator_rows(project)
     else:
-        assigned = Assignment.objects.filter(document=OuterRef("pk"), annotator=user)
-        counts = dict.fromkeys(MY_STATUSES, 0)
-        for row in (
-            Document.objects.filter(Exists(assigned), project=project)
-            .annotate(status=my_status_expression(user))
-            .values("status")
-            .annotate(n=Count("id"))
-            .order_by()
-        ):
-            counts[row["status"]] = row["n"]
-        mine = sum(counts.values())
-        totals = {
-            "documents": mine,
-            "done": counts["submitted"],
-            "in_progress": counts["in_progress"],
-            "todo": counts["todo"],
-            "unassigned": 0,
-            "assignments": mine,
-            "submitted": counts["submitted"],
-        }
+        totals = _own_totals(user, project)
         rows = _annotator_rows(project, user)
     return {
         "role": role,

@@ -1,5 +1,5 @@
 """Recompute the counters the database keeps (``annotations.models``: "counters kept by the
-database"; triggers of migration 0007).
+database"; triggers of migrations 0007 and 0018).
 
 The triggers keep every ``*_count`` column right on every write, so no service needs to
 call anything here. ``refresh_counts`` recomputes them from the rows: a repair after
@@ -66,9 +66,35 @@ _MEMBERS = """UPDATE annotations_membership SET
 WHERE project_id IN ({ids})"""
 
 
+_WORKERS_CLEAR = "DELETE FROM annotations_annotatorcounter WHERE project_id IN ({ids})"
+
+# every (project, person) with assignments or annotations: a fresh row
+_WORKERS = """INSERT INTO annotations_annotatorcounter (project_id, annotator_id, assigned_count,
+    in_progress_count, submitted_count, started_count, done_count, last_active)
+SELECT project_id, annotator_id, sum(assigned), sum(in_progress), sum(submitted),
+       sum(started), sum(done), max(t)
+FROM (
+    SELECT d.project_id, a.annotator_id, 0 AS assigned,
+        CASE WHEN a.status = 'in_progress' THEN 1 ELSE 0 END AS in_progress,
+        CASE WHEN a.status = 'submitted' THEN 1 ELSE 0 END AS submitted,
+        0 AS started, 0 AS done, a.updated_at AS t
+    FROM annotations_annotation a JOIN annotations_document d ON d.id = a.document_id
+    WHERE d.project_id IN ({ids})
+    UNION ALL
+    SELECT d.project_id, s.annotator_id, 1, 0, 0,
+        CASE WHEN a.status = 'in_progress' THEN 1 ELSE 0 END,
+        CASE WHEN a.status = 'submitted' THEN 1 ELSE 0 END, NULL
+    FROM annotations_assignment s JOIN annotations_document d ON d.id = s.document_id
+    LEFT JOIN annotations_annotation a ON a.document_id = s.document_id
+        AND a.annotator_id = s.annotator_id
+    WHERE d.project_id IN ({ids})
+) x GROUP BY project_id, annotator_id"""
+
+
 def refresh_counts(*, project_ids: Sequence[int] | None = None) -> None:
-    """Recompute the documents', projects' and members' counters of the given projects
-    (every project when None) from their documents, assignments and annotations."""
+    """Recompute the documents', projects', members' and people's (``AnnotatorCounter``)
+    counters of the given projects (every project when None) from their documents,
+    assignments and annotations."""
     with transaction.atomic():
         projects = Project.objects.select_for_update().order_by("pk")
         if project_ids is not None:
@@ -78,5 +104,5 @@ def refresh_counts(*, project_ids: Sequence[int] | None = None) -> None:
             return
         listed = ", ".join(str(pk) for pk in ids)
         with connection.cursor() as cursor:
-            for sql in (_DOCUMENTS, _PROJECTS, _MEMBERS):
+            for sql in (_DOCUMENTS, _PROJECTS, _MEMBERS, _WORKERS_CLEAR, _WORKERS):
                 cursor.execute(sql.format(ids=listed))

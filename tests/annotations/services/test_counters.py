@@ -12,7 +12,14 @@ from django.contrib.auth.models import User
 from django.db import connection
 from django.utils import timezone
 
-from annotations.models import Annotation, Assignment, Document, Membership, Project
+from annotations.models import (
+    Annotation,
+    AnnotatorCounter,
+    Assignment,
+    Document,
+    Membership,
+    Project,
+)
 from annotations.services.annotations import (
     reopen_annotation,
     start_annotation,
@@ -55,6 +62,7 @@ def expected(project: Project) -> dict[str, object]:
             mine.filter(status="submitted", document__in=assigned.values("document")).count(),
         )
     return {
+        "workers": expected_workers(project),
         "project": (
             len(docs),
             statuses["done"],
@@ -68,9 +76,52 @@ def expected(project: Project) -> dict[str, object]:
     }
 
 
+def expected_workers(project: Project) -> dict[int, tuple]:
+    """Per person with assignments or annotations in the project (members or not):
+    (assigned, in progress, submitted, assigned and in progress, assigned and submitted,
+    latest annotation change)."""
+    rows = [Assignment.objects, Annotation.objects]
+    people = {
+        uid
+        for objects in rows
+        for uid in objects.filter(document__project=project).values_list("annotator", flat=True)
+    }
+    out = {}
+    for uid in people:
+        mine = Annotation.objects.filter(annotator=uid, document__project=project)
+        assigned = Assignment.objects.filter(annotator=uid, document__project=project)
+        on_assigned = mine.filter(document__in=assigned.values("document"))
+        out[uid] = (
+            assigned.count(),
+            mine.filter(status="in_progress").count(),
+            mine.filter(status="submitted").count(),
+            on_assigned.filter(status="in_progress").count(),
+            on_assigned.filter(status="submitted").count(),
+            max(mine.values_list("updated_at", flat=True), default=None),
+        )
+    return out
+
+
+def stored_workers(project: Project) -> dict[int, tuple]:
+    """The ``AnnotatorCounter`` rows of the project that count something."""
+    return {
+        c.annotator_id: (
+            c.assigned_count,
+            c.in_progress_count,
+            c.submitted_count,
+            c.started_count,
+            c.done_count,
+            c.last_active,
+        )
+        for c in AnnotatorCounter.objects.filter(project=project)
+        if c.assigned_count or c.in_progress_count or c.submitted_count or c.last_active
+    }
+
+
 def stored(project: Project) -> dict[str, object]:
     p = Project.objects.get(pk=project.pk)
     return {
+        "workers": stored_workers(project),
         "project": (
             p.document_count,
             p.done_count,
@@ -186,6 +237,11 @@ def test_refresh_counts_repairs_counters(team) -> None:
             "UPDATE annotations_membership SET assigned_count = 0 WHERE project_id = %s",
             [project.pk],
         )
+        cursor.execute(
+            "UPDATE annotations_annotatorcounter SET assigned_count = 9, done_count = 4, "
+            "last_active = NULL WHERE project_id = %s",
+            [project.pk],
+        )
     assert stored(project) != good
     refresh_counts(project_ids=[project.pk])
     assert stored(project) == good
@@ -233,3 +289,33 @@ def test_a_span_save_does_not_lock_the_project_row() -> None:
     finally:
         other.close()
     assert Project.objects.get(pk=project.pk).submitted_count == 1
+
+
+def test_people_counters_follow_leaving_and_the_latest_change(team) -> None:
+    """A person's counters (``AnnotatorCounter``) outlive their membership, and their latest
+    change follows bumps, a time set back, a deleted annotation and a moved one."""
+    project, (a, b, c), admin, docs = team
+    assign_to_annotators(project=project, annotators=[a, b], per_document=1, seed=4)
+    mine = [d for d in docs if Assignment.objects.filter(document=d, annotator=a).exists()]
+    first = start_annotation(document=mine[0], annotator=a)
+    second = start_annotation(document=mine[1], annotator=a)
+    unassigned = Annotation.objects.create(document=docs[-1], annotator=c)  # not assigned
+    submit_annotation(annotation=first, by=a)
+    check(project)
+    Membership.objects.filter(project=project, user=a).delete()  # a leaves, work stays
+    check(project)
+    assert stored_workers(project)[a.pk][2] == 1
+    later = timezone.now() + timezone.timedelta(hours=1)
+    Annotation.objects.filter(pk=second.pk).update(revision=3, updated_at=later)
+    check(project)
+    Annotation.objects.filter(pk=second.pk).update(updated_at=later - timezone.timedelta(days=1))
+    check(project)
+    Annotation.objects.filter(pk=first.pk).update(updated_at=later)
+    Annotation.objects.filter(pk=first.pk).delete()
+    check(project)
+    Annotation.objects.filter(pk=unassigned.pk).update(annotator=b)  # moved to b
+    check(project)
+    Assignment.objects.filter(annotator=a).delete()
+    Annotation.objects.filter(annotator=a).delete()
+    check(project)
+    assert a.pk not in stored_workers(project)
