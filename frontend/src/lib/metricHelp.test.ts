@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PROFILES } from "../pages/leaderboard/ProfileSwitch";
+import { REVIEW_METRICS } from "../pages/review/dashboard/ReviewPage";
 import { METRIC_HELP, helpFor, helpTitle, metricHelp } from "./metricHelp";
 
 describe("metric help", () => {
@@ -13,6 +14,12 @@ describe("metric help", () => {
     expect(metricHelp("paper")?.text).toMatch(/MAFALDA/);
     expect(metricHelp("no such figure")).toBeNull();
     expect(metricHelp(null)).toBeNull();
+  });
+
+  it("explains every agreement figure of the review dashboard", () => {
+    const labels = helpFor(REVIEW_METRICS).map((h) => h.label);
+    expect(labels).toEqual(["Krippendorff's α", "MASI", "Jaccard", "Fleiss' κ", "Cohen's κ", "disjunctive F1", "per-label α"]);
+    expect(helpTitle("fleiss kappa")).toMatch(/^Fleiss' κ: .*chance/);
   });
 
   it("keeps every explanation to one short line", () => {

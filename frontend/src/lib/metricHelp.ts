@@ -74,6 +74,16 @@ export const METRIC_HELP: Record<string, MetricHelp> = {
   alpha: { label: "Krippendorff's α", text: "Agreement between raters corrected for chance (Krippendorff, 1980): 1 is perfect, 0 is chance level." },
   "alpha interval": { label: "α interval", text: "Krippendorff's α treating ratings as numbers (the size of a disagreement matters)." },
   "alpha ordinal": { label: "α ordinal", text: "Krippendorff's α treating ratings as ranks only (order matters, distances do not)." },
+  "fleiss kappa": {
+    label: "Fleiss' κ",
+    text: "Agreement of several annotators on one category per sentence (its label set taken as one category), corrected for chance (Fleiss, 1971): 1 is perfect, 0 is chance level.",
+  },
+  "cohen kappa": { label: "Cohen's κ", text: "Agreement of two annotators on one category per sentence, corrected for chance (Cohen, 1960): 1 is perfect, 0 is chance level." },
+  "disjunctive f1": {
+    label: "disjunctive F1",
+    text: "One annotator's spans scored against another's taken as the gold (profile paper): a span counts if its label is any of the other's labels for it.",
+  },
+  "per-label alpha": { label: "per-label α", text: "Krippendorff's α for one label alone: whether each sentence has it or not, by each annotator." },
   rho: { label: "Spearman's ρ", text: "Rank correlation between the mean human rating of each item and the judge's score (−1 to 1)." },
 };
 

@@ -1,10 +1,12 @@
 import { useMemo, useState } from "preact/hooks";
 import { http } from "../../../api";
 import { Crumbs } from "../../../components/Crumbs";
+import { MetricLegend } from "../../../components/MetricLegend";
 import { LoadErrorMessage } from "../../../components/PageMessage";
 import { ProjectNav } from "../../../components/ProjectNav";
 import { TopBar } from "../../../components/TopBar";
 import { usePoll, useResource } from "../../../hooks/useResource";
+import { helpTitle } from "../../../lib/metricHelp";
 import { useProject } from "../../../hooks/useProject";
 import { paths } from "../../../router";
 import type { AgreementAnswer, GoldList, Me } from "../../../types";
@@ -16,6 +18,8 @@ import "./review.css";
 const LEVELS = ["2", "1", "0"];
 const LEVEL_NAMES: Record<string, string> = { "0": "fallacy or not", "1": "categories", "2": "types" };
 const DISTANCE_NAMES = { masi: "MASI", jaccard: "Jaccard" } as const;
+/** The figures of the page, explained in its legend (lib/metricHelp). */
+export const REVIEW_METRICS = ["alpha", "masi", "jaccard", "fleiss kappa", "cohen kappa", "disjunctive f1", "per-label alpha"];
 
 /** Agreement between a project's annotators: headline figures, heatmaps, per-label α, co-occurrence. */
 export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
@@ -129,7 +133,7 @@ export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
           <>
             <div class="rv-headline">
               {(["masi", "jaccard"] as const).map((d) => (
-                <div key={d} class={`rv-figure${d === distance ? " rv-selected" : ""}`} data-testid={`rv-figure-${d}`}>
+                <div key={d} class={`rv-figure${d === distance ? " rv-selected" : ""}`} data-testid={`rv-figure-${d}`} title={helpTitle(d)}>
                   Krippendorff's α ({DISTANCE_NAMES[d]})
                   <b data-testid={d === distance ? "rv-alpha" : undefined}>
                     <span data-testid={`rv-alpha-${d}`}>{fmt(figures.alpha[d].value)}</span>
@@ -139,11 +143,12 @@ export function ReviewPage({ me, projectId }: { me: Me; projectId: number }) {
                   </span>
                 </div>
               ))}
-              <div class="rv-figure">
+              <div class="rv-figure" title={helpTitle("fleiss kappa")}>
                 Fleiss' κ<b data-testid="rv-fleiss">{fmt(figures.fleiss_kappa.value)}</b>
                 <span class="muted">{figures.fleiss_kappa.reason ?? `${figures.fleiss_kappa.units} sentences`}</span>
               </div>
             </div>
+            <MetricLegend names={REVIEW_METRICS} />
             <p class="rv-provenance" data-testid="rv-provenance">
               Computed from annotations {(data.hash ?? data.key).slice(0, 12)} with {Object.entries(data.libraries ?? {}).map(([k, v]) => `${k} ${v}`).join(", ")}
               {data.gold_standard ? `; compared with gold v${data.gold_standard.version}` : ""}.
