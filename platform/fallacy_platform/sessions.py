@@ -6,6 +6,8 @@
   ``ModelBackend`` load as ``UserBackend``'s (the same users by the same rules), so nobody
   who logged in through ``ModelBackend`` is logged out. A cache that cannot be reached (a
   restarting Redis) is skipped: sessions are then read from and written to the database only.
+  So is a cache the web processes do not all share (``SESSION_CACHE_SHARED`` false: each
+  host's own files), where a logout on one host would leave the session cached on another.
 - ``UserBackend`` (``AUTHENTICATION_BACKENDS``): ``ModelBackend`` (same passwords,
   permissions and inactive-user rule); only ``get_user``, read on every browser request, is
   SQL written out. Measured with the session's read (cProfile under ``bench/read_api.py``'s
@@ -19,6 +21,7 @@ import logging
 from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.sessions.backends import cached_db
@@ -70,10 +73,36 @@ class _TolerantCache:
         return bool(self.has_key(key))
 
 
+class _NoCache:
+    """A cache that holds nothing: every session is read from the database."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return default
+
+    def set(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def delete(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    async def aget(self, key: str, default: Any = None) -> Any:
+        return default
+
+    async def aset(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    async def adelete(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def __contains__(self, key: str) -> bool:
+        return False
+
+
 class SessionStore(cached_db.SessionStore):
     def __init__(self, session_key: str | None = None) -> None:
         super().__init__(session_key)
-        self._cache = _TolerantCache(self._cache)
+        shared = settings.SESSION_CACHE_SHARED
+        self._cache = _TolerantCache(self._cache) if shared else _NoCache()
 
     def load(self) -> dict[str, Any]:
         data = super().load()

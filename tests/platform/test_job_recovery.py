@@ -18,19 +18,18 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from tests.support.jobs import DatabaseTemplates, JobEnv, postgres_services, wait_for
 from tests.support.openai_server import openai_server
-from tests.support.processes import PYTHON, ROOT, celery_worker, embedded_env, free_port, stop
+from tests.support.processes import PYTHON, ROOT, celery_worker, embedded_env, stop
+from tests.support.redis_server import scratch_redis
 
 pytestmark = pytest.mark.slow
 
@@ -221,55 +220,6 @@ def test_an_import_whose_process_died_is_failed_by_the_sweep(
 
 
 # --- Redis restarts -------------------------------------------------------------------------
-
-
-@contextmanager
-def scratch_redis(folder: Path) -> Iterator[dict]:
-    """A redis-server of our own on a free port (never the shared one), restartable."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed")
-    port = free_port()
-    folder.mkdir(parents=True, exist_ok=True)
-    state: dict = {"port": port, "process": None}
-
-    def start() -> None:
-        state["process"] = subprocess.Popen(
-            [
-                binary,
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--dir",
-                str(folder),
-            ],
-            stdout=subprocess.DEVNULL,
-        )
-        wait_for(lambda: _redis_answers(port), timeout=20)
-
-    def halt() -> None:
-        state["process"].terminate()
-        state["process"].wait(timeout=20)
-
-    state.update(start=start, stop=halt)
-    start()
-    try:
-        yield state
-    finally:
-        if state["process"].poll() is None:
-            halt()
-
-
-def _redis_answers(port: int) -> bool:
-    import redis
-
-    try:
-        return bool(redis.Redis(port=port, socket_connect_timeout=0.5).ping())
-    except redis.exceptions.ConnectionError:
-        return False
 
 
 API_SCRIPT = """

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
 from django.core.cache import cache
+from django.test import override_settings
 from django.utils import timezone
 from fallacy_platform.authentication import TokenAuthentication
 from fallacy_platform.sessions import LEGACY_BACKEND, SessionStore, UserBackend
@@ -53,6 +54,7 @@ def cached(key: str) -> Any:
     return cache.get(SessionStore.cache_key_prefix + key)
 
 
+@override_settings(SESSION_CACHE_SHARED=True)
 def test_a_login_holds_until_logout(alice: User) -> None:
     client = logged_in(alice)
     assert me(client) == "alice"
@@ -64,12 +66,24 @@ def test_a_login_holds_until_logout(alice: User) -> None:
     assert cached(session.session_key) is None
 
 
+@override_settings(SESSION_CACHE_SHARED=True)
 def test_a_session_the_cache_lost_is_read_from_the_database(alice: User) -> None:
     client = logged_in(alice)
     key = client.cookies[settings.SESSION_COOKIE_NAME].value
     cache.delete(SessionStore.cache_key_prefix + key)
     assert me(client) == "alice"
     assert cached(key)["_auth_user_id"] == str(alice.pk)  # cached again
+
+
+@override_settings(SESSION_CACHE_SHARED=False)
+def test_a_cache_not_shared_by_every_web_host_holds_no_session(alice: User) -> None:
+    """Web hosts with their own cache each (``tests/platform/test_web_tier.py``): a session
+    is read from the database only, so a logout holds on every host."""
+    client = logged_in(alice)
+    key = client.cookies[settings.SESSION_COOKIE_NAME].value
+    assert me(client) == "alice" and cached(key) is None
+    Session.objects.all().delete()  # a logout on another host
+    assert me(client) == 403
 
 
 def test_expired_unknown_and_tampered_sessions_are_none(alice: User) -> None:
