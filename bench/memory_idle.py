@@ -1,11 +1,13 @@
-"""Idle memory of ``manage.py serve`` (web + worker, every process) after an import.
+"""Idle memory of ``manage.py serve`` (web + worker, every process) after a start and after
+an import.
 
 In a temporary ``FALLACY_DATA_DIR`` (the embedded default: SQLite, filesystem broker):
 migrate, make a superuser and a project, start ``manage.py serve`` (with ``--serve-args``
 passed through, to compare configurations), import a 2 MiB text file through the REST API
 (over 1 MiB: the Celery worker imports it), read the project list, the document list and
 open a document, wait until idle, then sum RSS and PSS (``/proc/<pid>/smaps_rollup``) over
-the serve process and all its descendants, and list them. Also lists heavy modules loaded
+the serve process and all its descendants, and list them; the same sums are taken once
+before the import, idle after the start. Also lists heavy modules loaded
 by no process at idle (torch, transformers, scipy, nltk, statsmodels, ...: checked through
 ``/proc/<pid>/maps`` for their shared libraries).
 
@@ -171,8 +173,18 @@ def import_and_read(base: str) -> tuple[dict[str, Any], int, int]:
     return job, i, size
 
 
+def totals(rows: list[dict]) -> tuple[float, float]:
+    """RSS and PSS (MiB) summed over ``rows``."""
+    return sum(r["rss"] for r in rows) / 1024, sum(r["pss"] for r in rows) / 1024
+
+
 def print_memory(
-    args: argparse.Namespace, job: dict[str, Any], texts: int, size: int, rows: list[dict]
+    args: argparse.Namespace,
+    job: dict[str, Any],
+    texts: int,
+    size: int,
+    rows: list[dict],
+    started: list[dict],
 ) -> None:
     print(f"machine:  {describe_machine()}")
     print(f"serve:    manage.py serve {args.serve_args}".rstrip())
@@ -184,10 +196,11 @@ def print_memory(
             f"  {row['pid']:>7} {row['rss'] / 1024:>8.1f} {row['pss'] / 1024:>8.1f}  "
             f"{row['cmd'][:90]}{heavy}"
         )
-    rss = sum(r["rss"] for r in rows) / 1024
-    pss = sum(r["pss"] for r in rows) / 1024
+    rss_start, pss_start = totals(started)
+    print(f"started:  {len(started)} processes, RSS {rss_start:.0f} MiB, PSS {pss_start:.0f} MiB")
+    rss, pss = totals(rows)
     print(
-        f"total:    {len(rows)} processes, RSS {rss:.0f} MiB, PSS {pss:.0f} MiB "
+        f"used:     {len(rows)} processes, RSS {rss:.0f} MiB, PSS {pss:.0f} MiB "
         f"(target <= 400 MiB RSS: {'met' if rss <= 400 else 'NOT met'})"
     )
 
@@ -211,6 +224,8 @@ def main() -> None:
         base = f"http://{HOST}:{port}"
         try:
             wait_until_serving(base, serve)
+            time.sleep(args.idle)
+            started = [memory(pid) for pid in children(serve.pid)]
             job, texts, size = import_and_read(base)
             time.sleep(args.idle)
             rows = [memory(pid) for pid in children(serve.pid)]
@@ -220,7 +235,7 @@ def main() -> None:
                 serve.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 os.killpg(serve.pid, signal.SIGKILL)
-    print_memory(args, job, texts, size, rows)
+    print_memory(args, job, texts, size, rows, started)
 
 
 if __name__ == "__main__":
