@@ -3,11 +3,15 @@ aside), no function over 80 lines. Plain ``ast`` walks of the source files; no d
 
 An import anywhere in a file counts (module level and inside functions), except under
 ``if TYPE_CHECKING:``; a package's ``__init__`` counts as a module like any other, so its
-re-exports are edges too."""
+re-exports are edges too. Importing ``a.b.c`` first runs ``a/__init__.py`` and
+``a/b/__init__.py``, so it is an edge to each of those packages too (but not to the packages
+the importing module is itself inside, which are already being imported)."""
 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -138,7 +142,23 @@ def project_imports(module: Module, modules: dict[str, Module]) -> list[Import]:
                 for alias in statement.names
             ]
         found.extend(Import(target, statement.lineno) for target in targets if target)
-    return found
+    return found + parent_packages(module, found, modules)
+
+
+def parent_packages(
+    module: Module, found: list[Import], modules: dict[str, Module]
+) -> list[Import]:
+    """The packages whose ``__init__`` importing each of ``found`` runs first, other than
+    ``module`` and the packages it is inside."""
+    parents = []
+    for imported in found:
+        parts = imported.target.split(".")
+        for end in range(1, len(parts)):
+            parent = ".".join(parts[:end])
+            inside = module.name == parent or module.name.startswith(f"{parent}.")
+            if parent in modules and not inside:
+                parents.append(Import(parent, imported.line))
+    return parents
 
 
 def import_graph(modules: dict[str, Module]) -> dict[str, dict[str, int]]:
@@ -326,6 +346,30 @@ def test_the_cycle_finder_reports_each_cycle_and_nothing_else(tmp_path: Path) ->
     ]
     pkg_report = next(report for report in cycles if report.startswith("pkg "))
     assert f"{tmp_path / 'pkg/a.py'}:4 pkg.a imports pkg.b" in pkg_report
+
+
+def test_the_cycle_finder_sees_a_cycle_through_a_package_s_init(tmp_path: Path) -> None:
+    """``other.b`` imports ``pkg.c``, which runs ``pkg/__init__.py`` first; it re-exports
+    ``pkg.a``, which imports ``other.b`` while it is half done: an ImportError at run time,
+    though no module imports one that imports it back."""
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "from pkg.a import helper\n",
+            "pkg/a.py": "from other.b import thing\n\ndef helper():\n    return thing\n",
+            "pkg/c.py": "value = 2\n",
+            "other/__init__.py": "",
+            "other/b.py": "from pkg.c import value\nthing = value\n",
+        },
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", "import other.b"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert "partially initialized module 'other.b'" in ran.stderr
+    cycles = import_cycles([SourceRoot(tmp_path, ("pkg", "other"))])
+    assert [report.splitlines()[0].split(" (")[0] for report in cycles] == [
+        "other.b -> pkg -> pkg.a -> other.b"
+    ]
 
 
 def test_the_length_checks_report_long_functions_and_modules(tmp_path: Path) -> None:
