@@ -129,19 +129,15 @@ def published_mafalda_mapping() -> LevelMapping:
 def mafalda_mapping(preset_path: Path = PRESET_PATH) -> LevelMapping:
     """MAFALDA from the project's preset file if present, else the published table.
 
-    Only a missing file or loader falls back; a preset that fails to load is an error.
+    Only a missing file or reader falls back (the scoring package installed on its own has
+    neither ``annotations`` nor its presets); a preset that fails to load is an error.
     """
     if not preset_path.exists():
         return published_mafalda_mapping()
     try:
-        from annotations import taxonomy_files
+        from annotations.taxonomy_files import read_taxonomy_file
     except ImportError:
         return published_mafalda_mapping()
-    read = getattr(taxonomy_files, "read_taxonomy_file", None) or getattr(
-        taxonomy_files, "load_taxonomy_file", None
-    )
-    if read is None:
-        return published_mafalda_mapping()
-    spec = read(preset_path)
+    spec = read_taxonomy_file(preset_path)
     aliases = {alias: type_.name for type_ in spec.types() for alias in type_.aliases}
     return LevelMapping(spec.type_to_category(), aliases, name=f"preset:{preset_path.name}")
