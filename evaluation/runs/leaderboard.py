@@ -339,8 +339,19 @@ def _metrics(row: dict[str, Any]) -> list[float | None]:
     return values
 
 
+def export_kind(row: dict[str, Any]) -> str:
+    """What a row is, in the exports: ``human`` (an annotator), ``baseline`` (a run of a
+    baseline backend), ``imported`` (published outputs, a harness's log) or ``model``."""
+    if row["kind"] == "annotator":
+        return "human"
+    if row.get("baseline"):
+        return "baseline"
+    return "imported" if row.get("imported") else "model"
+
+
 def to_csv(board: dict[str, Any]) -> str:
-    """One line per row, columns ``CSV_COLUMNS`` (empty cells for missing numbers)."""
+    """One line per row, columns ``CSV_COLUMNS`` (empty cells for missing numbers); ``kind``
+    is ``export_kind``."""
     out = io.StringIO()
     writer = csv_writer(out)
     writer.writerow(CSV_COLUMNS)
@@ -348,7 +359,7 @@ def to_csv(board: dict[str, Any]) -> str:
         seconds = row["seconds"]
         writer.writerow(
             [
-                row["kind"],
+                export_kind(row),
                 row["name"],
                 row["model"] or "",
                 row["backend"] or "",
@@ -409,7 +420,8 @@ def _partial(row: dict[str, Any]) -> bool:
 
 def _latex_name(row: dict[str, Any]) -> str:
     """The row's escaped name, its coverage when partial, * when it differs from the next."""
-    name = row["name"] + (" (human)" if row["kind"] == "annotator" else "")
+    kind = export_kind(row)
+    name = row["name"] + (f" ({kind})" if kind in ("human", "baseline") else "")
     coverage = row["coverage"]
     if coverage["texts"] != coverage["of"]:
         name += f" ({coverage['texts']}/{coverage['of']} texts)"
@@ -418,12 +430,17 @@ def _latex_name(row: dict[str, Any]) -> str:
 
 
 def to_latex(board: dict[str, Any], digits: int = 3) -> str:
-    """A booktabs ``tabular`` in a ``table`` float: system, prompt variant, P/R/F1 at
-    each level, the level-2 F1 interval; the best F1 of each level among the rows scored on
-    every text in bold (ties too; a partial row, its coverage by its name, never is)."""
+    """A booktabs ``tabular`` in a ``table`` float: system (humans and baselines marked),
+    prompt variant, P/R/F1 at each level, the level-2 F1 interval; the best F1 of each level
+    among the rows scored on every text in bold (ties too; a partial row, its coverage by its
+    name, never is, nor a baseline)."""
     rows = board["rows"]
     cells = [[_number(value, digits) for value in _metrics(row)] for row in rows]
-    whole = [cell for row, cell in zip(rows, cells, strict=True) if not _partial(row)]
+    whole = [
+        cell
+        for row, cell in zip(rows, cells, strict=True)
+        if not _partial(row) and not row.get("baseline")
+    ]
     for column in (2, 5, 8):  # F1 of levels 0, 1, 2
         values = [row[column] for row in whole if row[column]]
         best = max(values, key=float) if values else None

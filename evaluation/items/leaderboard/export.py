@@ -1,12 +1,14 @@
 """The item results as CSV and LaTeX (plain functions of the board, no Django).
 
-CSV: one line per row and profile: who, the profile, its group, rank and coverage, each
+CSV: one line per row and profile: who (``kind``: ``model``, ``baseline``, ``imported`` or
+``human``), the profile, its group, rank and coverage, each
 task's primary figure (and a free-text field's judge mean), each skill, the overall, then
 every figure of the board: ``FIELD:METRIC`` for a single figure, ``FIELD:METRIC:LABEL`` for a
 per-label one, ``FIELD:predicted:LABEL`` and ``FIELD:gold:LABEL`` for the label counts.
 
-LaTeX: per profile, a booktabs table of the rows with every single figure (the best of each
-column in bold) and the overall, and a table per per-label figure (labels down, rows across).
+LaTeX: per profile, a booktabs table of the rows (humans and baselines marked) with every
+single figure (the best of each column in bold, never a baseline's) and the overall, and a
+table per per-label figure (labels down, rows across).
 """
 
 from __future__ import annotations
@@ -72,6 +74,11 @@ def _task_cells(board: dict[str, Any], row: dict[str, Any]) -> list[str]:
     return cells
 
 
+def export_kind(row: dict[str, Any]) -> str:
+    """``baseline`` for a baseline backend's run, else the row's kind (model, imported, human)."""
+    return "baseline" if row.get("baseline") else row["kind"]
+
+
 def to_csv(board: dict[str, Any]) -> str:
     """See the module docstring."""
     out = io.StringIO()
@@ -99,7 +106,7 @@ def to_csv(board: dict[str, Any]) -> str:
         coverage = row["coverage"]
         writer.writerow(
             [
-                row["kind"],
+                export_kind(row),
                 row["name"],
                 row["model"] or "",
                 row["backend"] or "",
@@ -157,7 +164,8 @@ def _table(caption: str, header: list[str], body: list[list[str]], align: str) -
 
 
 def _who(row: dict[str, Any]) -> str:
-    name = row["name"] + (" (human)" if row["kind"] == "human" else "")
+    kind = export_kind(row)
+    name = row["name"] + (f" ({kind})" if kind in ("human", "baseline") else "")
     return latex_escape(f"{name}, {row['variant_label']}")
 
 
@@ -175,7 +183,11 @@ def _profile_tables(board: dict[str, Any], profile: str, digits: int) -> list[st
             cells.append("--" if value is None else _number(value, digits))
         cells.append("--" if row["overall"] is None else _number(row["overall"], digits))
         body.append(cells)
-    complete = [row["coverage"]["items"] >= row["coverage"]["of"] for row in rows]
+    # a partial row or a baseline is never a column's best
+    complete = [
+        row["coverage"]["items"] >= row["coverage"]["of"] and not row.get("baseline")
+        for row in rows
+    ]
     for column in range(3, 3 + len(keys) + 1):
         _bold_best(body, column, complete)
     subset = (board.get("subset") or {}).get("name")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.models import RunScore
+from evaluation.runs.leaderboard import latex_escape
 from tests.support.runs import LEADERBOARD, S1, World, build_world, client_for, finish, launched
 
 pytestmark = pytest.mark.django_db
@@ -83,16 +84,21 @@ def test_leaderboard_csv_and_latex(world: World) -> None:
     assert table[0] == (
         header + "L2_F1_low,L2_F1_high,unparseable,requests,seconds," + comparison
     ).split(",") + ["next_p", "next_significant"]
+    # what each row is: the random backend's run a baseline, the published one imported
     assert [row[:2] for row in table[1:]] == [
-        ["run", best.name],
-        ["annotator", "annotator"],
-        ["run", "published"],
+        ["baseline", best.name],
+        ["human", "annotator"],
+        ["imported", "published"],
     ]
     assert table[1][13] == "1.0000" and table[2][16:19] == ["", "", ""]
     latex = client.get(LEADERBOARD, {**query, "format": "latex", "profile": "mafalda-2024"})
     assert latex.status_code == 200 and latex["Content-Type"].startswith("text/plain")
     text = latex.content.decode()
     assert r"\toprule" in text and r"\bottomrule" in text and "mafalda-2024" in text
-    assert r"\textbf{1.000}" in text and r"\caption{" in text
+    assert r"\caption{" in text
+    # the baseline is marked and never a column's best, even with the higher F1
+    baseline = next(line for line in text.splitlines() if "(baseline)" in line)
+    assert baseline.startswith(latex_escape(best.name)) and "1.000 & 1.000 & 1.000 &" in baseline
+    assert r"\textbf{0.500}" in text and r"\textbf{1.000}" not in text
     assert client.get(LEADERBOARD, {**query, "format": "xml"}).status_code == 400
     assert client.get(LEADERBOARD, {**query, "profile": "nope"}).status_code == 400

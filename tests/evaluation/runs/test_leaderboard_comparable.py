@@ -104,7 +104,8 @@ def test_partial_runs_and_humans_are_not_ranked_among_full_runs(world, tmp_path:
     assert table[0]["next_L2_F1_diff"] == "0.5000" and table[1]["next_p"] == ""
     latex = client_for(admin).get(LEADERBOARD, {"gold_standard": gold.pk, "format": "latex"})
     text = latex.content.decode()
-    assert r"strong$^{*}$" in text and "tiny (2/20 texts)" in text
+    # (the runs are the random backend's: marked as baselines)
+    assert r"strong (baseline)$^{*}$" in text and "tiny (baseline) (2/20 texts)" in text
 
 
 def test_a_score_stored_without_per_text_scores_is_compared_on_the_fly(world) -> None:
