@@ -3,13 +3,14 @@
 ``POST /api/projects/<pk>/imports/label-studio/annotators/`` (project admins) reads the file
 (nothing is stored) and answers its tasks, its annotators with their counts, what an import
 without choices would do with each (``label_studio_annotators.default_holders``), and the
-project's members to map them to. The upload itself is ``POST .../imports/`` with
-``format=labelstudio`` and the choices (``texts_only``, ``annotators``).
+project's members to map them to. A file larger than ``IMPORT_INPROCESS_MAX_BYTES`` is read
+in the bounded child process (``importing.parsing.bounded_parse``, the Import tab's limits),
+which hands back only its counts and annotators; a smaller one here. The upload itself is
+``POST .../imports/`` with ``format=labelstudio`` and the choices (``texts_only``,
+``annotators``).
 """
 
 from __future__ import annotations
-
-import io
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.exceptions import ValidationError
@@ -21,17 +22,14 @@ from rest_framework.views import APIView
 from annotations.api.admin_serializers import FileSerializer
 from annotations.api.lookups import member_project
 from annotations.importing.formats import DatasetFormatError
-from annotations.importing.formats.label_studio import read_label_studio
-from annotations.importing.label_studio_annotators import (
-    default_holders,
-    project_members,
-    read_annotators,
-)
-from annotations.importing.parsing import parse_upload
-from annotations.importing.validation import error_entry
+from annotations.importing.formats.label_studio_sources import summarize
+from annotations.importing.label_studio_annotators import default_holders, project_members
+from annotations.importing.parsing import bounded_parse
+from annotations.importing.validation import format_error_entry
 from annotations.selectors.policy import may_import
 
 IMPORTERS = "only the project's admins import into it"
+SUMMARIZE = f"{summarize.__module__}:summarize"
 
 
 class LabelStudioAnnotatorsView(APIView):
@@ -52,20 +50,18 @@ class LabelStudioAnnotatorsView(APIView):
         data = FileSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         upload = data.validated_data["file"]
-        content = upload.read()
         try:
-            parse_upload(source=content, format="labelstudio", name=upload.name)
-            tasks = read_label_studio(io.BytesIO(content), name=upload.name)
+            read = bounded_parse(SUMMARIZE, upload.file, upload.name, name=upload.name)
+            read = read or summarize(upload.read(), upload.name)
         except DatasetFormatError as error:
-            entry = error_entry(error.line, error.field, error.message)
-            raise ValidationError({"file": [entry["text"]]}) from error
-        sources = read_annotators(tasks)
+            raise ValidationError({"file": [format_error_entry(error)["text"]]}) from error
+        sources = read.annotators
         holders = default_holders(project, sources)
         members = project_members(project).filter(is_active=True).order_by("username")
         return Response(
             {
-                "tasks": len(tasks),
-                "predictions": sum(len(task.predictions) for task in tasks),
+                "tasks": read.tasks,
+                "predictions": read.predictions,
                 "annotators": [
                     {
                         "key": source.key,

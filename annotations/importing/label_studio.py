@@ -49,13 +49,12 @@ from annotations.importing.formats.label_studio import (
     checker,
     read_label_studio,
 )
-from annotations.importing.label_studio_annotators import (
-    AnnotatorChoice,
-    AnnotatorResolver,
+from annotations.importing.formats.label_studio_sources import (
     SourceAnnotator,
     read_annotators,
     source_key,
 )
+from annotations.importing.label_studio_annotators import AnnotatorChoice, AnnotatorResolver
 from annotations.importing.sentences import Range, split_sentences
 from annotations.labels import NO_FALLACY, LabelResolver
 from annotations.models import (

@@ -2,7 +2,8 @@
 
 A *source annotator* is named by its Label Studio user id (``completed_by: 1``, the Export
 button) and, in a snapshot export, its e-mail too (``completed_by: {"id": 1, "email": ...}``).
-Its *key* is the id (``"1"``), or the e-mail (lower case) when the file gives no id.
+Its *key* is the id (``"1"``), or the e-mail (lower case) when the file gives no id
+(read from the file by ``formats.label_studio_sources``).
 
 The user holding its work, per project (``LabelStudioAnnotator`` rows remember it, so the
 Export button's file and a snapshot, in either order, land on the same user):
@@ -25,7 +26,7 @@ Export button's file and a snapshot, in either order, land on the same user):
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,7 +35,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 
-from annotations.importing.formats.label_studio import Completion, LabelStudioTask
+from annotations.importing.formats.label_studio import Completion
+from annotations.importing.formats.label_studio_sources import (
+    SourceAnnotator,
+    clean_email,
+    source_key,
+)
 from annotations.models import Invitation, LabelStudioAnnotator, Membership, Project
 from annotations.services import invitations
 from annotations.services.projects import find_user
@@ -42,54 +48,6 @@ from annotations.services.projects import find_user
 ACTIONS = ("auto", "member", "invite", "drop")
 FIELD = "annotators"
 MAX_CHOICES = 1000
-
-
-def clean_email(raw: str) -> str:
-    """The address in Label Studio's annotator name ("First Last a@b.org" in
-    ``created_username``), or ""."""
-    found = [word for word in raw.split() if "@" in word]
-    return found[-1].strip(",") if found else ""
-
-
-def source_id(completion: Completion) -> str:
-    return "" if completion.user_id in (None, "") else str(completion.user_id)
-
-
-def source_key(completion: Completion) -> str:
-    return source_id(completion) or clean_email(completion.email).casefold()
-
-
-@dataclass
-class SourceAnnotator:
-    """One annotator of the file, with how much it annotated."""
-
-    key: str
-    source_id: str
-    email: str
-    annotations: int = 0
-    regions: int = 0
-    username: str = ""  # the platform username our own export wrote in the task's meta
-
-    @property
-    def shown(self) -> str:
-        if self.source_id and self.email:
-            return f"{self.email} (Label Studio user {self.source_id})"
-        return self.email or f"Label Studio user {self.source_id}"
-
-
-def read_annotators(tasks: Iterable[LabelStudioTask]) -> list[SourceAnnotator]:
-    """The file's annotators in first-seen order, with their annotation and region counts."""
-    found: dict[str, SourceAnnotator] = {}
-    for task in tasks:
-        for completion in task.annotations:
-            key = source_key(completion)
-            email = clean_email(completion.email)
-            entry = found.setdefault(key, SourceAnnotator(key, source_id(completion), email))
-            entry.email = entry.email or email
-            entry.username = entry.username or completion.username
-            entry.annotations += 1
-            entry.regions += len(completion.regions)
-    return list(found.values())
 
 
 @dataclass(frozen=True)

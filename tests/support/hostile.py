@@ -196,12 +196,15 @@ LAUGHS = b"""<?xml version="1.0"?>
 
 
 def _xmi(doctype: bytes, sofa: str) -> bytes:
-    return doctype + (
-        '<xmi:XMI xmlns:xmi="http://www.omg.org/XMI" xmlns:cas="http:///uima/cas.ecore" '
-        'xmi:version="2.0"><cas:NULL xmi:id="0"/>'
-        f'<cas:Sofa xmi:id="1" sofaNum="1" sofaID="_InitialView" mimeType="text" '
-        f'sofaString="{sofa}"/><cas:View sofa="1" members=""/></xmi:XMI>'
-    ).encode()
+    return (
+        doctype
+        + (
+            '<xmi:XMI xmlns:xmi="http://www.omg.org/XMI" xmlns:cas="http:///uima/cas.ecore" '
+            'xmi:version="2.0"><cas:NULL xmi:id="0"/>'
+            f'<cas:Sofa xmi:id="1" sofaNum="1" sofaID="_InitialView" mimeType="text" '
+            f'sofaString="{sofa}"/><cas:View sofa="1" members=""/></xmi:XMI>'
+        ).encode()
+    )
 
 
 def billion_laughs_xmi() -> bytes:

@@ -1,5 +1,6 @@
 """The hostile-input corpus (``tests/support/hostile.py``, built at test time) against every
-import path: the Import tab's API (``POST /api/projects/<id>/imports/``) and the command line
+import path: the Import tab's API (``POST /api/projects/<id>/imports/``, and its Label Studio
+annotators read step ``.../imports/label-studio/annotators/``) and the command line
 (``import_dataset``, ``import_run``). Each file is refused with a message naming its place or
 the limit reached (and its setting), never a server error; nothing is imported; archives,
 Parquet, XMI and harness logs are read by a bounded child process that stays under its
@@ -23,7 +24,7 @@ from rest_framework.test import APIClient
 
 from annotations.form_presets import form_preset
 from annotations.importing.formats.uima import TYPE_SYSTEM, type_system
-from annotations.models import Document, GoldStandard, Project
+from annotations.models import Document, GoldStandard, LabelStudioAnnotator, Project
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 from tests.support import hostile
@@ -482,3 +483,94 @@ def test_a_small_file_is_parsed_in_process_and_a_larger_one_in_the_child(admin) 
         assert response.json()["status"] == "succeeded", response.content[:300]
         assert Document.objects.count() == 1000
         assert (bounded.last_peak_bytes > 0) is in_child
+
+
+# --- the Label Studio annotators read step (POST .../imports/label-studio/annotators/) ------
+
+ANNOTATORS = "/api/projects/{}/imports/label-studio/annotators/"
+
+
+def _read_step(user: Any, project: Project, name: str, content: bytes) -> Any:
+    client = APIClient()
+    client.force_authenticate(user)
+    upload = SimpleUploadedFile(name, content)
+    return client.post(ANNOTATORS.format(project.pk), {"file": upload}, format="multipart")
+
+
+def _ls_task(number: int) -> dict[str, Any]:
+    text = f"Text number {number}, long enough to be read. " + "x" * 200
+    value = {"start": 0, "end": 4, "text": "Text", "labels": ["ad hominem"]}
+    region = {"from_name": "label", "to_name": "text", "type": "labels", "value": value}
+    completion = {"id": number, "completed_by": number % 3 + 1, "result": [region]}
+    return {"id": number, "data": {"text": text}, "annotations": [completion]}
+
+
+# (file name, builder, what the 400 names, settings)
+def _ls_bomb() -> bytes:
+    return b'[{"data": ' + hostile.bomb_line("m")[:-1] + b"}]"
+
+
+def _ls_truncated() -> bytes:
+    return json.dumps([_ls_task(n) for n in range(400)]).encode()[:-9]
+
+
+READ_STEP_CASES: list[tuple[str, Callable[[], bytes], str, dict[str, int]]] = [
+    ("deep.json", hostile.deep_json_document, "1: JSON nested deeper than 64 levels", {}),
+    ("bomb.json", _ls_bomb, f"bomb.json: {NEEDS_MEMORY}", MEMORY),
+    ("zip-bomb.json", hostile.zip_bomb, "1: not UTF-8 text", {}),
+    ("truncated.json", _ls_truncated, "1: invalid JSON", {}),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "build", "names", "limits"),
+    READ_STEP_CASES,
+    ids=[case[0] for case in READ_STEP_CASES],
+)
+def test_the_label_studio_annotators_read_step_refuses_each_hostile_file_naming_why(
+    admin, name: str, build: Callable[[], bytes], names: str, limits: dict[str, int]
+) -> None:
+    """The read step goes through the Import tab's bounded child and limits: a 400 on
+    ``file`` naming why, no account or Label Studio row made, the child under its cap."""
+    user, project = admin
+    content = build()
+    assert 64 * 1024 < len(content) < MIB
+    users, rows = get_user_model().objects.count(), LabelStudioAnnotator.objects.count()
+    bounded.last_peak_bytes = 0
+    with override_settings(**limits):
+        response = _read_step(user, project, name, content)
+    assert response.status_code == 400, response.content[:300]
+    assert names in " ".join(response.json()["file"]), response.content[:500]
+    assert get_user_model().objects.count() == users
+    assert LabelStudioAnnotator.objects.count() == rows
+    assert bounded.last_peak_bytes < limits.get("IMPORT_MEMORY_BYTES", 2048 * MIB)
+
+
+def test_the_read_step_reads_a_larger_file_only_in_the_child(admin, monkeypatch) -> None:
+    """Past ``IMPORT_INPROCESS_MAX_BYTES`` the web process never parses the file: the child
+    hands back its counts and annotators; a small file is read in process."""
+    user, project = admin
+    small = json.dumps([_ls_task(n) for n in range(3)]).encode()
+    large = json.dumps([_ls_task(n) for n in range(400)]).encode()
+    assert len(small) < 64 * 1024 < len(large)
+
+    bounded.last_peak_bytes = 0
+    response = _read_step(user, project, "small.json", small)
+    assert response.status_code == 200 and response.json()["tasks"] == 3
+    assert bounded.last_peak_bytes == 0
+
+    def in_process(*_: Any) -> None:
+        raise AssertionError("the web process parsed a large file")
+
+    monkeypatch.setattr("annotations.api.label_studio_views.summarize", in_process)
+    response = _read_step(user, project, "large.json", large)
+    assert response.status_code == 200, response.content[:300]
+    body = response.json()
+    assert body["tasks"] == 400
+    assert [(a["key"], a["annotations"]) for a in body["annotators"]] == [
+        ("1", 134),
+        ("2", 133),
+        ("3", 133),
+    ]
+    assert bounded.last_peak_bytes > 0
+    assert not LabelStudioAnnotator.objects.exists()
