@@ -18,9 +18,10 @@ and at a phase's end goes on from where it was. Unknown figures give no ETA.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 LOADING = "loading"
@@ -83,16 +84,21 @@ def estimate(
     last_batch_at: datetime | None = None,
     earlier_per_request: float | None = None,
     earlier_ready: float | None = None,
+    batch_size: int | None = None,
 ) -> Progress:
     """The phase and ETA of a queued or running run (see the module docstring):
     ``started_at`` is when a worker started it (None: queued), ``last_batch_at`` when its
-    last generated batch was recorded."""
+    last generated batch was recorded, ``batch_size`` the requests a batch sends (its
+    settings'; a shard's last, partial batch takes about as long as a whole one)."""
     phase = phase_of(environment)
     measured = generated > 0 and generation_seconds > 0
     per_request = generation_seconds / generated if measured else earlier_per_request
     if per_request is None:
         return Progress(phase, None)
-    work = max(remaining, 0) * per_request / max(running_shards, 1)
+    per_shard = max(remaining, 0) / max(running_shards, 1)
+    if batch_size is not None and batch_size > 1:
+        per_shard = math.ceil(per_shard / batch_size) * batch_size
+    work = per_shard * per_request
     if measured or phase == GENERATING:
         since = last_batch_at if measured else generating_since(environment)
         return Progress(phase, max(work - _seconds_since(since or now, now), 0.0))
@@ -122,11 +128,25 @@ def load_seconds_of(environment: Mapping[str, Any]) -> float | None:
     return max(loads) if loads else None
 
 
-def before_launch(*, requests: int, per_request: float | None, ready: float | None) -> float | None:
+def before_launch(
+    *,
+    requests: int,
+    per_request: float | None,
+    ready: float | None,
+    batch_size: int | None = None,
+) -> float | None:
     """The time a run of ``requests`` should take on this machine, from an earlier run of
     the same model: its seconds per request and its start-up and model load
-    (``ready_seconds_of``; 0 when it recorded none, a baseline or a cached model). None
-    without an earlier run (nothing measured yet)."""
-    if per_request is None:
-        return None
-    return max(requests, 0) * per_request + (ready or 0.0)
+    (``ready_seconds_of``; 0 when it recorded none, a baseline or a cached model): the ETA
+    ``estimate`` gives the run while it is queued. None without an earlier run."""
+    return estimate(
+        environment={},
+        remaining=requests,
+        generated=0,
+        generation_seconds=0.0,
+        running_shards=1,
+        now=datetime.now(UTC),
+        earlier_per_request=per_request,
+        earlier_ready=ready or 0.0,
+        batch_size=batch_size,
+    ).eta_seconds

@@ -215,4 +215,12 @@ def run_progress(run: ModelRun) -> progress.Progress:
         last_batch_at=last_batch,
         earlier_per_request=per_request,
         earlier_ready=ready,
+        batch_size=batch_size_of(run),
     )
+
+
+def batch_size_of(run: ModelRun) -> int | None:
+    """The requests a batch of the run sends, when its settings say (else the backend's
+    default, unknown here)."""
+    size = ((run.config or {}).get("settings") or {}).get("batch_size")
+    return size if isinstance(size, int) and size > 0 else None

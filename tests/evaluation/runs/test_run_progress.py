@@ -94,6 +94,22 @@ def test_estimate_before_the_load_counts_the_rest_of_the_earlier_start_up_and_lo
     assert progress.ready_seconds_of(record) == 5.5
 
 
+def test_a_last_partial_batch_counts_as_a_whole_one() -> None:
+    args = {"generated": 4, "generation_seconds": 10.0, "now": NOW, "last_batch_at": NOW}
+    # 6 left in batches of 4: two batches, 8 requests' time at 2.5 s
+    assert progress.estimate(
+        environment={}, remaining=6, running_shards=1, batch_size=4, **args
+    ) == progress.Progress(None, 20.0)
+    # two shards: 3 each, one batch each
+    assert progress.estimate(
+        environment={}, remaining=6, running_shards=2, batch_size=4, **args
+    ) == progress.Progress(None, 10.0)
+    # the preview's figure is the queued run's
+    assert progress.before_launch(requests=6, per_request=2.5, ready=5.0, batch_size=4) == 25.0
+    assert progress.before_launch(requests=6, per_request=2.5, ready=None) == 15.0
+    assert progress.before_launch(requests=6, per_request=None, ready=5.0) is None
+
+
 def test_estimate_counts_down_between_batches() -> None:
     args = {"remaining": 6, "running_shards": 1, "now": NOW}
     loaded_at = NOW - timedelta(seconds=3)
