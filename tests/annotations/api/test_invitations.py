@@ -294,19 +294,48 @@ def test_a_strangers_account_answers_as_a_missing_one(world, ask):
     assert not Membership.objects.filter(project=world.p1, user__username="stranger").exists()
 
 
-def test_the_doccano_import_into_a_strangers_account_answers_as_a_missing_one(world):
+LS_TASK = (
+    b'[{"data": {"text": "Hello there."}, "annotations": [{"completed_by": 1, "result": []}]}]'
+)
+
+
+@pytest.mark.parametrize(
+    ("url", "fields"),
+    [
+        pytest.param(
+            "/api/datasets/import/",
+            lambda w, s: {"format": "doccano", "project": w.p1.pk, "annotator": s.pk},
+            id="datasets-import-doccano-id",
+        ),
+        pytest.param(
+            "/api/projects/{p1}/imports/",
+            lambda w, s: {"format": "doccano", "annotator": s.username},
+            id="import-tab-doccano-username",
+        ),
+        pytest.param(
+            "/api/projects/{p1}/imports/",
+            lambda w, s: {"format": "labelstudio", "annotators": f'{{"1": "member:{s.email}"}}'},
+            id="import-tab-label-studio-member",
+        ),
+    ],
+)
+def test_an_import_into_a_strangers_account_answers_as_a_missing_one(world, url, fields):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     admin = client_of(world.admin)
 
     def ask(stranger: User):
-        upload = SimpleUploadedFile("d.jsonl", b'{"text": "Hello there.", "label": []}\n')
-        data = {"file": upload, "format": "doccano", "project": world.p1.pk}
-        return admin.post("/api/datasets/import/", {**data, "annotator": stranger.pk})
+        content = b'{"text": "Hello there.", "label": []}\n'
+        if fields(world, stranger)["format"] == "labelstudio":
+            content = LS_TASK
+        upload = SimpleUploadedFile("d.json", content)
+        data = {"file": upload, **fields(world, stranger)}
+        return admin.post(url.format(p1=world.p1.pk), data)
 
     before, after = answers_before_and_after_deleting(world, ask)
-    assert before.status_code == after.status_code == 400
+    assert before.status_code == after.status_code == 400, before.content
     assert before.content == after.content
+    assert not Membership.objects.filter(project=world.p1, user__username="stranger").exists()
 
 
 def test_a_former_member_is_still_named_by_id(world):
