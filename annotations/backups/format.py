@@ -207,8 +207,9 @@ PROJECT_TABLES: tuple[Table, ...] = (
            skipped=f"{COUNTERS} assigned_count", implicit="project"),
     table_of("documents", Document,
            "name text source external_id metadata position created_at",
-           # in_search_index: restored documents are written into the search index
-           skipped=f"{COUNTERS} in_search_index", implicit="project"),
+           # in_search_index: restored documents are written into the search index;
+           # updated_at: the last save here (stored results compare it), none once restored
+           skipped=f"{COUNTERS} in_search_index updated_at", implicit="project"),
     table_of("sentences", Sentence, "document index start end"),
     table_of("assignments", Assignment, "document annotator created_at"),
     table_of("annotations", Annotation,

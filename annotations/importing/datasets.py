@@ -359,11 +359,13 @@ class _DoccanoItem:
 def _record_doccano_ids(batch: list[_DoccanoItem], existing: dict[str, int], username: str) -> None:
     """Keep each record's doccano id in the metadata of the document it reuses."""
     reused = Document.objects.in_bulk(existing.values())
+    now = timezone.now()
     for item in batch:
         document = reused.get(existing.get(item.record.text, -1))
         if document is not None:
             document.metadata = _doccano_ids(document.metadata, username, item.record.id)
-    Document.objects.bulk_update(reused.values(), ["metadata"], batch_size=BATCH_SIZE)
+            document.updated_at = now
+    Document.objects.bulk_update(reused.values(), ["metadata", "updated_at"], batch_size=BATCH_SIZE)
 
 
 def _replace_annotations(

@@ -171,6 +171,13 @@ class Document(CountersNotSaved):
     metadata = models.JSONField(default=dict, blank=True)
     position = models.PositiveIntegerField(default=0, help_text="Order within the project.")
     created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="Last save of the document (its answer key, position…); none: not saved "
+        "since its bulk import.",
+    )
     assignment_count = counter("Assignments of the document (kept by the database).")
     annotation_count = counter("Annotations of the document, any status.")
     submitted_count = counter("Submitted annotations of the document.")
@@ -204,6 +211,13 @@ class Document(CountersNotSaved):
 
     def __str__(self) -> str:
         return self.name or self.external_id or f"document {self.pk}"
+
+    def save(self, *args, **kwargs) -> None:
+        """Every save writes ``updated_at`` (stored results compare it)."""
+        self.updated_at = timezone.now()
+        if kwargs.get("update_fields"):
+            kwargs["update_fields"] = [*kwargs["update_fields"], "updated_at"]
+        super().save(*args, **kwargs)
 
 
 class Sentence(models.Model):

@@ -75,6 +75,7 @@ def _document_row(document: Document, names: list[str], created: Any) -> list[An
         "position": document.position,
         "in_search_index": document.in_search_index,
         "created_at": created,
+        "updated_at": None,  # not saved since its import
     }
     return [row[name] for name in names]
 

@@ -126,7 +126,12 @@ def _new_document(project: Project, values: dict[str, Any]) -> Document:
     return document
 
 
-_DEFAULTS = {"id": None, "created_at": None, **dict.fromkeys(Document.COUNTERS, 0)}
+_DEFAULTS = {
+    "id": None,
+    "created_at": None,
+    "updated_at": None,
+    **dict.fromkeys(Document.COUNTERS, 0),
+}
 
 
 @transaction.atomic
