@@ -17,6 +17,7 @@ from evaluation.models import (
     RunOutput,
     RunScore,
     RunShard,
+    StoredBoard,
     Suggestion,
     SuggestionDecision,
     SuggestionSettings,
@@ -122,6 +123,22 @@ class AgreementResultAdmin(admin.ModelAdmin):
     list_display = ["project", "key", "status", "gold_standard", "created_at", "finished_at"]
     list_filter = ["status"]
     readonly_fields = [f.name for f in AgreementResult._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(StoredBoard)
+class StoredBoardAdmin(admin.ModelAdmin):
+    """Stored result boards: written by reads of the boards, never edited by hand (deleting
+    one only makes the next read compute it again)."""
+
+    list_display = ["kind", "scope", "project", "query_text", "seconds", "computed_at"]
+    list_filter = ["kind"]
+    readonly_fields = [f.name for f in StoredBoard._meta.fields]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

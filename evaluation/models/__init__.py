@@ -3,6 +3,7 @@
 - ``runs``: prompt variants, model runs and their shards, outputs, the generation cache and
   stored score reports.
 - ``agreement``: a project's cached agreement figures.
+- ``results``: stored result boards (an item project's results, a gold leaderboard).
 - ``suggestions``: suggestions, decisions, assisted projects and the queue ordering.
 - ``synthesis``: Prolog rule files, generation jobs, generated items and their releases.
 
@@ -12,6 +13,7 @@ and launches with its own plus the global ones (``evaluation.ownership``).
 """
 
 from evaluation.models.agreement import AgreementResult
+from evaluation.models.results import StoredBoard
 from evaluation.models.runs import (
     VARIANT_CONTENT_FIELDS,
     GenerationCache,
@@ -45,6 +47,7 @@ __all__ = [
     "RunOutput",
     "RunScore",
     "RunShard",
+    "StoredBoard",
     "Suggestion",
     "SuggestionDecision",
     "SuggestionSettings",

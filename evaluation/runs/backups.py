@@ -52,6 +52,7 @@ TABLES = (
 NOT_ARCHIVED = (
     ("GenerationCache", "a cache keyed by request hash; run outputs keep every raw output"),
     ("AgreementResult", "a cache of computed figures, recomputed on demand"),
+    ("StoredBoard", "stored result boards, computed again on the first read"),
     # archive format 1 predates suggestions: an accepted one is archived as its span; the
     # suggestions, the decisions and the assisted flag are not (a restore is unassisted)
     ("SuggestionSettings", "not in archive format 1: a restored project is unassisted"),

@@ -31,6 +31,7 @@ from evaluation.models import (
     RunOutput,
     RunScore,
     RunShard,
+    StoredBoard,
     Suggestion,
     SuggestionDecision,
     SuggestionSettings,
@@ -70,6 +71,17 @@ def world(db: None) -> World:
     GenerationCache.objects.create(key="0" * 64, output="y", backend="random", model_name="")
     RunScore.objects.create(run=run, gold_standard=published, profile="paper", report={})
     AgreementResult.objects.create(project=world.p1, key="0" * 64, status="done", payload={})
+    StoredBoard.objects.create(
+        kind="gold",
+        scope=published.pk,
+        project=world.p1,
+        gold_standard=published,
+        query="0" * 64,
+        query_text='{"profile": "paper"}',
+        fingerprint="0" * 64,
+        body="{}",
+        computed_at=timezone.now(),
+    )
     queued = ImportJob.objects.create(project=world.p1, format="text", file_name="texts.txt")
     ImportUpload.objects.create(job=queued, content=b"A text.\n")  # not imported yet
     create_invitation(project=world.p1, role="annotator", created_by=None, email="a@b.example")
