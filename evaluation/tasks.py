@@ -13,6 +13,8 @@ services of each domain). They are queued by name through ``evaluation.dispatch`
   a heartbeat: a worker that dies leaves the job failed by the sweep (launch it again).
 - ``evaluation.compute_agreement(result)``: queue ``default``; every agreement figure of a
   project for one inputs hash (``agreement.jobs.compute``).
+- ``evaluation.warm_results(run)``: queue ``default``; stores the default result boards
+  that show a run just scored (``results.warm_run_boards``; best-effort, never fails).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from django.conf import settings
 
 from evaluation import dispatch
 from evaluation.agreement.jobs import compute
+from evaluation.results import warm_run_boards
 from evaluation.runs.services import complete_scoring
 from evaluation.runs.supervisor import supervise_shard
 from evaluation.synthesis.services import run_job
@@ -58,3 +61,8 @@ def compute_agreement(result_id: int) -> str:
 @shared_task(name=dispatch.GPU_GENERATE_FALLACIES, acks_late=True)
 def gpu_generate_fallacies(job_id: int) -> str:
     return run_job(job_id).status
+
+
+@shared_task(name=dispatch.WARM_RESULTS)
+def warm_results(run_id: int) -> None:
+    warm_run_boards(run_id)

@@ -1,4 +1,5 @@
-"""REST API of an item project's results (thin: the work is in ``items.leaderboard``).
+"""REST API of an item project's results (thin: the work is in ``items.leaderboard``; the
+board is stored and sent again while its inputs are unchanged: ``evaluation.results``).
 
 Mounted at /api/evaluation/ (routes in ``items.urls``).
 Reviewers and admins of the project (superusers everywhere); anyone else gets 404, so the
@@ -18,7 +19,8 @@ from rest_framework.views import APIView
 from annotations.api.dataset_views import IgnoreFormatParameter
 from annotations.api.lookups import staff_project
 from annotations.items import FormError
-from evaluation.items.leaderboard import QueryError, item_leaderboard, to_csv, to_latex
+from evaluation.items.leaderboard import QueryError, to_csv, to_latex
+from evaluation.results import board_of, item_results_json
 from evaluation.runs.serializers import COMPARE_PATTERN
 
 FORMATS = ("json", "csv", "latex")
@@ -81,7 +83,7 @@ class ItemLeaderboardView(APIView):
         subset = request.query_params.get("subset") or None
         pair = compare_pair(request.query_params.get("compare"))
         try:
-            board = item_leaderboard(project=project, profile=profile, subset=subset, pair=pair)
+            text = item_results_json(project=project, profile=profile, subset=subset, pair=pair)
         except FormError as error:
             raise ValidationError({"form": [f"the project's form is invalid: {error}"]}) from error
         except QueryError as error:
@@ -89,7 +91,8 @@ class ItemLeaderboardView(APIView):
             place = place if place in ("subset", "compare") else "profile"
             raise ValidationError({place: [str(error)]}) from error
         if output == "json":
-            return Response(board)
+            return HttpResponse(text, content_type="application/json")
+        board = board_of(text)
         if output == "csv":
             body, kind, suffix = to_csv(board), "text/csv", "csv"
         else:

@@ -13,7 +13,8 @@ are imported as ``good-<line>``, their outputs carry ``1..N``: prefix ``good-``)
 unique across the files. Each record becomes the item's one output (``unit_index`` 0, its
 raw answer; ``output_column`` ``*``: the whole record as JSON); the run is
 then parsed and scored by ``items.runs.score_item_run``, as a model's item run is, so
-it shows on the project's Results tab. Items without a record count as missing.
+it shows on the project's Results tab (whose board is stored again once the import
+commits: ``results.warm_after_commit``). Items without a record count as missing.
 
 All or nothing, in one transaction: an unknown field, a field no model answers (a rating),
 a file without records, a record that cannot be read, an id that is no item of the
@@ -277,4 +278,7 @@ def import_item_run(
     if len(stored) > 1 or id_prefix or skipped:
         run.config["files"] = stored
     run.save(update_fields=["config"])
+    from evaluation.results import warm_after_commit  # imports the item results
+
+    warm_after_commit(run.pk)
     return run

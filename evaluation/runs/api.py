@@ -60,6 +60,7 @@ from evaluation.benchmarks.items import ITEM_TASKS
 from evaluation.benchmarks.mafalda import MafaldaTask
 from evaluation.items.launch import launch_item_runs
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
+from evaluation.results import board_of, gold_results_json
 from evaluation.runs import leaderboard, selectors
 from evaluation.runs.comparable import CompareError
 from evaluation.runs.launch import LaunchError, launch_runs
@@ -564,13 +565,14 @@ class LeaderboardView(ScoringErrorsMixin, APIView):
         options = query.validated_data
         gold = visible_gold(request, options["gold_standard"])
         try:
-            board = leaderboard.leaderboard(
+            text = gold_results_json(
                 gold_standard=gold, profile=options["profile"], pair=options.get("compare")
             )
         except CompareError as error:
             raise DRFValidationError({"compare": [str(error)]}) from error
         if options["format"] == "json":
-            return Response(board)
+            return HttpResponse(text, content_type="application/json")
+        board = board_of(text)
         stem = f"leaderboard-{gold.project_id}-v{gold.version}-{options['profile']}"
         if options["format"] == "csv":
             response = HttpResponse(

@@ -235,8 +235,9 @@ def score_and_store(*, run: ModelRun) -> list[RunScore]:
 
 def complete_scoring(*, run_id: int) -> ModelRun:
     """The scoring task: claim the scoring run, score it while writing its heartbeat
-    (``runs.liveness``), then mark it done (or failed with the error). A run that is
-    not scoring, or that a live worker scores, is left as it is."""
+    (``runs.liveness``), then mark it done (or failed with the error); a run done queues
+    the storing of its result boards (``warm_boards``). A run that is not scoring, or
+    that a live worker scores, is left as it is."""
     if not claim_scoring(run_id=run_id):
         return ModelRun.objects.get(pk=run_id)
     run = ModelRun.objects.select_related("gold_standard__project__taxonomy", "prompt_variant").get(
@@ -257,7 +258,19 @@ def complete_scoring(*, run_id: int) -> ModelRun:
             " details); Rescore tries again",
         )
         raise
-    return _end_scoring(run_id, Status.DONE, "")
+    run = _end_scoring(run_id, Status.DONE, "")
+    if run.status == Status.DONE:
+        warm_boards(run_id)
+    return run
+
+
+def warm_boards(run_id: int) -> None:
+    """Queue the storing of the result boards that show the run (best-effort: a refusing
+    queue is logged; ``results.warm_run_boards`` never raises)."""
+    try:
+        dispatch.send((dispatch.WARM_RESULTS, [run_id]))
+    except dispatch.QueueUnavailable:
+        logger.warning("run %s: the result boards could not be warmed", run_id)
 
 
 @transaction.atomic
