@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from fallacy_platform import celery_app
 
 from annotations.models import Span
 from evaluation import results
@@ -136,6 +137,26 @@ def test_scoring_a_run_warms_its_leaderboard(
     assert warmed >= 1
     assert run.name in names(served(world))
     assert len(computed) == warmed  # the first read after scoring is the stored board
+
+
+@pytest.fixture
+def eager_celery():
+    """Tasks sent through ``dispatch`` run in-process (this test only; no broker)."""
+    before = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = before
+
+
+def test_the_scoring_task_queues_the_warming_task(
+    world: World, computed: list[int], eager_celery: None
+) -> None:
+    run = scoring(world)
+    assert services.complete_scoring(run_id=run.pk).status == ModelRun.Status.DONE
+    stored = StoredBoard.objects.get(kind="gold", scope=world.gold.pk, query_text__contains="paper")
+    warmed = len(computed)
+    assert served(world) == json.loads(stored.body) == fresh(world)
+    assert len(computed) == warmed
 
 
 def test_a_failure_to_warm_never_fails_the_run(
