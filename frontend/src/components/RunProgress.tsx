@@ -9,7 +9,9 @@ type Shown = Pick<Run, "done" | "total" | "status" | "throughput" | "eta_seconds
 /** A running run's ETA counted down every second from its last estimate (``lib/eta``). */
 function useCountdown(run: Shown): number | null {
   const anchor = useRef<EtaAnchor | null>(null);
-  anchor.current = nextAnchor(anchor.current, etaKey(run), run.eta_seconds ?? null, Date.now());
+  const answer = useRef<Shown | null>(null);
+  anchor.current = nextAnchor(anchor.current, etaKey(run), run.eta_seconds ?? null, Date.now(), answer.current !== run);
+  answer.current = run;
   const [, setTick] = useState(0);
   const ticking = run.status === "running" && run.eta_seconds != null;
   useEffect(() => {

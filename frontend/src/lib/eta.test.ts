@@ -47,4 +47,11 @@ describe("the ETA countdown", () => {
     expect(shownEta(anchor, started, 31_000)).toBe(59);
     expect(shownEta(anchor, started, 35_000)).toBe(55);
   });
+
+  it("takes a new answer of the server even when it repeats its figure (the work overran it)", () => {
+    const first = nextAnchor(null, run(0, "loading"), 120, 0);
+    expect(countdown(first, 5000)).toBe(115);
+    const again = nextAnchor(first, run(0, "loading"), 120, 5000, true);
+    expect(countdown(again, 5000)).toBe(120);
+  });
 });

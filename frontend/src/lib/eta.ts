@@ -13,11 +13,13 @@ export interface EtaAnchor {
 
 export const etaKey = (run: { status: string; done: number; phase?: string | null }) => `${run.status}|${run.phase ?? ""}|${run.done}`;
 
-/** The anchor after a poll: the same one while nothing moved and the estimate is the same
+/** The anchor after a render: the same one while nothing moved and the estimate is the same
  * (the countdown goes on), a new one when a batch ended, the phase changed or the server's
- * estimate changed (it counts down by itself between polls). */
-export function nextAnchor(previous: EtaAnchor | null, key: string, eta: number | null, now: number): EtaAnchor {
-  if (previous && previous.key === key && previous.eta === eta) return previous;
+ * estimate changed (it counts down by itself between polls). `fresh`: the render is a new
+ * answer of the server, whose figure is of now: taken even when it repeats the last one (the
+ * server's estimate stands still when the work overruns it, and so does the page's). */
+export function nextAnchor(previous: EtaAnchor | null, key: string, eta: number | null, now: number, fresh = false): EtaAnchor {
+  if (previous && previous.key === key && previous.eta === eta && !fresh) return previous;
   return { key, eta, at: now };
 }
 
