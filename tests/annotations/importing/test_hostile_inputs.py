@@ -457,13 +457,29 @@ def test_run_imports_of_item_outputs_refuse_a_file_past_the_memory_cap(items_adm
     assert f"bomb.jsonl: {NEEDS_MEMORY}" in str(response.json()), response.content[:300]
 
 
-def test_import_run_refuses_raw_results_past_the_memory_cap(tmp_path: Path) -> None:
+LM_EVAL_SAMPLES = "samples_fallacies_2025-01-01T00-00-00.jsonl"  # an lm-eval samples log
+
+
+@pytest.mark.parametrize(
+    ("name", "build", "names", "limits"),
+    [
+        ("bomb.jsonl", lambda: hostile.bomb_line("prediction"), NEEDS_MEMORY, MEMORY),
+        (LM_EVAL_SAMPLES, lambda: hostile.bomb_line("doc"), f"{LM_EVAL_SAMPLES}:1: sample", {}),
+        (LM_EVAL_SAMPLES, hostile.deep_json_line, f"{LM_EVAL_SAMPLES}:1: JSON nested", {}),
+    ],
+    ids=["raw-results-bomb", "lm-eval-bomb", "lm-eval-deep"],
+)
+def test_import_run_refuses_raw_results_and_lm_eval_logs_past_the_limits(
+    tmp_path: Path, name: str, build: Callable[[], bytes], names: str, limits: dict[str, int]
+) -> None:
     three_text_gold(tmp_path)
-    path = tmp_path / "bomb.jsonl"
-    path.write_bytes(hostile.bomb_line("prediction"))
-    with override_settings(**MEMORY):
+    path = tmp_path / name
+    path.write_bytes(build())
+    bounded.last_peak_bytes = 0
+    with override_settings(**limits):
         message = _command("import_run", str(path), "--project", "Harness", "--name", "bomb")
-    assert NEEDS_MEMORY in message, message
+    assert names in message, message
+    assert bounded.last_peak_bytes < limits.get("IMPORT_MEMORY_BYTES", 2048 * MIB)
 
 
 def test_a_small_file_is_parsed_in_process_and_a_larger_one_in_the_child(admin) -> None:
