@@ -14,7 +14,8 @@ For every backend and splitter the import runs as a subprocess, as a user runs i
 embedded default (a temp ``FALLACY_DATA_DIR``, no ``DATABASE_URL``/``CELERY_BROKER_URL``:
 SQLite) or a scratch PostgreSQL database (``bench/servers.py``); ``migrate`` first, untimed,
 then the import timed from start to exit (Django start-up included), and the import alone
-as the command reports it (wall and CPU seconds of ``import_dataset``'s work).
+as the command reports it (wall and CPU seconds of ``import_dataset``'s work; on PostgreSQL
+the documents join the search's trigram indexes after its commit, printed apart).
 ``--splitters default,pysbd`` also runs the import with the previous splitter
 (``FALLACY_SENTENCE_SPLITTER=pysbd``) for a side-by-side ratio; ``--without-search-index``
 also imports into PostgreSQL with the document search's trigram indexes dropped (what
@@ -130,7 +131,9 @@ def run_import(
         raise RuntimeError(result.stderr[-3000:])
     sentences = re.search(r"\((\d+) sentences stored\)", result.stdout)
     inside = re.search(r"in ([\d.]+) s \(.* ([\d.]+) s CPU\)", result.stdout)
+    indexed = re.search(r"search index: \d+ documents added in ([\d.]+) s", result.stdout)
     return {
+        "index_seconds": float(indexed.group(1)) if indexed else None,
         "seconds": seconds,
         "sentences": int(sentences.group(1)) if sentences else None,
         "import_seconds": float(inside.group(1)) if inside else None,
@@ -153,6 +156,23 @@ def splitter_rate(texts: list[str], splitter: str) -> tuple[float, int]:
     started = time.perf_counter()
     count = sum(len(sentences.split_sentences(text)) for text in texts)
     return len(texts) / (time.perf_counter() - started), count
+
+
+def describe(result: dict, texts: int, size: float) -> str:
+    """One import's line: the command, the import as it reports it, the search index after."""
+    inside, index = result["import_seconds"], result["index_seconds"]
+    line = (
+        f"{texts} texts, {result['sentences']} sentences; command {result['seconds']:.2f} s ="
+        f" {texts / result['seconds']:,.0f} docs/s (start-up included)"
+    )
+    if inside:
+        line += (
+            f"; import {inside:.2f} s = {texts / inside:,.0f} docs/s,"
+            f" {size / inside:.1f} MB/s ({result['import_cpu_seconds']:.2f} s CPU)"
+        )
+    if index:
+        line += f"; then the search index {index:.2f} s"
+    return line
 
 
 def main() -> None:
@@ -218,21 +238,10 @@ def main() -> None:
                 finally:
                     if drop is not None:
                         drop()
-                inside = result["import_seconds"]
                 label = f"splitter {splitter}" if root == ROOT else f"{root} (its default)"
                 if not search_index:
                     label += ", without the search's trigram indexes"
-                print(
-                    f"{backend} / {label}: {len(texts)} texts, {result['sentences']} sentences;"
-                    f" command {result['seconds']:.2f} s ="
-                    f" {len(texts) / result['seconds']:,.0f} docs/s (start-up included)"
-                    + (
-                        f"; import {inside:.2f} s = {len(texts) / inside:,.0f} docs/s,"
-                        f" {size / inside:.1f} MB/s ({result['import_cpu_seconds']:.2f} s CPU)"
-                        if inside
-                        else ""
-                    )
-                )
+                print(f"{backend} / {label}: {describe(result, len(texts), size)}")
 
 
 if __name__ == "__main__":

@@ -29,6 +29,11 @@ All or nothing: a bad record stops the import, names file, line and field, and l
 database as it was (the project too, when this command would have created it). What the
 import made (``Created project ...``) is printed only once its transaction has committed,
 before the summary; a failed import prints nothing of it.
+
+On PostgreSQL, MAFALDA, doccano and plain-text imports write their documents outside the
+search's trigram indexes and add them once the import has committed, as an import job does
+(``annotations.services.search_index``): the import's transaction (and the project lock it
+holds) does not wait for them, and the command prints their time on a line of its own.
 """
 
 from __future__ import annotations
@@ -67,6 +72,7 @@ from annotations.importing.parsing import parse_upload
 from annotations.importing.uima import import_uima
 from annotations.management import label_studio_options
 from annotations.models import Project, Taxonomy
+from annotations.services import search_index
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import (
     TaxonomyExistsError,
@@ -158,6 +164,7 @@ class Command(BaseCommand):
         **options,
     ) -> None:
         self.notes: list[str] = []  # what the import made, printed once it committed
+        self.deferred_project: int | None = None  # its documents wait for the search index
         file_format: str = options["format"]
         if file_format in ("hf", "xmi"):
             self._import_folder(file_format, path, project, annotator, taxonomy)
@@ -192,6 +199,26 @@ class Command(BaseCommand):
             f"  in {seconds:.2f} s ({records / seconds:,.0f} records/s;"
             f" {time.process_time() - cpu_started:.2f} s CPU)"
         )
+        self._index_deferred()
+
+    def _index_deferred(self) -> None:
+        """The committed import's documents into the search's trigram indexes (PostgreSQL;
+        ``services.search_index``): they are listed and found by the search already."""
+        if self.deferred_project is None:
+            return
+        started = time.perf_counter()
+        try:
+            marked = search_index.index_pending(project_id=self.deferred_project)
+        except Exception as error:  # the import stands; the search scans its documents meanwhile
+            self.stderr.write(
+                f"  search index not filled ({type(error).__name__}: {error}); the workers'"
+                " sweep adds the documents to it"
+            )
+            return
+        if marked:
+            self.stdout.write(
+                f"  search index: {marked} documents added in {time.perf_counter() - started:.2f} s"
+            )
 
     def _checked_options(
         self,
@@ -297,16 +324,19 @@ class Command(BaseCommand):
                 f"project {project.name!r} is an item project; import "
                 f"{', '.join(ITEM_FORMATS)} files into it"
             )
-        if file_format == "mafalda":
-            return import_mafalda_gold(path=path, project=project, note=f"imported from {path}")
-        if file_format == "doccano":
-            user, _ = get_user_model().objects.get_or_create(username=annotator)
-            return import_doccano_annotations(path=path, project=project, annotator=user)
         if file_format == "labelstudio":
             return label_studio_options.import_with_options(
                 path=path, project=project, chosen=self.label_studio, out=self.stdout
             )
-        return import_texts(path=path, project=project)
+        self.deferred_project = project.pk
+        later = {"defer_search_index": True}  # indexed once the import committed
+        if file_format == "mafalda":
+            note = f"imported from {path}"
+            return import_mafalda_gold(path=path, project=project, note=note, **later)
+        if file_format == "doccano":
+            user, _ = get_user_model().objects.get_or_create(username=annotator)
+            return import_doccano_annotations(path=path, project=project, annotator=user, **later)
+        return import_texts(path=path, project=project, **later)
 
     def _import_items(
         self,

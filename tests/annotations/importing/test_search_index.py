@@ -133,3 +133,33 @@ def test_the_workers_sweep_indexes_what_a_dead_process_left_pending(project) -> 
 
     assert (pending(project), pending(busy)) == (0, 30)
     assert len(searched(project, "referendum")) == 10
+
+
+def test_the_import_command_adds_its_documents_to_the_index_once_committed(
+    project, monkeypatch, tmp_path
+) -> None:
+    """``manage.py import_dataset`` writes the documents outside the index (PostgreSQL), as a
+    job does, and adds them once its transaction has committed."""
+    import io
+
+    from django.core.management import call_command
+
+    seen: list[tuple[bool, int]] = []
+    index = search_index.index_pending
+    outside = len(connection.atomic_blocks)  # the test's own transaction
+
+    def after_commit(**kwargs) -> int:
+        seen.append((len(connection.atomic_blocks) > outside, pending(project)))
+        return index(**kwargs)
+
+    monkeypatch.setattr(search_index, "index_pending", after_commit)
+    path = tmp_path / "t.txt"
+    path.write_bytes(CONTENT)
+    out = io.StringIO()
+    call_command("import_dataset", str(path), format="text", project="Study", stdout=out)
+
+    postgresql = connection.vendor == "postgresql"
+    assert seen == [(False, 30 if postgresql else 0)]
+    assert pending(project) == 0
+    assert len(searched(project, "referendum")) == 10
+    assert ("search index: 30 documents added in" in out.getvalue()) == postgresql
