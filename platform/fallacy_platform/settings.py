@@ -412,12 +412,12 @@ else:
         }
     }
 
-# Sessions are cached only where every web process reads the same cache: Redis, one
-# process's memory, or this host's files when the database (SQLite) is on this host too.
-# Web processes on several hosts against PostgreSQL with no Redis CACHE_URL read sessions
-# from the database alone, so that a logout on one host holds on all of them.
-SESSION_CACHE_SHARED = "filebased" not in CACHES["default"]["BACKEND"] or (
-    DATABASE_VENDOR == "sqlite"
+# Sessions are cached where every web process reads the same cache: Redis, or this host's
+# files when all web processes run on one host. Web processes on several hosts without a
+# shared Redis CACHE_URL set SESSION_CACHE_SHARED=0: sessions are then read from the
+# database alone, so that a logout on one host holds on all of them.
+SESSION_CACHE_SHARED = CACHE_URL.startswith(("redis://", "rediss://")) or env_flag(
+    "SESSION_CACHE_SHARED", default=True
 )
 
 # The shared datasets ``load_demo`` reads (MAFALDA, FLUB): ../shared/datasets by default.

@@ -3,7 +3,8 @@ a gunicorn with its own data folder and ``HOME``, both against one PostgreSQL da
 one Redis cache, sharing only ``SECRET_KEY``. A browser whose requests alternate between
 them stays logged in, writes on one and reads on the other, is logged out on both by one
 logout, and its failed logins count on both. Without a shared cache (``CACHE_URL`` unset:
-each host's own folder) a logout still holds on the other host.
+each host's own folder; ``SESSION_CACHE_SHARED=0``, as the README says for several hosts) a
+logout still holds on the other host.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def web_hosts(tmp_path: Path, database: str, cache: str | None) -> Iterator[tupl
         "SECRET_KEY": secrets.token_urlsafe(40),
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "LOGIN_THROTTLE_USERNAME_ADDRESS": "4/h",
-        **({"CACHE_URL": cache} if cache else {}),
+        **({"CACHE_URL": cache} if cache else {"SESSION_CACHE_SHARED": "0"}),
     }
     with ExitStack() as stack:
         hosts = []
