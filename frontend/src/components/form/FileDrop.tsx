@@ -2,7 +2,7 @@
 
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { errorAttrs } from "../Field";
+import { FieldLabel, errorAttrs } from "../Field";
 import { FieldError } from "../FieldErrors";
 import { errorId } from "../../lib/ids";
 import { formatSize } from "./size";
@@ -18,6 +18,7 @@ export function FileDrop({
   messages = [],
   hint,
   testId,
+  required,
 }: {
   id: string;
   label: ComponentChildren;
@@ -28,6 +29,8 @@ export function FileDrop({
   messages?: string[];
   hint?: ComponentChildren;
   testId?: string;
+  /** Marked with an asterisk and `required`. */
+  required?: boolean;
 }) {
   const [over, setOver] = useState(false);
   const drop = (e: DragEvent) => {
@@ -38,7 +41,7 @@ export function FileDrop({
   };
   return (
     <div class="field">
-      <label for={id}>{label}</label>
+      <FieldLabel id={id} label={label} required={required} />
       <div
         class={`file-drop${over ? " over" : ""}${messages.length ? " invalid" : ""}`}
         onDragOver={(e) => {
@@ -52,6 +55,7 @@ export function FileDrop({
           id={id}
           type="file"
           accept={accept}
+          required={required}
           onChange={(e) => onFile((e.target as HTMLInputElement).files?.[0] ?? null)}
           data-testid={testId}
           {...errorAttrs(path, messages)}

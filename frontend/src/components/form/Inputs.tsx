@@ -1,6 +1,6 @@
 // Labelled inputs that show their field's server messages (a <Field> around one control).
 
-import type { ComponentChildren } from "preact";
+import type { ComponentChildren, JSX } from "preact";
 import { Field, errorAttrs } from "../Field";
 
 const valueOf = (e: Event) => (e.target as HTMLInputElement).value;
@@ -15,25 +15,36 @@ interface Common {
   class?: string;
   testId?: string;
   disabled?: boolean;
+  /** Marked with an asterisk and `required` (forms send with noValidate: the server's messages show). */
+  required?: boolean;
 }
 
 export function TextField({
   value,
   onValue,
   type = "text",
-  required,
   autoComplete,
   placeholder,
+  inputAttrs,
   ...c
-}: Common & { value: string; onValue: (v: string) => void; type?: string; required?: boolean; autoComplete?: string; placeholder?: string }) {
+}: Common & {
+  value: string;
+  onValue: (v: string) => void;
+  type?: string;
+  autoComplete?: string;
+  placeholder?: string;
+  /** Further attributes of the input (a combobox's role, aria-* and key handler). */
+  inputAttrs?: JSX.HTMLAttributes<HTMLInputElement>;
+}) {
   const msgs = c.messages ?? [];
   return (
-    <Field id={c.id} label={c.label} hint={c.hint} path={c.path} messages={msgs} class={c.class}>
+    <Field id={c.id} label={c.label} hint={c.hint} path={c.path} messages={msgs} class={c.class} required={c.required}>
       <input
+        {...inputAttrs}
         id={c.id}
         type={type}
         value={value}
-        required={required}
+        required={c.required}
         placeholder={placeholder}
         autoComplete={autoComplete}
         disabled={c.disabled}
@@ -49,7 +60,7 @@ export function TextField({
 export function NumberField({ value, onValue, min, max, ...c }: Common & { value: string; onValue: (v: string) => void; min?: number; max?: number }) {
   const msgs = c.messages ?? [];
   return (
-    <Field id={c.id} label={c.label} hint={c.hint} path={c.path} messages={msgs} class={c.class ?? "narrow-input"}>
+    <Field id={c.id} label={c.label} hint={c.hint} path={c.path} messages={msgs} class={c.class ?? "narrow-input"} required={c.required}>
       <input
         id={c.id}
         type="number"
@@ -57,6 +68,7 @@ export function NumberField({ value, onValue, min, max, ...c }: Common & { value
         min={min}
         max={max}
         value={value}
+        required={c.required}
         disabled={c.disabled}
         onInput={(e) => onValue(valueOf(e))}
         data-testid={c.testId}
@@ -69,8 +81,8 @@ export function NumberField({ value, onValue, min, max, ...c }: Common & { value
 export function TextArea({ value, onValue, rows = 3, ...c }: Common & { value: string; onValue: (v: string) => void; rows?: number }) {
   const msgs = c.messages ?? [];
   return (
-    <Field id={c.id} label={c.label} hint={c.hint} path={c.path} messages={msgs} class={c.class}>
-      <textarea id={c.id} rows={rows} value={value} disabled={c.disabled} onInput={(e) => onValue(valueOf(e))} data-testid={c.testId} {...errorAttrs(c.path, msgs)} />
+    <Field id={c.id} label={c.label} hint={c.hint} path={c.path} messages={msgs} class={c.class} required={c.required}>
+      <textarea id={c.id} rows={rows} value={value} required={c.required} disabled={c.disabled} onInput={(e) => onValue(valueOf(e))} data-testid={c.testId} {...errorAttrs(c.path, msgs)} />
     </Field>
   );
 }
@@ -84,8 +96,8 @@ export interface Option {
 export function Select({ value, onValue, options, placeholder, ...c }: Common & { value: string; onValue: (v: string) => void; options: Option[]; placeholder?: string }) {
   const msgs = c.messages ?? [];
   return (
-    <Field id={c.id} label={c.label} hint={c.hint} path={c.path} messages={msgs} class={c.class}>
-      <select id={c.id} value={value} disabled={c.disabled} onChange={(e) => onValue(valueOf(e))} data-testid={c.testId} {...errorAttrs(c.path, msgs)}>
+    <Field id={c.id} label={c.label} hint={c.hint} path={c.path} messages={msgs} class={c.class} required={c.required}>
+      <select id={c.id} value={value} required={c.required} disabled={c.disabled} onChange={(e) => onValue(valueOf(e))} data-testid={c.testId} {...errorAttrs(c.path, msgs)}>
         {placeholder !== undefined && <option value="">{placeholder}</option>}
         {options.map((o) => (
           <option key={o.value} value={o.value} disabled={o.disabled}>

@@ -26,11 +26,12 @@ export function GoldSection({ form, update, golds, errors }: Pick<Props, "form" 
       {golds.length === 0 ? (
         <p class="muted">This project has no gold version yet: adjudicate or import one first.</p>
       ) : (
-        <Field id="launch-gold" label="Score against" path="gold_standard" messages={msgs}>
+        <Field id="launch-gold" label="Score against" path="gold_standard" messages={msgs} required>
           <select
             id="launch-gold"
             value={form.goldStandard ?? ""}
             onChange={(e) => update({ goldStandard: Number(value(e)) || null })}
+            required
             data-testid="gold-select"
             {...errorAttrs("gold_standard", msgs)}
           >
@@ -78,8 +79,8 @@ export function FieldSection({ field, fields, onField, errors }: { field: string
       {fields.length === 0 ? (
         <p class="muted">This project's form has no question a model can answer (ratings are for people and judges).</p>
       ) : (
-        <Field id="launch-field" label="Answer the form field" hint="Each item's gold for this field is the key; the run is scored per task." path="field" messages={msgs}>
-          <select id="launch-field" value={field} onChange={(e) => onField(value(e))} data-testid="field-select" {...errorAttrs("field", msgs)}>
+        <Field id="launch-field" label="Answer the form field" hint="Each item's gold for this field is the key; the run is scored per task." path="field" messages={msgs} required>
+          <select id="launch-field" value={field} required onChange={(e) => onField(value(e))} data-testid="field-select" {...errorAttrs("field", msgs)}>
             {fields.map((f) => (
               <option key={f.name} value={f.name}>
                 {f.title || f.name} — {f.kind}

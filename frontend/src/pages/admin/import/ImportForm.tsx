@@ -140,6 +140,7 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
           label="Format"
           path="format"
           class="grow"
+          required
           value={format}
           onValue={(v) => {
             setFormat(v as ImportFormat);
@@ -154,7 +155,7 @@ export function ImportForm({ projectId, disabled, onJob, kind = "spans" }: { pro
           testId="import-format"
         />
       </div>
-      <FileDrop id="import-file" label="File" accept={chosen.accept} file={file} onFile={(f) => pick(f)} messages={messagesFor(errors, "file")} testId="import-file" hint="Every record is checked first: a file with any bad line imports nothing." />
+      <FileDrop id="import-file" label="File" accept={chosen.accept} file={file} onFile={(f) => pick(f)} messages={messagesFor(errors, "file")} required testId="import-file" hint="Every record is checked first: a file with any bad line imports nothing." />
       {format === "csv" && csv && (
         <CsvColumns
           inspection={csv}

@@ -79,10 +79,10 @@ export function OutputsImport({ projectId, form }: { projectId: number; form?: I
         <>
           <div class="field-row">
             <Select id="outputs-field" label="Form field" path="field" class="grow" value={choice.field} onValue={(field) => set({ field })} options={fields} messages={messagesFor(errors, "field")} testId="outputs-field" />
-            <TextField id="outputs-name" label="Run name" path="name" class="grow" value={choice.name} onValue={(name) => set({ name })} messages={messagesFor(errors, "name")} testId="outputs-name" />
+            <TextField id="outputs-name" label="Run name" path="name" class="grow" value={choice.name} onValue={(name) => set({ name })} messages={messagesFor(errors, "name")} required testId="outputs-name" />
             <TextField id="outputs-model" label="Model (optional)" path="model_name" class="grow" value={choice.modelName} onValue={(modelName) => set({ modelName })} messages={messagesFor(errors, "model_name")} testId="outputs-model" />
           </div>
-          <FileDrop id="outputs-file" label="Outputs file" accept=".jsonl,.json,.ndjson,.csv,.tsv,.txt" file={choice.file} onFile={(f) => void pick(f)} messages={messagesFor(errors, "file")} testId="outputs-file" hint="Every record is checked first: an unknown id (unless unmatched ids are skipped, below), a repeated id, or a line that cannot be read imports nothing and names the line." />
+          <FileDrop id="outputs-file" label="Outputs file" accept=".jsonl,.json,.ndjson,.csv,.tsv,.txt" file={choice.file} onFile={(f) => void pick(f)} messages={messagesFor(errors, "file")} required testId="outputs-file" hint="Every record is checked first: an unknown id (unless unmatched ids are skipped, below), a repeated id, or a line that cannot be read imports nothing and names the line." />
           <div class="field-row">
             <label class="check-option grow">
               <input type="checkbox" checked={!!choice.wholeRecord} onChange={(e) => set({ wholeRecord: (e.target as HTMLInputElement).checked })} data-testid="outputs-whole-record" /> The whole record is the answer (records such as{" "}

@@ -1,12 +1,14 @@
 // Add a user one already shares a project with (username or e-mail) with a role; adding a
 // member again updates the role. Anyone else is invited (InvitePanel).
 // As one types, the usernames that start so are offered (among the accounts the admin already
-// sees: GET /api/projects/ID/members/suggestions/).
+// sees: GET /api/projects/ID/members/suggestions/), as a listbox the arrows move through
+// (the ARIA combobox pattern: Enter takes the highlighted name, Escape closes the list).
 
 import { useEffect, useState } from "preact/hooks";
 import { get } from "../../../api";
 import { Select, TextField, sendJson, submitForm } from "../../../components/form";
 import { useDebounced } from "../../../hooks/useDebounced";
+import { comboKey } from "../../../lib/combobox";
 import { type FormErrors, NO_ERRORS, messagesFor } from "../../../lib/formErrors";
 import type { Member } from "../../../types";
 import { ROLE_OPTIONS } from "./roles";
@@ -18,6 +20,24 @@ export function AddMemberForm({ projectId, prefill, onAdded }: { projectId: numb
   const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<string | null>(null);
   const suggestions = useUsernameSuggestions(projectId, user);
+  const [list, setList] = useState({ open: true, active: -1 });
+  const shown = list.open && suggestions.length > 0;
+  const typed = (v: string) => {
+    setUser(v);
+    setList({ open: true, active: -1 });
+  };
+  const choose = (name: string) => {
+    setUser(name);
+    setList({ open: true, active: -1 });
+  };
+  const onKeyDown = (e: KeyboardEvent) => {
+    const action = comboKey(e.key, { open: shown, active: shown ? list.active : -1 }, suggestions.length);
+    if (action.kind === "pass") return;
+    e.preventDefault();
+    if (action.kind === "move") setList(action.state);
+    else if (action.kind === "choose") choose(suggestions[action.index]);
+    else setList({ open: false, active: -1 });
+  };
 
   useEffect(() => {
     if (prefill) setUser(prefill);
@@ -50,7 +70,26 @@ export function AddMemberForm({ projectId, prefill, onAdded }: { projectId: numb
         </p>
       )}
       <div class="field-row">
-        <TextField id="member-user" label="Username or e-mail" path="user" class="grow" value={user} onValue={setUser} messages={messagesFor(errors, "user")} autoComplete="off" testId="member-user" />
+        <TextField
+          id="member-user"
+          label="Username or e-mail"
+          path="user"
+          class="grow"
+          value={user}
+          onValue={typed}
+          messages={messagesFor(errors, "user")}
+          autoComplete="off"
+          required
+          testId="member-user"
+          inputAttrs={{
+            role: "combobox",
+            "aria-autocomplete": "list",
+            "aria-expanded": shown,
+            "aria-controls": "member-suggestions",
+            "aria-activedescendant": shown && list.active >= 0 ? `member-suggestion-${list.active}` : undefined,
+            onKeyDown,
+          }}
+        />
         <Select id="member-role" label="Role" path="role" value={role} onValue={setRole} options={ROLE_OPTIONS} messages={messagesFor(errors, "role")} testId="member-role-new" />
         <div class="field field-button">
           <span aria-hidden="true">&nbsp;</span>
@@ -59,14 +98,27 @@ export function AddMemberForm({ projectId, prefill, onAdded }: { projectId: numb
           </button>
         </div>
       </div>
-      {suggestions.length > 0 && (
-        <div class="suggest-users" data-testid="member-suggestions">
-          <span class="muted small">Matching users:</span>
-          {suggestions.map((name) => (
-            <button key={name} type="button" class="btn ghost small" onClick={() => setUser(name)}>
-              {name}
-            </button>
-          ))}
+      {shown && (
+        <div class="suggest-users">
+          <span class="muted small" id="member-suggestions-label">
+            Matching users:
+          </span>
+          <ul id="member-suggestions" role="listbox" aria-labelledby="member-suggestions-label" data-testid="member-suggestions">
+            {suggestions.map((name, i) => (
+              <li
+                key={name}
+                id={`member-suggestion-${i}`}
+                role="option"
+                aria-selected={i === list.active}
+                class={`btn ghost small${i === list.active ? " active" : ""}`}
+                // mousedown would move the focus out of the field
+                onMouseDown={(e) => e.preventDefault()}
+                onClick={() => choose(name)}
+              >
+                {name}
+              </li>
+            ))}
+          </ul>
         </div>
       )}
       {done && (
