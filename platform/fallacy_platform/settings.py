@@ -342,6 +342,10 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
         "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", 3600)),
         "socket_connect_timeout": 2,
     }
+    # Prefixes every key the broker writes (queues, unacknowledged messages), so that two
+    # deployments sharing one Redis database never take each other's jobs.
+    if os.environ.get("CELERY_BROKER_KEY_PREFIX"):
+        CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = os.environ["CELERY_BROKER_KEY_PREFIX"]
 
 LOGGING = {
     "version": 1,

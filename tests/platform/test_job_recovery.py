@@ -99,6 +99,21 @@ def kill_worker_mid_run(job: JobEnv, worker: subprocess.Popen, run_id: int) -> N
     wait_for(lambda: not _alive(runner), timeout=10)
 
 
+def explain_run(job: JobEnv, run_id: int, worker: subprocess.Popen) -> str:
+    """The run's and its shards' rows, the database's clock and ``worker``'s log (it is
+    stopped to read it): what a run that did not reach its state needs to be understood."""
+    run = job.query("SELECT status, error FROM evaluation_modelrun WHERE id = ?", run_id)
+    shards = job.query(
+        "SELECT status, worker, started_at, heartbeat_at, runner_pid, error"
+        " FROM evaluation_runshard WHERE run_id = ?",
+        run_id,
+    )
+    now = job.one("SELECT CURRENT_TIMESTAMP")
+    stop(worker)
+    log = worker.stdout.read() if worker.stdout else ""
+    return f"run {run}\nshards {shards}\ndatabase time {now}\nworker log:\n{log[-6000:]}"
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -123,8 +138,12 @@ def test_a_killed_worker_fails_the_run_resumably_and_resume_repeats_only_in_flig
         assert 0 < len(answered) < total and len(in_flight) <= 2  # concurrency 2
         assert status_of(job, run_id) == "running"
 
-        with celery_worker(job.env):  # a worker starts again: its sweep finds the dead shard
-            wait_for(lambda: status_of(job, run_id) == "failed", timeout=60)
+        with celery_worker(job.env) as sweeper:  # a worker starts again: its sweep finds it
+            wait_for(
+                lambda: status_of(job, run_id) == "failed",
+                timeout=60,
+                explain=lambda: explain_run(job, run_id, sweeper),
+            )
             assert time.monotonic() - killed_at < 60
             error = job.one("SELECT error FROM evaluation_modelrun WHERE id = ?", run_id)
             assert "the worker running it died" in error and "Resume" in error

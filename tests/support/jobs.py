@@ -54,15 +54,21 @@ def gold_file(folder: Path) -> Path:
     return path
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 120, interval: float = 0.05) -> Any:
-    """Poll ``predicate`` until it returns something true; its value, else TimeoutError."""
+def wait_for(
+    predicate: Callable[[], Any],
+    timeout: float = 120,
+    interval: float = 0.05,
+    explain: Callable[[], str] | None = None,
+) -> Any:
+    """Poll ``predicate`` until it returns something true; its value, else TimeoutError
+    (saying what ``explain()`` returns then: the state a failure needs to be understood)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = predicate()
         if value:
             return value
         time.sleep(interval)
-    raise TimeoutError("condition not met in time")
+    raise TimeoutError("condition not met in time" + (f"\n{explain()}" if explain else ""))
 
 
 @dataclass
@@ -92,13 +98,21 @@ class JobEnv:
 
 
 def postgres_services() -> dict[str, str]:
-    """``DATABASE_URL`` and ``CELERY_BROKER_URL`` of this test process; the test is skipped
-    unless they name PostgreSQL and Redis."""
+    """``DATABASE_URL`` and ``CELERY_BROKER_URL`` of this test process, with a broker key
+    prefix of this call's own; the test is skipped unless they name PostgreSQL and Redis.
+
+    The prefix keeps the test's queues apart from the messages earlier tests left in the same
+    Redis database (a killed worker's task, a shard queued after its worker stopped): run ids
+    repeat across the tests' databases, so such a message would take over this test's shard."""
     database = os.environ.get("DATABASE_URL", "")
     broker = os.environ.get("CELERY_BROKER_URL", "")
     if not database.startswith("postgres") or not broker.startswith("redis://"):
         pytest.skip("DATABASE_URL / CELERY_BROKER_URL are not PostgreSQL / Redis")
-    return {"DATABASE_URL": database, "CELERY_BROKER_URL": broker}
+    return {
+        "DATABASE_URL": database,
+        "CELERY_BROKER_URL": broker,
+        "CELERY_BROKER_KEY_PREFIX": f"test-{uuid.uuid4().hex[:10]}:",
+    }
 
 
 def _with_database(url: str, name: str) -> str:
