@@ -3,6 +3,7 @@ import { Crumbs } from "../../components/Crumbs";
 import { LoadErrorMessage } from "../../components/PageMessage";
 import { TopBar } from "../../components/TopBar";
 import { useProject } from "../../hooks/useProject";
+import { usePageReady } from "../../hooks/usePageReady";
 import { useResource } from "../../hooks/useResource";
 import { queryString } from "../../lib/paging";
 import { paths } from "../../router";
@@ -25,6 +26,7 @@ export function LeaderboardPage({ me, projectId, goldId }: { me: Me; projectId: 
   const api = (format?: string) => `/api/evaluation/leaderboard/${queryString({ gold_standard: goldId, profile, format })}`;
   const board = useResource<Leaderboard>(api());
   const data = board.data;
+  usePageReady("leaderboard", data != null || board.error != null); // the table is on screen
   const stale = data && data.profile !== profile;
   const about = PROFILES.find((p) => p.id === profile)?.about;
 

@@ -5,6 +5,7 @@ import { TopBar } from "../../components/TopBar";
 import { useState } from "preact/hooks";
 import { useProject } from "../../hooks/useProject";
 import { queryString } from "../../lib/paging";
+import { usePageReady } from "../../hooks/usePageReady";
 import { useResource } from "../../hooks/useResource";
 import { paths } from "../../router";
 import type { ItemLeaderboard, Me } from "../../types";
@@ -37,6 +38,7 @@ export function ResultsPage({ me, projectId }: { me: Me; projectId: number }) {
   const api = (format?: string) => `${base}${queryString({ subset: subset || null, format })}`;
   const board = useResource<ItemLeaderboard>(api());
   const data = board.data;
+  usePageReady("results", data != null || board.error != null); // the tables are on screen
   const projectName = project?.name ?? data?.project.name ?? `Project ${projectId}`;
   const aggregate = data?.aggregate === "geometric" ? "the geometric mean of the skills" : "the macro average of the skills";
   const profiles = data ? boardProfiles(data) : [];
