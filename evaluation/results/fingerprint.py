@@ -1,8 +1,8 @@
 """The inputs fingerprint of a board: a sha256 that changes whenever an input changes.
 
-Each part is one aggregate query (count, id sum, revision sum, latest timestamp) over the
-rows a board reads, so a read costs the same few queries whatever the number of runs,
-outputs or annotations:
+Each part is one query, most of them an aggregate (count, id sum, revision sum, latest
+timestamp) over the rows a board reads, so a read costs the same few queries whatever the
+number of runs, outputs or annotations:
 
 - runs: the finished runs (a run added, deleted, finished, rescored or failed changes
   their count, id sum or latest ``finished_at``); their stored reports (``RunScore``:
@@ -15,7 +15,10 @@ outputs or annotations:
   position edited moves it);
 - the project's name, kind, form and taxonomy (its nodes, read whole: a taxonomy has tens
   of nodes), and for a gold leaderboard the version's status and its documents (count, id
-  sum, revision sum, latest ``updated_at``: every adjudication save bumps them) and spans.
+  sum, revision sum, latest ``updated_at``: every adjudication save bumps them) and spans;
+- the names a board prints, read whole (one query each, a row per run or annotator): the
+  finished runs' names, models and prompt variants, the annotators' usernames (an operator
+  renaming one in the admin moves no timestamp).
 
 ``BOARD_VERSION`` is part of every fingerprint: bump it when a board's body changes shape,
 so that boards stored by an older version are recomputed.
@@ -27,6 +30,7 @@ import hashlib
 import json
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Max, QuerySet, Sum
 
 from annotations.models import (
@@ -64,6 +68,12 @@ def _project(project: Project) -> dict[str, Any]:
     submitted = Annotation.objects.filter(
         document__project=project, status=Annotation.Status.SUBMITTED
     )
+    annotators = (
+        get_user_model()
+        .objects.filter(pk__in=submitted.values("annotator_id"))
+        .order_by("pk")
+        .values_list("pk", "username")
+    )
     return {
         "project": [project.pk, project.name, project.kind, project.form],
         "taxonomy": _taxonomy(project),
@@ -74,7 +84,21 @@ def _project(project: Project) -> dict[str, Any]:
             annotators=Sum("annotator_id"),
             last=Max("updated_at"),
         ),
+        "annotator_names": [list(row) for row in annotators],
     }
+
+
+def _run_names(finished: QuerySet) -> list[list[Any]]:
+    rows = finished.order_by("pk").values_list(
+        "pk",
+        "name",
+        "model_name",
+        "prompt_variant__name",
+        "prompt_variant__version",
+        "prompt_variant__kind",
+        "prompt_variant__shots",
+    )
+    return [list(row) for row in rows]
 
 
 def _digest(parts: dict[str, Any]) -> str:
@@ -83,20 +107,21 @@ def _digest(parts: dict[str, Any]) -> str:
 
 
 def item_inputs(project: Project) -> str:
-    """The fingerprint of an item project's results (5 queries)."""
+    """The fingerprint of an item project's results (7 queries)."""
     finished = ModelRun.objects.filter(project=project, status=ModelRun.Status.DONE)
     scores = RunScore.objects.filter(run__project=project)
     return _digest(
         {
             **_project(project),
             "runs": _state(finished, last=Max("finished_at")),
+            "run_names": _run_names(finished),
             "scores": _state(scores, last=Max("computed_at")),
         }
     )
 
 
 def gold_inputs(gold: GoldStandard) -> str:
-    """The fingerprint of a gold version's leaderboard (9 queries)."""
+    """The fingerprint of a gold version's leaderboard (11 queries)."""
     project = gold.project
     finished = ModelRun.objects.filter(gold_standard=gold, status=ModelRun.Status.DONE)
     scores = RunScore.objects.filter(gold_standard=gold)
@@ -116,6 +141,7 @@ def gold_inputs(gold: GoldStandard) -> str:
             "gold_spans": _state(GoldSpan.objects.filter(gold_standard=gold)),
             "spans": _state(spans, last=Max("updated_at")),
             "runs": _state(finished, last=Max("finished_at")),
+            "run_names": _run_names(finished),
             "scores": _state(scores, last=Max("computed_at")),
         }
     )

@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable
 
 import pytest
+from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -18,7 +19,7 @@ from annotations.services.documents import update_document
 from evaluation import results
 from evaluation.items.leaderboard import item_leaderboard
 from evaluation.items.runs import score_item_run
-from evaluation.models import ModelRun, RunScore, StoredBoard
+from evaluation.models import ModelRun, PromptVariant, RunScore, StoredBoard
 from evaluation.results import item_results_json
 from evaluation.results.store import render
 from tests.e2e import seed_item_results as seed
@@ -198,3 +199,28 @@ def test_a_warm_read_costs_a_few_queries_whatever_the_number_of_runs(
     many = warm_read_queries(client, flub["project"])
     assert few == many <= 15
     assert len(computed) == 2  # once per state of the inputs
+
+
+def test_names_renamed_in_the_admin_are_seen(flub: dict, computed: list[int]) -> None:
+    run = ModelRun.objects.get(pk=flub["runs"]["answer/few-shot"])
+
+    def rename_run() -> None:
+        ModelRun.objects.filter(pk=run.pk).update(model_name="org/renamed-model")
+
+    after = change_then_fresh(flub, computed, rename_run)
+    assert any("renamed-model" in row["name"] for row in after["rows"])
+
+    def rename_variant() -> None:
+        PromptVariant.objects.filter(pk=run.prompt_variant_id).update(name="renamed prompt")
+
+    change_then_fresh(flub, computed, rename_variant)
+    submitted = Annotation.objects.filter(
+        document__project_id=flub["project"], status=Annotation.Status.SUBMITTED
+    )
+    annotator = submitted.first().annotator
+
+    def rename_annotator() -> None:
+        User.objects.filter(pk=annotator.pk).update(username="renamed-person")
+
+    after = change_then_fresh(flub, computed, rename_annotator)
+    assert "renamed-person" in {row["name"] for row in after["rows"]}

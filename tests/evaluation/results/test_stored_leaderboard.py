@@ -170,3 +170,15 @@ def test_a_failure_to_warm_never_fails_the_run(
     run = scoring(world)
     assert services.complete_scoring(run_id=run.pk).status == ModelRun.Status.DONE
     assert served(world) == fresh(world)  # and the database is still usable
+
+
+def test_a_renamed_run_or_annotator_is_seen(world: World, computed: list[int]) -> None:
+    run = finish(launched(world), {S1: "ad hominem"})
+    served(world), served(world)
+    count = len(computed)
+    ModelRun.objects.filter(pk=run.pk).update(name="renamed run")
+    assert "renamed run" in names(served(world)) and len(computed) == count + 1
+    type(world.annotator).objects.filter(pk=world.annotator.pk).update(username="renamed")
+    board = served(world)
+    assert "renamed" in names(board) and len(computed) == count + 2
+    assert board == fresh(world)
