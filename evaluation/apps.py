@@ -15,9 +15,10 @@ class EvaluationConfig(AppConfig):
         from annotations.backups.format import register_part
         from annotations.importing.label_studio import register_prediction_importer
         from annotations.services.hf_exports import register_item_profiles
+        from annotations.services.label_studio_exports import register_prediction_exporter
         from evaluation.agreement.jobs import adjudication_order
         from evaluation.runs.backups import PART
-        from evaluation.runs.label_studio import import_predictions
+        from evaluation.runs.label_studio import export_predictions, import_predictions
         from evaluation.runs.liveness import fail_stale_scoring, fail_stale_shards
         from evaluation.scoring.item_profiles import describe_profiles
         from evaluation.suggestions.services import disagreement_first
@@ -29,3 +30,4 @@ class EvaluationConfig(AppConfig):
         register_part(PART)
         register_item_profiles(describe_profiles)
         register_prediction_importer(import_predictions)
+        register_prediction_exporter(export_predictions)

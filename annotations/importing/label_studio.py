@@ -19,6 +19,8 @@
   annotation covering the same sentences become one span whose labels are alternatives
   (several labels on one region too); overlapping regions over different sentences stay
   separate spans. Labels resolve with the project's taxonomy; an unknown one is an error.
+  A region's text area is its labels' explanations (``formats.label_studio.explanations``),
+  kept in the span's ``details``; regions merged into one span join theirs.
 - Predictions become one imported run per ``model_version`` (through the hook the
   evaluation app registers, ``register_prediction_importer``), one output per sentence of
   each predicted document: the labels of the regions over it, or "no fallacy".
@@ -47,6 +49,7 @@ from annotations.importing.formats.label_studio import (
     LabelStudioTask,
     Region,
     checker,
+    explanations,
     read_label_studio,
 )
 from annotations.importing.formats.label_studio_sources import (
@@ -70,6 +73,8 @@ from annotations.selectors.taxonomy import label_resolver
 from annotations.services.documents import BATCH_SIZE, NewDocument, create_documents, next_position
 
 Bounds = list[Range]
+Details = dict[Range, dict[str, Any]]  # a span's details: {label: {slots, explanation}}
+Row = tuple[AbstractBaseUser, int, str, dict[Range, set[str]], Details]
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,7 @@ class LabelStudioReport:
     spans: int = 0
     span_labels: int = 0
     spans_with_alternatives: int = 0
+    explanations: int = 0  # labels of stored spans with an explanation
     regions: int = 0
     regions_moved: int = 0
     chars_moved: int = 0  # characters added by snapping, over all moved regions
@@ -148,7 +154,8 @@ class LabelStudioReport:
                 for row in self.per_annotator
             ),
             f"  spans: {self.spans} ({self.span_labels} labels,"
-            f" {self.spans_with_alternatives} with alternatives)",
+            f" {self.spans_with_alternatives} with alternatives,"
+            f" {self.explanations} explanations)",
             f"  regions snapped to sentences: {self.regions_moved} of {self.regions} moved,"
             f" {self.chars_moved} characters added (at most {self.max_chars_moved} for one)",
         ]
@@ -306,12 +313,15 @@ def _snapped(
     resolver: LabelResolver,
     name: str,
     report: LabelStudioReport,
+    details: Details | None = None,
 ) -> dict[Range, set[str]]:
-    """The completion's regions snapped to sentences, labels grouped by snapped range."""
+    """The completion's regions snapped to sentences, labels grouped by snapped range;
+    ``details`` gets each range's explanations."""
     fail = checker(item.task, name).fail
     groups: dict[Range, set[str]] = {}
     for region in completion.regions:
         labels = _resolved(region, resolver, fail)
+        explained = explanations(sorted(labels - {NO_FALLACY}), region.explanation)
         start, end = snap(item.bounds, region.start, region.end)
         if (start, end) == (region.start, region.end) and not any(
             s < end and start < e for s, e in item.bounds
@@ -324,6 +334,8 @@ def _snapped(
             report.chars_moved += moved
             report.max_chars_moved = max(report.max_chars_moved, moved)
         groups.setdefault((start, end), set()).update(labels)
+        if details is not None:
+            _add_explanations(details.setdefault((start, end), {}), explained)
     for (start, end), labels in groups.items():
         if labels == {NO_FALLACY}:
             raise fail(
@@ -333,15 +345,23 @@ def _snapped(
     return groups
 
 
+def _add_explanations(details: dict[str, Any], explained: dict[str, str]) -> None:
+    """Each label's explanation into a span's details; a second one is joined on a line."""
+    for label, text in explained.items():
+        entry = details.setdefault(label, {"slots": {}, "explanation": ""})
+        if text not in entry["explanation"].split("\n"):
+            entry["explanation"] = "\n".join(filter(None, [entry["explanation"], text]))
+
+
 def _annotation_rows(
     prepared: list[_Prepared],
     users: dict[str, AbstractBaseUser | None],
     resolver: LabelResolver,
     name: str,
     report: LabelStudioReport,
-) -> list[tuple[AbstractBaseUser, int, str, dict[Range, set[str]]]]:
-    """(user, document, source key, spans) of each kept annotation."""
-    rows: list[tuple[AbstractBaseUser, int, str, dict[Range, set[str]]]] = []
+) -> list[Row]:
+    """(user, document, source key, spans, their details) of each kept annotation."""
+    rows: list[Row] = []
     for item in prepared:
         seen: dict[int, str] = {}
         for completion in item.task.annotations:
@@ -355,8 +375,9 @@ def _annotation_rows(
                     completion.place, f"a second annotation by {user} (first: {seen[user.pk]})"
                 )
             seen[user.pk] = completion.place
-            groups = _snapped(item, completion, resolver, name, report)
-            rows.append((user, item.document_id, key, groups))
+            details: Details = {}
+            groups = _snapped(item, completion, resolver, name, report, details)
+            rows.append((user, item.document_id, key, groups, details))
         report.annotations_cancelled += item.task.cancelled
         report.other_results += item.task.other_results
     return rows
@@ -392,18 +413,24 @@ def _write_annotations(
                 status=Annotation.Status.SUBMITTED,
                 submitted_at=now,
             )
-            for user, document_id, _, _ in rows
+            for user, document_id, *_ in rows
         ],
         batch_size=BATCH_SIZE,
     )
     spans = [
-        Span(annotation=annotation, start=start, end=end, labels=sorted(labels))
-        for annotation, (_, _, _, groups) in zip(annotations, rows, strict=True)
+        Span(
+            annotation=annotation,
+            start=start,
+            end=end,
+            labels=sorted(labels),
+            details=details.get((start, end), {}),
+        )
+        for annotation, (*_, groups, details) in zip(annotations, rows, strict=True)
         for (start, end), labels in sorted(groups.items())
     ]
     Span.objects.bulk_create(spans, batch_size=BATCH_SIZE)
     Assignment.objects.bulk_create(
-        [Assignment(document_id=doc, annotator=user) for user, doc, _, _ in rows],
+        [Assignment(document_id=doc, annotator=user) for user, doc, *_ in rows],
         batch_size=BATCH_SIZE,
         ignore_conflicts=True,
     )
@@ -412,6 +439,7 @@ def _write_annotations(
     report.spans = len(spans)
     report.span_labels = sum(len(span.labels) for span in spans)
     report.spans_with_alternatives = sum(len(span.labels) > 1 for span in spans)
+    report.explanations = sum(len(span.details) for span in spans)
     report.per_annotator = _per_annotator(sources, users, rows)
     report.placeholders = list(annotators.placeholders)
     report.invited = list(annotators.invited)
@@ -420,11 +448,11 @@ def _write_annotations(
 def _per_annotator(
     sources: list[SourceAnnotator],
     users: dict[str, AbstractBaseUser | None],
-    rows: list[tuple[AbstractBaseUser, int, str, dict[Range, set[str]]]],
+    rows: list[Row],
 ) -> list[dict[str, Any]]:
     """What was stored for each source annotator: annotations and spans, and whose."""
     stored: dict[str, list[int]] = {source.key: [0, 0] for source in sources}
-    for _, _, key, groups in rows:
+    for _, _, key, groups, _ in rows:
         stored[key][0] += 1
         stored[key][1] += len(groups)
     return [

@@ -5,7 +5,13 @@ Every document is one task (``id``: the Label Studio id it was imported with, el
 document's; ``data``: ``text`` and ``external_id``). Without a gold version, each submitted
 annotation is one annotation of its task; with one, the version's documents only, each with
 one ``ground_truth`` annotation by whoever created the version. A span is one region whose
-labels are its alternatives (canonical names; ⊥ as "no fallacy").
+labels are its alternatives (canonical names; ⊥ as "no fallacy"); its explanations are the
+region's text area (``formats.label_studio.explanation_texts``; slots are not written).
+
+Each finished sentence-level run of the project with outputs on a task's document is one
+prediction of it (``model_version``: the run's name; one region per sentence the run
+labelled, with the fallacy types it named; no region where it answered no fallacy), given
+by the hook the evaluation app registers (``register_prediction_exporter``).
 
 Annotations carry no ``completed_by``: Label Studio takes one only as the e-mail or id of a
 member of its own organization and refuses the whole file otherwise ("Unknown annotator's
@@ -24,13 +30,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
 from annotations.importing.formats.label_studio import (
+    explanation_result,
+    explanation_texts,
     label_studio_task,
     labeling_config,
     region_result,
@@ -51,6 +60,45 @@ CHUNK_SIZE = 500
 LS_USER = re.compile(r"ls-user-(\d+)")
 
 
+@dataclass(frozen=True)
+class RunPrediction:
+    """One run's predicted regions on one document: (start, end, labels)."""
+
+    run: str
+    regions: list[tuple[int, int, list[str]]]
+    score: float | None = None
+
+
+#: ``(project, document ids) -> {document id: [RunPrediction]}``; registered by the
+#: evaluation app (this app imports none of it).
+PredictionExporter = Callable[[Project, list[int]], dict[int, list[RunPrediction]]]
+_prediction_exporter: PredictionExporter | None = None
+
+
+def register_prediction_exporter(exporter: PredictionExporter) -> None:
+    global _prediction_exporter
+    _prediction_exporter = exporter
+
+
+@dataclass
+class LabelStudioExport:
+    """What an export wrote."""
+
+    tasks: int = 0
+    annotations: int = 0
+    regions: int = 0
+    explanations: int = 0  # regions with a text area
+    predictions: int = 0
+    runs: list[str] = field(default_factory=list)  # the runs predicting, by name
+
+    def summary(self) -> str:
+        runs = f" of {len(self.runs)} runs" if self.runs else ""
+        return (
+            f"{self.tasks} tasks, {self.annotations} annotations, {self.regions} regions"
+            f" ({self.explanations} with explanations), {self.predictions} predictions{runs}"
+        )
+
+
 def project_labeling_config(project: Project) -> str:
     """``<View><Labels>`` with the taxonomy's fallacy types (and ⊥) and ``<Text>``."""
     names = TaxonomyNode.objects.filter(
@@ -69,22 +117,62 @@ def annotator(user: AbstractBaseUser | None) -> dict[str, Any]:
     return {"id": user_id, "email": user.email, "username": username}
 
 
+def _results(number: int, text: str, spans: list[Any]) -> list[dict[str, Any]]:
+    """Each span's region, then its text area when it has explanations."""
+    results = []
+    for index, span in enumerate(spans, start=1):
+        region = f"{number}-{index}"
+        results.append(region_result(region, text, span.start, span.end, span.labels))
+        details = span.details if isinstance(span.details, dict) else {}
+        explained = {
+            label: str(entry.get("explanation") or "")
+            for label, entry in details.items()
+            if isinstance(entry, dict)
+        }
+        texts = explanation_texts([x for x in span.labels if x != NO_FALLACY], explained)
+        if texts:
+            results.append(explanation_result(region, span.start, span.end, texts))
+    return results
+
+
 def _annotation(number: int, text: str, spans: list[Any], *, gold: bool) -> dict[str, Any]:
     return {
         "id": number,
         "was_cancelled": False,
         "ground_truth": gold,
-        "result": [
-            region_result(f"{number}-{index}", text, span.start, span.end, span.labels)
-            for index, span in enumerate(spans, start=1)
-        ],
+        "result": _results(number, text, spans),
     }
 
 
+def _predictions(project: Project, documents: list[Document]) -> dict[int, list[dict]]:
+    """Each document's predictions (see the module docstring)."""
+    if _prediction_exporter is None:
+        return {}
+    texts = {document.pk: document.text for document in documents}
+    found = _prediction_exporter(project, list(texts))
+    out: dict[int, list[dict]] = {}
+    for document_id, predicted in found.items():
+        text = texts[document_id]
+        for number, prediction in enumerate(predicted, start=1):
+            body: dict[str, Any] = {
+                "model_version": prediction.run,
+                "result": [
+                    region_result(f"p{document_id}-{number}-{index}", text, start, end, labels)
+                    for index, (start, end, labels) in enumerate(prediction.regions, start=1)
+                ],
+            }
+            if prediction.score is not None:
+                body["score"] = prediction.score
+            out.setdefault(document_id, []).append(body)
+    return out
+
+
 def _task(
-    document: Document, made: list[tuple[dict[str, Any], AbstractBaseUser | None]]
+    document: Document,
+    made: list[tuple[dict[str, Any], AbstractBaseUser | None]],
+    predictions: dict[int, list[dict]],
 ) -> dict[str, Any]:
-    """The document's task with its annotations, each with who made it."""
+    """The document's task with its annotations, each with who made it, and predictions."""
     task_id = (document.metadata or {}).get("label_studio_id", document.pk)
     return label_studio_task(
         task_id=task_id,
@@ -92,6 +180,7 @@ def _task(
         external_id=document.external_id,
         annotations=[annotation for annotation, _ in made],
         annotators={str(annotation["id"]): annotator(user) for annotation, user in made},
+        predictions=predictions.get(document.pk, []),
     )
 
 
@@ -116,6 +205,7 @@ def _annotation_tasks(project: Project) -> Iterator[dict[str, Any]]:
         by_document: dict[int, list[Annotation]] = {}
         for annotation in annotations:
             by_document.setdefault(annotation.document_id, []).append(annotation)
+        predictions = _predictions(project, chunk)
         for document in chunk:
             yield _task(
                 document,
@@ -123,6 +213,7 @@ def _annotation_tasks(project: Project) -> Iterator[dict[str, Any]]:
                     (_annotation(a.pk, document.text, spans.get(a.pk, []), gold=False), a.annotator)
                     for a in by_document.get(document.pk, [])
                 ],
+                predictions,
             )
 
 
@@ -139,22 +230,36 @@ def _gold_tasks(gold: GoldStandard) -> Iterator[dict[str, Any]]:
         ).order_by("start", "end", "pk")
         for span in rows:
             spans.setdefault(span.document_id, []).append(span)
+        predictions = _predictions(gold.project, [entry.document for entry in chunk])
         for entry in chunk:
             document = entry.document
             annotation = _annotation(entry.pk, document.text, spans.get(document.pk, []), gold=True)
-            yield _task(document, [(annotation, gold.created_by)])
+            yield _task(document, [(annotation, gold.created_by)], predictions)
+
+
+def _count(written: LabelStudioExport, task: dict[str, Any]) -> None:
+    written.tasks += 1
+    written.annotations += len(task["annotations"])
+    for annotation in task["annotations"]:
+        kinds = [result["type"] for result in annotation["result"]]
+        written.regions += kinds.count("labels")
+        written.explanations += kinds.count("textarea")
+    written.predictions += len(task["predictions"])
+    for prediction in task["predictions"]:
+        if prediction["model_version"] not in written.runs:
+            written.runs.append(prediction["model_version"])
 
 
 def export_label_studio(
     *, project: Project, gold_standard: GoldStandard | None = None, out: IO[str]
-) -> int:
-    """Write the tasks as a JSON array (see the module docstring); returns how many."""
+) -> LabelStudioExport:
+    """Write the tasks as a JSON array (see the module docstring); returns what it wrote."""
     tasks = _gold_tasks(gold_standard) if gold_standard else _annotation_tasks(project)
-    count = 0
+    written = LabelStudioExport()
     out.write("[")
     for task in tasks:
-        out.write(",\n" if count else "\n")
+        out.write(",\n" if written.tasks else "\n")
         out.write(json.dumps(task, ensure_ascii=False))
-        count += 1
+        _count(written, task)
     out.write("\n]\n")
-    return count
+    return written

@@ -109,6 +109,11 @@ class LabelStudio:
         path = f"/api/projects/{project}/exports/{made['id']}/download?exportType=JSON"
         return self.call("GET", path).content
 
+    def predictions(self, project: int) -> list[dict[str, Any]]:
+        """Every prediction of the project, whole (``GET /api/predictions/?project=N``)."""
+        found = self.call("GET", f"/api/predictions/?project={project}").json()
+        return found["results"] if isinstance(found, dict) else found
+
     def tasks(self, project: int) -> list[dict[str, Any]]:
         """Every task with its annotations and predictions, as the Export button writes."""
         return json.loads(self.export_json(project))

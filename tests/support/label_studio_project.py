@@ -130,3 +130,20 @@ def by_content(spans: dict[tuple[str, str], set[tuple]]) -> dict[str, list]:
     for (_, text), content in spans.items():
         found.setdefault(text, []).append(sorted(content))
     return {text: sorted(sets) for text, sets in found.items()}
+
+
+def explained(project: Any) -> dict[tuple, dict]:
+    """(username, text, start, *labels) -> the details of each span of ``project`` that has
+    them (explanations)."""
+    from annotations.models import Span
+
+    spans = Span.objects.filter(annotation__document__project=project).exclude(details={})
+    return {
+        (
+            s.annotation.annotator.get_username(),
+            s.annotation.document.text,
+            s.start,
+            *sorted(s.labels),
+        ): s.details
+        for s in spans.select_related("annotation__annotator", "annotation__document")
+    }

@@ -23,14 +23,19 @@ annotation our export wrote carries no ``completed_by``: its annotator is in the
 ``read_label_studio`` validates every task (text, annotators, regions inside the text and
 matching their quoted ``text``) and names the place of the first problem: the file, the line
 the task starts on, the task's id and the field (``annotations[0].result[2].value.end``).
-Results of other types than ``labels`` (choices, text areas, relations) are skipped and
-counted. ``label_studio_task`` and ``labeling_config`` write the same shapes back.
+A region's explanation is a per-region text area (``type: "textarea"``, the region's
+``id``, ``value.text`` a list of strings): on a region with one fallacy label each string
+explains it; on one with several, ``"<label>: <text>"`` explains that label and a string
+without such a prefix explains each of its labels that has none (``explanations``). Other
+results (choices, other text areas, relations) are skipped and counted.
+``label_studio_task``, ``explanation_result`` and ``labeling_config`` write the same shapes
+back.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import quoteattr
@@ -48,7 +53,9 @@ from annotations.importing.formats.text_limit import checked_text
 FORMAT = "labelstudio"
 NOT_AN_EXPORT = "not a Label Studio JSON export (a JSON array of tasks)"
 LABELS_TYPE = "labels"
+TEXTAREA_TYPE = "textarea"
 FROM_NAME = "label"
+EXPLANATION_NAME = "explanation"  # the per-region TextArea
 TO_NAME = "text"
 ANNOTATORS_META = "annotators"  # task meta: {annotation id: {"id", "email", "username"}}
 
@@ -61,6 +68,7 @@ class Region:
     end: int
     labels: tuple[str, ...]
     place: str
+    explanation: tuple[str, ...] = ()  # the region's text area (see the module docstring)
 
 
 @dataclass(frozen=True)
@@ -190,16 +198,7 @@ def _completion(
     results = entry.get("result", [])
     if not isinstance(results, list):
         raise check.fail(f"{place}.result", "expected a list of results")
-    regions = []
-    for index, result in enumerate(results):
-        where = f"{place}.result[{index}]"
-        if not isinstance(result, dict):
-            raise check.fail(where, f"expected an object, got {_kind(result)}")
-        if result.get("type") != LABELS_TYPE:
-            task.other_results += 1
-            continue
-        start, end, labels = _region(check, task.text, f"{where}.value", result.get("value"))
-        regions.append(Region(start, end, labels, where))
+    regions = _regions(check, task, place, results)
     if prediction:
         version = entry.get("model_version")
         return Completion(
@@ -213,6 +212,71 @@ def _completion(
         named = str(entry.get("created_username") or "").split(",")[0].strip()
         email = named if "@" in named else ""
     return Completion(place, user_id=user_id, email=email, regions=regions)
+
+
+def _regions(
+    check: _TaskChecker, task: LabelStudioTask, place: str, results: list[Any]
+) -> list[Region]:
+    """The ``labels`` results as regions, each with the text area of the same ``id``."""
+    texts: dict[str, tuple[str, ...]] = {}
+    labelled: list[tuple[str, dict[str, Any]]] = []
+    for index, result in enumerate(results):
+        where = f"{place}.result[{index}]"
+        if not isinstance(result, dict):
+            raise check.fail(where, f"expected an object, got {_kind(result)}")
+        kind = result.get("type")
+        if kind == LABELS_TYPE:
+            labelled.append((where, result))
+        elif kind == TEXTAREA_TYPE and isinstance(result.get("id"), str | int):
+            texts[str(result["id"])] = _texts(check, f"{where}.value", result.get("value"))
+        else:
+            task.other_results += 1
+    regions = []
+    for where, result in labelled:
+        start, end, labels = _region(check, task.text, f"{where}.value", result.get("value"))
+        explanation = texts.pop(str(result.get("id")), ())
+        regions.append(Region(start, end, labels, where, explanation))
+    task.other_results += len(texts)  # text areas of no region
+    return regions
+
+
+def _texts(check: _TaskChecker, place: str, value: Any) -> tuple[str, ...]:
+    found = value.get("text") if isinstance(value, dict) else None
+    if isinstance(found, str):
+        found = [found]
+    if not isinstance(found, list) or not all(isinstance(x, str) for x in found):
+        raise check.fail(f"{place}.text", "expected a text area's list of strings")
+    return tuple(found)
+
+
+def explanations(labels: Sequence[str], texts: Iterable[str]) -> dict[str, str]:
+    """Each label's explanation from a region's text area (see the module docstring);
+    ``labels``: the region's fallacy labels (no ⊥)."""
+    found: dict[str, list[str]] = {}
+    shared: list[str] = []
+    longest_first = sorted(labels, key=len, reverse=True)
+    for text in texts:
+        if not text.strip():
+            continue
+        named = next((x for x in longest_first if text.startswith(f"{x}: ")), None)
+        if len(labels) > 1 and named is not None:
+            found.setdefault(named, []).append(text[len(named) + 2 :])
+        else:
+            shared.append(text)
+    out = {label: "\n".join(parts) for label, parts in found.items()}
+    for label in labels:
+        if shared and label not in out:
+            out[label] = "\n".join(shared)
+    return out
+
+
+def explanation_texts(labels: Sequence[str], explained: dict[str, str]) -> list[str]:
+    """A region's text area for its fallacy labels' explanations (``explanations`` reads
+    it back): the bare text for one label, ``"<label>: <text>"`` for several."""
+    given = [(label, explained[label]) for label in labels if explained.get(label)]
+    if len(labels) == 1:
+        return [text for _, text in given]
+    return [f"{label}: {text}" for label, text in given]
 
 
 def _meta_annotator(
@@ -344,6 +408,18 @@ def region_result(region_id: str, text: str, start: int, end: int, labels: Itera
     }
 
 
+def explanation_result(region_id: str, start: int, end: int, texts: list[str]) -> dict:
+    """The per-region text area of the region ``region_id`` (Label Studio's shape)."""
+    return {
+        "id": region_id,
+        "from_name": EXPLANATION_NAME,
+        "to_name": TO_NAME,
+        "type": TEXTAREA_TYPE,
+        "origin": "manual",
+        "value": {"start": start, "end": end, "text": texts},
+    }
+
+
 def label_studio_task(
     *,
     task_id: int | str,
@@ -351,6 +427,7 @@ def label_studio_task(
     external_id: str,
     annotations: list[dict[str, Any]],
     annotators: dict[str, dict[str, Any]] | None = None,
+    predictions: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """A task; ``annotators`` (annotation id: who made it) goes into its ``meta``."""
     data: dict[str, Any] = {"text": text}
@@ -359,18 +436,21 @@ def label_studio_task(
     task: dict[str, Any] = {"id": task_id, "data": data}
     if annotators:
         task["meta"] = {ANNOTATORS_META: annotators}
-    task.update(annotations=annotations, predictions=[])
+    task.update(annotations=annotations, predictions=predictions or [])
     return task
 
 
 def labeling_config(labels: Iterable[str]) -> str:
-    """The labeling config that shows the tasks: several labels per region (alternatives)."""
+    """The labeling config that shows the tasks: several labels per region (alternatives),
+    a text area per region (its explanation)."""
     lines = [
         "<View>",
         f'  <Labels name="{FROM_NAME}" toName="{TO_NAME}" choice="multiple">',
         *(f"    <Label value={quoteattr(label)}/>" for label in labels),
         "  </Labels>",
         f'  <Text name="{TO_NAME}" value="${TO_NAME}"/>',
+        f'  <TextArea name="{EXPLANATION_NAME}" toName="{TO_NAME}" perRegion="true"'
+        ' editable="true" placeholder="Explanation"/>',
         "</View>",
     ]
     return "\n".join(lines) + "\n"

@@ -3,7 +3,8 @@ smartypat|items --out PATH``.
 
 ``labelstudio`` writes Label Studio JSON tasks (``services.label_studio_exports``): the
 submitted annotations, one per annotator, or with ``--gold-version N`` that version as one
-annotation per task; the labeling config goes beside it (``<out stem>.config.xml``).
+annotation per task, with the spans' explanations and the project's finished runs as
+predictions; the labeling config goes beside it (``<out stem>.config.xml``).
 
 ``xmi`` writes UIMA CAS XMI in an INCEpTION project export's layout (``--out DIR``, new or
 empty; ``services.uima_exports``): every annotator's annotations, or with ``--gold-version N``
@@ -153,11 +154,13 @@ class Command(BaseCommand):
         except ExportError as error:
             raise CommandError(str(error)) from error
         with open(out, "w", encoding="utf-8", newline="\n") as stream:
-            count = export_label_studio(project=project, gold_standard=gold, out=stream)
+            written = export_label_studio(project=project, gold_standard=gold, out=stream)
         config = Path(out).with_suffix(".config.xml")
         config.write_text(project_labeling_config(project), encoding="utf-8")
         what = f"gold standard v{gold.version}" if gold else "submitted annotations"
-        self.stdout.write(f"Wrote {count} tasks ({what}) to {out}; labeling config: {config}.")
+        self.stdout.write(
+            f"Wrote {written.summary()} ({what}) to {out}; labeling config: {config}."
+        )
 
     def _export_xmi(self, project: Project, out: Path, gold_version: int | None) -> None:
         try:

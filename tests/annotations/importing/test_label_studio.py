@@ -39,6 +39,7 @@ from tests.support.label_studio_project import (
     MODEL_VERSION,
     by_content,
     expected_spans,
+    explained,
     imported_spans,
     snapping,
 )
@@ -551,3 +552,48 @@ def test_an_annotator_without_email_comes_back_as_the_same_account(project, tmp_
     assert job["status"] == "succeeded", job["errors"]
     assert spans_by_annotator(tab) == spans_by_annotator(project)
     assert User.objects.count() == users_before + 1
+
+
+def test_explanations_and_runs_are_written_and_come_back(project, tmp_path):
+    """Explanations as per-region text areas read back into the spans; the run as a
+    prediction, imported as a run only."""
+    import_label_studio(path=write(tmp_path / "ls.json", label_studio_export()), project=project)
+    spans = {tuple(s.labels): s for s in Span.objects.filter(annotation__document__text=T1)}
+    spans[("false causality", "hasty generalization")].details = {
+        "false causality": {"slots": {}, "explanation": "sick after, so\nsick because"},
+        "hasty generalization": {"slots": {}, "explanation": "one case: a rule"},
+    }
+    spans[("ad populum",)].details = {"ad populum": {"slots": {}, "explanation": "x"}}
+    for span in spans.values():
+        span.save()
+    out, stdout = tmp_path / "export.json", io.StringIO()
+    call_command("export_dataset", project="LS", format="labelstudio", out=str(out), stdout=stdout)
+
+    tasks = _ls_file(out)
+    results = [r for a in tasks[0]["annotations"] for r in a["result"]]
+    areas = [r for r in results if r["type"] == "textarea"]
+    assert [r["value"]["text"] for r in areas] == [
+        ["false causality: sick after, so\nsick because", "hasty generalization: one case: a rule"],
+        ["x"],
+    ]
+    regions = {r["id"]: r["value"] for r in results if r["type"] == "labels"}
+    assert [(r["from_name"], r["value"]["end"]) for r in areas] == [
+        ("explanation", regions[r["id"]]["end"]) for r in areas
+    ]
+    config = out.with_suffix(".config.xml").read_text()
+    assert '<TextArea name="explanation" toName="text" perRegion="true"' in config
+    s2 = sentence(T1, "My neighbour got sick after his shot.")
+    value = {"start": s2[0], "end": s2[1], "text": T1[slice(*s2)], "labels": ["false causality"]}
+    (prediction,) = tasks[0]["predictions"]
+    assert prediction["model_version"] == "Label Studio fallacy-bert-v1"
+    assert [r["value"] for r in prediction["result"]] == [value]
+    assert [t["predictions"] for t in tasks[1:]] == [[], []]  # the run answered T1 only
+    assert "5 regions (2 with explanations), 1 predictions of 1 runs" in stdout.getvalue()
+
+    copy = create_project(name="Copy", taxonomy=project.taxonomy)
+    report = import_label_studio(path=out, project=copy)
+    assert explained(copy) == explained(project) and report.explanations == 3
+    assert spans_by_annotator(copy) == spans_by_annotator(project)  # no prediction among them
+    assert report.predictions == 1 and report.annotations_created == 5
+    labelled = RunOutput.objects.filter(run__project=copy).exclude(raw_output=NO_FALLACY)
+    assert [(o.unit_index, o.raw_output) for o in labelled] == [(1, "false causality")]

@@ -198,6 +198,14 @@ def test_the_import_tab_reports_the_sentences_it_stored(project, admin):
     assert (job["report"]["sentences"], job["report"]["documents_created"]) == (3, 1)
 
 
+def test_the_import_tab_takes_the_export_buttons_prediction_ids(project, admin):
+    job = _post(admin, project, export("quick", prediction=True)).json()
+
+    assert job["status"] == "succeeded", job["errors"]
+    assert (job["report"]["prediction_ids"], job["report"]["predictions"]) == (1, 0)
+    assert job["report"]["annotations_created"] == 3 and not ModelRun.objects.exists()
+
+
 def test_texts_only_imports_the_documents_alone(project, admin):
     tasks = export("snapshot", prediction=True)
     tasks[1]["annotations"][0]["result"][0]["value"]["labels"] = ["no such label"]

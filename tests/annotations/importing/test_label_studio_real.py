@@ -1,10 +1,12 @@
 """Label Studio JSON against the real Label Studio (1.23.2, its own virtualenv; one server for
 this module, tests.support.label_studio): Label Studio's import takes every task of our
-exports (MAFALDA's gold, a project of several annotators with alternatives) and gives back
-every region as we wrote it; Label Studio's own exports, by the Export button and by a
-snapshot, with annotations of two of its users and a prediction, import here with every span
-equal after sentence snapping, the snapping reported and the prediction as an imported run
-(the Export button's predictions, ids only, skipped and counted)."""
+exports (MAFALDA's gold; a project of several annotators with alternatives, explanations and
+a run's predictions) and gives back every region, explanation and prediction as we wrote
+them, its snapshot of them importing back here with every explanation; Label Studio's own
+exports, by the Export button and by a snapshot, with annotations of two of its users and a
+prediction, import here with every span equal after sentence snapping, the snapping reported
+and the prediction as an imported run (the Export button's predictions, ids only, skipped
+and counted)."""
 
 from __future__ import annotations
 
@@ -35,6 +37,7 @@ from tests.support.label_studio_project import (
     T3,
     by_content,
     expected_spans,
+    explained,
     imported_spans,
     make_label_studio_project,
     snapping,
@@ -63,8 +66,34 @@ def regions(tasks: list[dict[str, Any]], key: str = "id") -> Regions:
             found[(task["data"]["text"], str(annotation[key]))] = [
                 (r["value"]["start"], r["value"]["end"], tuple(r["value"]["labels"]))
                 for r in annotation["result"]
+                if r["type"] == "labels"
             ]
     return found
+
+
+def text_areas(tasks: list[dict[str, Any]], key: str = "id") -> dict[tuple[str, str], list]:
+    """(text, annotation key) -> its text areas (region id, name, start, end, texts)."""
+    return {
+        (task["data"]["text"], str(annotation[key])): [
+            (r["id"], r["from_name"], r["value"]["start"], r["value"]["end"], r["value"]["text"])
+            for r in annotation["result"]
+            if r["type"] == "textarea"
+        ]
+        for task in tasks
+        for annotation in task["annotations"]
+    }
+
+
+def predicted(tasks: list[dict], bodies: dict[int, dict] | None = None) -> set[tuple]:
+    """(text, model version, start, end, labels) of each predicted region; ``bodies``: the
+    predictions by id, for tasks that name them by id (the Export button's)."""
+    return {
+        (task["data"]["text"], p["model_version"], r["value"]["start"], r["value"]["end"],
+         tuple(r["value"]["labels"]))
+        for task in tasks
+        for p in (bodies[x] if bodies is not None else x for x in task["predictions"])
+        for r in p["result"]
+    }  # fmt: skip
 
 
 def export_ours(tmp_path: Path, project: str, **options: Any) -> tuple[list[dict], str]:
@@ -78,11 +107,15 @@ def export_ours(tmp_path: Path, project: str, **options: Any) -> tuple[list[dict
 
 def accepted(label_studio: LabelStudio, title: str, tasks: list[dict], config: str) -> list[dict]:
     """Our tasks imported into a new Label Studio project; what its export gives back."""
-    project = label_studio.create_project(title, config)
+    return accepted_into(label_studio, label_studio.create_project(title, config), tasks)
+
+
+def accepted_into(label_studio: LabelStudio, project: int, tasks: list[dict]) -> list[dict]:
     answer = label_studio.import_tasks(project, tasks)
-    assert (answer["task_count"], answer["annotation_count"]) == (
+    assert (answer["task_count"], answer["annotation_count"], answer["prediction_count"]) == (
         len(tasks),
         sum(len(task["annotations"]) for task in tasks),
+        sum(len(task["predictions"]) for task in tasks),
     )
     return label_studio.tasks(project)
 
@@ -122,10 +155,20 @@ def _multi_annotator_project(tmp_path: Path) -> Project:
         document=document, annotator=dana, status=Annotation.Status.SUBMITTED
     )
     end = T3.index(" Then") + 1
+    explain = {"slippery slope": {"slots": {}, "explanation": "one step, then all"}}
     Span.objects.create(
-        annotation=annotation, start=0, end=end, labels=["slippery slope", NO_FALLACY]
-    )
+        annotation=annotation, start=0, end=end, labels=["slippery slope", NO_FALLACY],
+        details=explain,
+    )  # fmt: skip
     Span.objects.create(annotation=annotation, start=0, end=len(T3), labels=["false causality"])
+    alternatives = Span.objects.get(
+        annotation__document__text=T1, labels=["false causality", "hasty generalization"]
+    )
+    alternatives.details = {
+        "false causality": {"slots": {}, "explanation": "after, so because"},
+        "hasty generalization": {"slots": {}, "explanation": "one neighbour:\nevery shot"},
+    }
+    alternatives.save()
     return project
 
 
@@ -156,6 +199,30 @@ def test_a_multi_annotator_project_is_accepted_and_its_annotators_come_back(labe
     assert {key: {(r.start, r.end, r.labels) for r in found} for key, found in read.items()} == (
         expected
     )
+
+
+def test_explanations_and_predictions_arrive_in_label_studio_and_come_back(label_studio, tmp_path):
+    project = _multi_annotator_project(tmp_path)
+    tasks, config = export_ours(tmp_path, "LS")
+    assert sum(len(found) for found in text_areas(tasks).values()) == 2
+    assert len(predicted(tasks)) == 1  # the run Label Studio's prediction was imported as
+
+    ls_project = label_studio.create_project("Explained and predicted", config)
+    back = accepted_into(label_studio, ls_project, tasks)
+    assert text_areas(back, key="import_id") == text_areas(tasks)
+    bodies = {p["id"]: p for p in label_studio.predictions(ls_project)}
+    assert predicted(back, bodies) == predicted(tasks)
+
+    # Label Studio's snapshot of them imports back with every explanation and the run
+    path = tmp_path / "snapshot.json"
+    path.write_bytes(label_studio.export_snapshot(ls_project))
+    copy = create_project(name="Back", taxonomy=project.taxonomy)
+    report = import_label_studio(path=path, project=copy)
+    assert explained(copy) == explained(project) and report.explanations == 3
+    assert report.annotations_created == 6 and report.predictions == 1
+    (run,) = report.runs
+    labelled = RunOutput.objects.filter(run_id=run["id"]).exclude(raw_output="no fallacy")
+    assert [(o.document.text, o.raw_output) for o in labelled] == [(T1, "false causality")]
 
 
 # --- Label Studio's own exports, imported here ------------------------------------------------
