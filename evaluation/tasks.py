@@ -3,8 +3,9 @@ services of each domain). They are queued by name through ``evaluation.dispatch`
 
 - ``evaluation.gpu_generate(run, shard)``: queue ``gpu`` (by its name); supervises the
   shard's runner process. Acks late with prefetch 1 (settings). A worker that dies mid-job
-  is found by the shard's heartbeat (``runs.liveness``): the run fails, resumable.
-  The message, redelivered after the broker's visibility timeout, then does nothing.
+  is found by the shard's heartbeat (``runs.liveness``): the shard is queued again (a
+  bounded number of times, then the run fails, resumable). The message, redelivered after
+  the broker's visibility timeout, then does nothing.
 - ``evaluation.score_run(run)``: queue ``default``; scores the stored outputs, writing the
   run's heartbeat: a worker that dies while scoring leaves the run failed by the sweep
   (Resume queues the scoring again); a redelivered task of a run not scoring does nothing.

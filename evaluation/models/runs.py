@@ -234,6 +234,9 @@ class RunShard(models.Model):
     runner_pid = models.IntegerField(null=True, blank=True)
     worker = models.CharField(max_length=255, blank=True)
     attempts = models.PositiveSmallIntegerField(default=0)
+    requeues = models.PositiveSmallIntegerField(
+        default=0, help_text="Times the sweep queued it again after its worker died."
+    )
     error = models.TextField(blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

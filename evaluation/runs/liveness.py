@@ -5,9 +5,11 @@ died (see ``fallacy_platform.liveness``).
 A shard that is ``running`` has a supervisor (a Celery task) writing ``heartbeat_at``
 every ``JOB_HEARTBEAT_SECONDS``. When the worker is killed (or its machine lost), the
 heartbeat stops; the next sweep, in any worker, finds it older than ``JOB_STALE_SECONDS``
-and fails the shard (cancels it, if the run was being cancelled), and the run's state
-follows its shards (failed: Resume continues from the stored outputs). Only the requests
-that were in flight in the dead runner had no output: Resume sends those again.
+and queues the shard again (any worker takes it; its runner skips every request answered),
+up to ``JOB_REQUEUE_LIMIT`` times; then it fails the shard (cancels it, if the run was being
+cancelled), and the run's state follows its shards (failed: Resume continues from the
+stored outputs). Only the requests that were in flight in the dead runner had no output:
+they are the only ones sent again.
 
 The scoring task of a ``scoring`` run claims it (``claim_scoring``) and writes the run's
 ``scoring_heartbeat_at`` while it scores; when it dies, the sweep fails the run and Resume
@@ -16,17 +18,24 @@ queues the scoring again. A scoring run no task has claimed yet (still queued) i
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from fallacy_platform.liveness import fail_each, stale_seconds
 
+from evaluation import dispatch
 from evaluation.models import ModelRun, RunShard
 from evaluation.runs.states import settle
+
+logger = logging.getLogger(__name__)
+
+REQUEUE_PATIENCE_SECONDS = 60.0  # how long the sweep waits for a broker that refuses
 
 
 def stale_running(shards: QuerySet[RunShard], *, before: datetime) -> QuerySet[RunShard]:
@@ -65,8 +74,10 @@ def beat_shard(*, run_id: int, index: int) -> bool:
 
 
 def fail_stale_shards(*, stale_after: float) -> list[str]:
-    """Fail (or cancel, when the run was being cancelled) every running shard whose
-    heartbeat is older than ``stale_after`` seconds; returns what it did, one line each."""
+    """Queue again every running shard whose heartbeat is older than ``stale_after`` seconds
+    (its worker died: any worker takes it and skips what was answered), up to
+    ``JOB_REQUEUE_LIMIT`` times a shard; past that, fail it (Resume continues), or cancel it
+    when the run was being cancelled. Returns what it did, one line each."""
     cutoff = timezone.now() - timedelta(seconds=stale_after)
     run_ids = sorted(
         set(stale_running(RunShard.objects.all(), before=cutoff).values_list("run_id", flat=True))
@@ -81,22 +92,61 @@ def _fail_stale_of_run(run_id: int, stale_after: float) -> list[str]:
         return []
     cutoff = timezone.now() - timedelta(seconds=stale_after)
     stale = list(stale_running(run.run_shards.all(), before=cutoff).order_by("index"))
+    requeued: list[int] = []
     for shard in stale:
         last = shard.heartbeat_at or shard.started_at
         since = f"since {last:%Y-%m-%d %H:%M:%S} UTC" if last else "ever"
+        died = f"no heartbeat from {shard.worker or 'it'} {since}, over {stale_after:.0f} s"
+        shard.error, shard.finished_at = "", timezone.now()
         if run.cancel_requested:
-            shard.status, shard.error = RunShard.Status.CANCELLED, ""
+            shard.status = RunShard.Status.CANCELLED
+        elif shard.requeues < settings.JOB_REQUEUE_LIMIT:
+            shard.status, shard.finished_at = RunShard.Status.QUEUED, None
+            shard.requeues += 1
+            shard.heartbeat_at = shard.started_at = None
+            requeued.append(shard.index)
         else:
             shard.status = RunShard.Status.FAILED
             shard.error = (
-                f"the worker running it died (no heartbeat from {shard.worker or 'it'} {since},"
-                f" over {stale_after:.0f} s); Resume continues from the stored outputs"
+                f"the worker running it died ({died}) after it had been queued again"
+                f" {shard.requeues} times; Resume continues from the stored outputs"
             )
-        shard.runner_pid, shard.finished_at = None, timezone.now()
-        shard.save(update_fields=["status", "error", "runner_pid", "finished_at"])
+        shard.runner_pid = None
+        shard.save(
+            update_fields=[
+                "status", "error", "runner_pid", "finished_at", "requeues", "heartbeat_at",
+                "started_at",
+            ]
+        )  # fmt: skip
     if stale:
         settle(run)
+    if requeued:
+        transaction.on_commit(lambda: _queue_requeued(run_id, requeued))
     return [f"run {run_id} shard {shard.index}: {shard.status}" for shard in stale]
+
+
+def _queue_requeued(run_id: int, indexes: list[int]) -> None:
+    """Queue the shards the sweep put back; when the broker stays away, they fail (Resume
+    queues them)."""
+
+    @transaction.atomic
+    def fail(reason: str) -> None:
+        run = ModelRun.objects.select_for_update().filter(pk=run_id).first()
+        if run is None:
+            return
+        run.run_shards.filter(index__in=indexes, status=RunShard.Status.QUEUED).update(
+            status=RunShard.Status.FAILED,
+            error=f"its worker died and it could not be queued again ({reason});"
+            " Resume continues from the stored outputs",
+            finished_at=timezone.now(),
+        )
+        settle(run)
+
+    messages = [(dispatch.GPU_GENERATE, [run_id, index]) for index in indexes]
+    try:
+        dispatch.send_patiently(*messages, undo=fail, patience=REQUEUE_PATIENCE_SECONDS)
+    except dispatch.QueueUnavailable:
+        logger.warning("run %s: shards %s could not be queued again", run_id, indexes)
 
 
 # --- the scoring stage ----------------------------------------------------------------------

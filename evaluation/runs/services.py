@@ -8,9 +8,10 @@ Concurrency contract:
 - A resumed or rescored run's jobs are queued once the change commits; when the broker
   refuses them the run fails again (still resumable) and ``QueueUnavailable`` is raised.
 - Liveness: a shard's supervisor writes the shard's ``heartbeat_at`` while it runs; a
-  shard whose heartbeat is stale (its worker died) is failed, resumable, by the workers'
-  sweep (``runs.liveness``). A redelivered task of a shard that is finished,
-  failed, cancelled, or running with a fresh heartbeat does nothing.
+  shard whose heartbeat is stale (its worker died) is queued again by the workers' sweep,
+  a bounded number of times, then failed, resumable (``runs.liveness``). A redelivered task
+  of a shard that is finished, failed, cancelled, or running with a fresh heartbeat does
+  nothing.
 
 States: created -> queued -> running (done/total) -> scoring -> done | failed | cancelled.
 """
@@ -106,7 +107,7 @@ def resume_run(*, run: ModelRun) -> ModelRun:
     run.cancel_requested, run.error, run.finished_at = False, "", None
     if pending:
         run.run_shards.filter(index__in=pending).update(
-            status=RunShard.Status.QUEUED, error="", finished_at=None, attempts=0
+            status=RunShard.Status.QUEUED, error="", finished_at=None, attempts=0, requeues=0
         )
         run.status = Status.QUEUED
         _queue_again(run, *(shard_message(run, index) for index in pending))

@@ -323,6 +323,9 @@ MODEL_SERVER_ALLOW_LOOPBACK = env_flag(
 JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", "10"))
 JOB_STALE_SECONDS = float(os.environ.get("JOB_STALE_SECONDS", "90"))
 JOB_SWEEP_SECONDS = float(os.environ.get("JOB_SWEEP_SECONDS", "30"))
+# A run shard whose worker died goes back to the queue (any worker takes it, skipping what
+# was answered) up to JOB_REQUEUE_LIMIT times; then its run fails, resumable.
+JOB_REQUEUE_LIMIT = int(os.environ.get("JOB_REQUEUE_LIMIT", "2"))
 # The worker keeps its running tasks through a lost broker connection and reconnects.
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None  # retry for ever

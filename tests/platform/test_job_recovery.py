@@ -2,9 +2,10 @@
 restart (real processes: Celery workers, runner processes, a scratch ``redis-server``).
 
 - A worker killed with SIGKILL mid-run: its runner dies with it, the shard's heartbeat
-  stops, the next worker's sweep fails the run (resumable, naming the dead worker) within
-  ``JOB_STALE_SECONDS``; Resume finishes it, sending again only the requests that were in
-  flight in the dead runner.
+  stops, the next worker's sweep queues the shard again and that worker finishes the run
+  with no one pressing anything, sending again only the requests that were in flight in
+  the dead runner. Past ``JOB_REQUEUE_LIMIT`` the sweep fails the run instead (resumable,
+  naming the dead worker) within ``JOB_STALE_SECONDS``; Resume finishes it, the same way.
 - Cancel of a run whose worker is dead takes effect at once.
 - An import killed mid-import (its process gone) is failed by the sweep.
 - Redis stopped and started mid-run: the worker reconnects and the run finishes; while
@@ -22,6 +23,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -122,42 +124,84 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def test_a_killed_worker_fails_the_run_resumably_and_resume_repeats_only_in_flight(
+@dataclass
+class Killed:
+    """A run whose worker was killed mid-run: what was answered and what was in flight."""
+
+    run_id: int
+    total: int
+    answered: set[str]
+    in_flight: set[str]
+    at: float  # time.monotonic() of the kill
+
+
+def start_and_kill(job: JobEnv, server) -> Killed:
+    with celery_worker(job.env) as worker:
+        run_id = launch(job, server.base_url)
+        kill_worker_mid_run(job, worker, run_id)
+    killed_at = time.monotonic()
+    total = job.one("SELECT total FROM evaluation_modelrun WHERE id = ?", run_id)
+    answered = outputs_of(job, run_id)
+    in_flight = {prompt for prompt in dict(server.counts) if prompt not in answered}
+    assert 0 < len(answered) < total and len(in_flight) <= 2  # concurrency 2
+    assert status_of(job, run_id) == "running"
+    return Killed(run_id, total, answered, in_flight, killed_at)
+
+
+def assert_each_request_answered_once(job: JobEnv, server, killed: Killed) -> None:
+    """Every request has one output; only the requests in flight at the kill were sent
+    twice, everything else once."""
+    run_id = killed.run_id
+    count = job.one("SELECT COUNT(*) FROM evaluation_runoutput WHERE run_id = ?", run_id)
+    assert count == killed.total == len(outputs_of(job, run_id))  # none missing, none twice
+    assert {p for p, n in server.counts.items() if n > 1} == killed.in_flight
+    assert all(n <= 2 for n in server.counts.values())
+    assert sum(server.counts.values()) == killed.total + len(killed.in_flight)
+
+
+def test_a_killed_workers_shard_is_queued_again_and_the_run_finishes_by_itself(
     tmp_path, services, database_templates
 ):
     job = make_job(tmp_path, database_templates, **services)
     with openai_server(delay=DELAY, answer=lambda prompt: "no fallacy") as server:
-        with celery_worker(job.env) as worker:
-            run_id = launch(job, server.base_url)
-            kill_worker_mid_run(job, worker, run_id)
-        killed_at = time.monotonic()
-        total = job.one("SELECT total FROM evaluation_modelrun WHERE id = ?", run_id)
-        answered = outputs_of(job, run_id)
-        sent = dict(server.counts)
-        in_flight = {prompt for prompt in sent if prompt not in answered}
-        assert 0 < len(answered) < total and len(in_flight) <= 2  # concurrency 2
-        assert status_of(job, run_id) == "running"
+        killed = start_and_kill(job, server)
+        run_id = killed.run_id
+        with celery_worker(job.env) as sweeper:  # its sweep queues the shard; it takes it
+            wait_for(
+                lambda: status_of(job, run_id) in ("done", "failed"),
+                timeout=120,
+                explain=lambda: explain_run(job, run_id, sweeper),
+            )
+        assert status_of(job, run_id) == "done"  # no person pressed anything
+        shard = job.query(
+            "SELECT status, requeues FROM evaluation_runshard WHERE run_id = ?", run_id
+        )
+        assert shard == [("done", 1)]
+        assert_each_request_answered_once(job, server, killed)
 
+
+def test_a_killed_worker_past_the_requeue_limit_fails_the_run_and_resume_repeats_only_in_flight(
+    tmp_path, services, database_templates
+):
+    job = make_job(tmp_path, database_templates, JOB_REQUEUE_LIMIT="0", **services)
+    with openai_server(delay=DELAY, answer=lambda prompt: "no fallacy") as server:
+        killed = start_and_kill(job, server)
+        run_id = killed.run_id
         with celery_worker(job.env) as sweeper:  # a worker starts again: its sweep finds it
             wait_for(
                 lambda: status_of(job, run_id) == "failed",
                 timeout=60,
                 explain=lambda: explain_run(job, run_id, sweeper),
             )
-            assert time.monotonic() - killed_at < 60
+            assert time.monotonic() - killed.at < 60
             error = job.one("SELECT error FROM evaluation_modelrun WHERE id = ?", run_id)
             assert "the worker running it died" in error and "Resume" in error
-            assert outputs_of(job, run_id) == answered  # kept
+            assert outputs_of(job, run_id) == killed.answered  # kept
 
             call(job, "resume_run", run_id)
             wait_for(lambda: status_of(job, run_id) in ("done", "failed"), timeout=120)
         assert status_of(job, run_id) == "done"
-        count = job.one("SELECT COUNT(*) FROM evaluation_runoutput WHERE run_id = ?", run_id)
-        assert count == total == len(outputs_of(job, run_id))  # none missing, none twice
-        # sent twice: exactly the requests in flight at the kill; everything else once
-        assert {p for p, n in server.counts.items() if n > 1} == in_flight
-        assert all(n <= 2 for n in server.counts.values())
-        assert sum(server.counts.values()) == total + len(in_flight)
+        assert_each_request_answered_once(job, server, killed)
 
 
 def test_cancel_of_a_run_whose_worker_died_takes_effect_at_once(tmp_path, database_templates):

@@ -16,6 +16,7 @@ from annotations.importing.liveness import fail_stale_import_jobs
 from annotations.models import ImportJob, ImportUpload, Project
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
+from evaluation import dispatch
 from evaluation.dispatch import QueueUnavailable
 from evaluation.models import ModelRun, PromptVariant, RunShard
 from evaluation.runs.liveness import fail_stale_shards
@@ -67,7 +68,8 @@ def test_a_redelivered_task_starts_only_a_queued_shard_or_one_whose_worker_died(
     assert start_shard(run_id=10**9, index=0, worker="here:2") is None  # a withdrawn run
 
 
-def test_the_sweep_fails_stale_shards_resumable_and_leaves_live_ones(project):
+def test_the_sweep_fails_stale_shards_resumable_and_leaves_live_ones(project, settings):
+    settings.JOB_REQUEUE_LIMIT = 0  # never queued again: failed at once
     live = running_shard(project, beat_seconds_ago=1)
     dead = running_shard(project, beat_seconds_ago=STALE + 5, index=1)
     assert fail_stale_shards(stale_after=STALE) == [f"run {dead.run_id} shard 0: failed"]
@@ -77,6 +79,63 @@ def test_the_sweep_fails_stale_shards_resumable_and_leaves_live_ones(project):
     assert "elsewhere:1" in run.error
     assert ModelRun.objects.get(pk=live.run_id).status == "running"
     assert resume_run(run=run).status == "queued"
+
+
+@pytest.fixture
+def queued(monkeypatch: pytest.MonkeyPatch) -> list[tuple]:
+    """The messages the sweep queues (the broker taking them)."""
+    sent: list[tuple] = []
+    monkeypatch.setattr(dispatch, "send_patiently", lambda *messages, **_: sent.extend(messages))
+    return sent
+
+
+def die(shard: RunShard) -> None:
+    """The shard's worker stops writing heartbeats."""
+    old = timezone.now() - timedelta(seconds=STALE + 5)
+    RunShard.objects.filter(pk=shard.pk).update(heartbeat_at=old, started_at=old)
+
+
+def test_a_dead_workers_shard_is_queued_again_then_failed_past_the_limit(
+    project, settings, queued, django_capture_on_commit_callbacks
+):
+    settings.JOB_REQUEUE_LIMIT = 2
+    dead = running_shard(project, beat_seconds_ago=STALE + 5)
+    for attempt in (1, 2):
+        with django_capture_on_commit_callbacks(execute=True):
+            assert fail_stale_shards(stale_after=STALE) == [f"run {dead.run_id} shard 0: queued"]
+        assert queued[-1] == (dispatch.GPU_GENERATE, [dead.run_id, 0]) and len(queued) == attempt
+        shard = RunShard.objects.get(pk=dead.pk)
+        assert (shard.status, shard.requeues, shard.error) == ("queued", attempt, "")
+        assert ModelRun.objects.get(pk=dead.run_id).status == "running"  # no person needed
+        start = start_shard(run_id=dead.run_id, index=0, worker=f"next:{attempt}")
+        assert start is not None and start.go  # another worker takes it
+        die(dead)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert fail_stale_shards(stale_after=STALE) == [f"run {dead.run_id} shard 0: failed"]
+    assert len(queued) == 2
+    run = ModelRun.objects.get(pk=dead.run_id)
+    assert run.status == "failed" and "queued again 2 times" in run.error
+    assert "next:2" in run.error and "Resume" in run.error
+    assert resume_run(run=run).status == "queued"
+    assert RunShard.objects.get(pk=dead.pk).requeues == 0  # Resume starts the count again
+
+
+def test_a_shard_the_broker_will_not_take_again_fails_resumable(
+    project, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    settings.JOB_REQUEUE_LIMIT = 2
+
+    def refusing(*messages, undo, **_) -> None:
+        undo("the job queue is unavailable")
+        raise QueueUnavailable("the job queue is unavailable")
+
+    monkeypatch.setattr(dispatch, "send_patiently", refusing)
+    dead = running_shard(project, beat_seconds_ago=STALE + 5)
+    with django_capture_on_commit_callbacks(execute=True):
+        fail_stale_shards(stale_after=STALE)
+    run = ModelRun.objects.get(pk=dead.run_id)
+    assert run.status == "failed" and "could not be queued again" in run.error
+    assert RunShard.objects.get(pk=dead.pk).status == "failed"
 
 
 def test_a_stale_shard_of_a_cancelled_run_is_cancelled(project):
