@@ -11,8 +11,9 @@ Rules (the annotation side's roles, per project; a superuser counts as admin eve
 - what the user may do with them (launch, cancel, configure, import): ``policy``, the one
   definition of the actions' rules (``admin_project_ids``: where they may launch).
 
-The API helpers here answer 404 for what the user may not see; ``lookups.require`` with a
-``policy.may_*`` answers 403 for what they see but may not do.
+The API helpers here answer 404 for what the user may not see (``visible_run``; projects and
+documents: ``fallacy_platform.api.lookups``, whose ``require`` with a ``policy.may_*`` answers
+403 for what they see but may not do).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from django.db.models import Model, Q, QuerySet
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 
-from annotations.api.lookups import staff_project
 from annotations.models import Document
 from annotations.selectors.access import (
     STAFF_ROLES,
@@ -48,7 +48,6 @@ __all__ = [
     "readable",
     "runs_for",
     "sees_everything",
-    "staff_project",
     "staff_projects_for",
     "suggestions_for",
     "visible_run",

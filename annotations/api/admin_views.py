@@ -13,6 +13,8 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import member_project
+from fallacy_platform.api.mixins import ServiceErrorsMixin
 from fallacy_platform.inputs import StrictJSONParser
 from fallacy_platform.query import query_flag
 from rest_framework import generics, status
@@ -40,9 +42,7 @@ from annotations.api.admin_serializers import (
     UserCreateSerializer,
     UserSerializer,
 )
-from annotations.api.lookups import member_project
 from annotations.api.serializers import ProjectDetailSerializer, ProjectListSerializer
-from annotations.api.views import ServiceErrorsMixin
 from annotations.form_presets import FORM_PRESETS, form_preset, get_form_preset
 from annotations.importing import jobs as import_jobs
 from annotations.importing.formats import DatasetFormatError

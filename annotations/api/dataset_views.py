@@ -14,16 +14,16 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.http import HttpResponse, QueryDict
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import body_project_id, member_project
+from fallacy_platform.api.negotiation import IgnoreFormatParameter
+from fallacy_platform.api.serializers import DetailSerializer
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException, NotFound, PermissionDenied
-from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import FormParser, MultiPartParser
-from rest_framework.renderers import BaseRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.lookups import body_project_id, member_project
 from annotations.importing.datasets import (
     import_doccano_annotations,
     import_mafalda_gold,
@@ -45,15 +45,6 @@ EXPORT_FORMATS = (*SPAN_FORMATS, *ITEM_EXPORTERS)
 GOLD_EXPORTERS = "only the project's reviewers and admins export its gold standard"
 ANNOTATION_EXPORTERS = "only the project's reviewers and admins export others' annotations"
 IMPORTERS = "only a project admin may import datasets"
-
-
-class IgnoreFormatParameter(DefaultContentNegotiation):
-    """``?format=`` names the dataset format here, not a DRF renderer."""
-
-    def select_renderer(
-        self, request: Request, renderers: list[BaseRenderer], format_suffix: str | None = None
-    ) -> tuple[BaseRenderer, str]:
-        return renderers[0], renderers[0].media_type
 
 
 class BadRequest(APIException):
@@ -89,10 +80,6 @@ class ImportReportSerializer(serializers.Serializer):
     gold_version = serializers.IntegerField(allow_null=True)
     annotations_created = serializers.IntegerField()
     annotations_replaced = serializers.IntegerField()
-
-
-class DetailSerializer(serializers.Serializer):
-    detail = serializers.CharField()
 
 
 ERRORS = {

@@ -13,6 +13,8 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import project_where, staff_document, staff_project
+from fallacy_platform.api.serializers import CODE_POINTS
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.exceptions import ValidationError as DRFValidationError
@@ -20,11 +22,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.lookups import staff_document, staff_project
-from annotations.api.serializers import CODE_POINTS
 from annotations.models import GoldStandard, Project
 from annotations.selectors import gold as gold_selectors
-from annotations.selectors.access import projects_for
 from annotations.selectors.policy import may_export_gold
 from annotations.services import gold as gold_services
 from annotations.services.exports import export_mafalda
@@ -109,9 +108,7 @@ class GoldExportView(APIView):
         responses={(200, "application/jsonl"): OpenApiTypes.STR, 404: NOT_FOUND},
     )
     def get(self, request: Request, pk: int, version: int) -> HttpResponse:
-        project = projects_for(request.user).filter(pk=pk).first()
-        if project is None or not may_export_gold(request.user, project):
-            raise NotFound("No project with this id.")
+        project = project_where(request, pk, may_export_gold)
         gold = _version(project, version)
         if not gold.is_published:
             raise NotFound(f"Gold version {version} is a draft: publish it to export it.")

@@ -15,6 +15,8 @@ from django.contrib.auth import login
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import member_project
+from fallacy_platform.api.mixins import ServiceErrorsMixin
 from fallacy_platform.throttling import LOGIN_THROTTLES, record_failed_login
 from rest_framework import status
 from rest_framework.authentication import SessionAuthentication
@@ -32,8 +34,6 @@ from annotations.api.invitation_serializers import (
     InvitationViewSerializer,
     NewInvitationSerializer,
 )
-from annotations.api.lookups import member_project
-from annotations.api.views import ServiceErrorsMixin
 from annotations.models import Membership
 from annotations.selectors.invitations import (
     invitation_for_token,

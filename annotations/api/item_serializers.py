@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from fallacy_platform.api.serializers import CODE_POINTS
 from rest_framework import serializers
 
-from annotations.api.serializers import CODE_POINTS
 from annotations.items import LABELLED_KINDS, RATING_KINDS, Form, FormField
 from annotations.models import Annotation, Document, TaxonomyNode
 from annotations.selectors.policy import may_see_answer_key

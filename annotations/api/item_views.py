@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import visible_document
 from rest_framework import status
 from rest_framework.exceptions import NotFound
 from rest_framework.exceptions import ValidationError as DRFValidationError
@@ -29,9 +29,9 @@ from annotations.api.item_serializers import (
     ResponseWriteSerializer,
     item_state,
 )
-from annotations.api.views import ServiceErrorsMixin
+from annotations.api.views import AnnotationErrorsMixin
 from annotations.models import Annotation, Document
-from annotations.selectors.access import annotations_for, documents_for, role_in
+from annotations.selectors.access import annotations_for, role_in
 from annotations.services import annotations as span_services
 from annotations.services import responses as services
 
@@ -43,11 +43,8 @@ ANNOTATOR_PARAM = OpenApiParameter(
 )
 
 
-class ItemViewBase(ServiceErrorsMixin, APIView):
+class ItemViewBase(AnnotationErrorsMixin, APIView):
     """Looks up the document and the annotation shown; renders the item state."""
-
-    def _document(self, pk: int) -> Document:
-        return get_object_or_404(documents_for(self.request.user).select_related("project"), pk=pk)
 
     def _annotation(self, document: Document, annotator_id: int) -> Annotation | None:
         return (
@@ -86,7 +83,7 @@ class ItemResponseView(ItemViewBase):
         responses={200: ItemStateSerializer},
     )
     def get(self, request: Request, pk: int) -> Response:
-        document = self._document(pk)
+        document = visible_document(self.request, pk)
         annotator_id = request.user.pk
         raw = request.query_params.get("annotator")
         if raw not in (None, ""):
@@ -100,7 +97,7 @@ class ItemResponseView(ItemViewBase):
         return Response(self._state(document, annotation))
 
     def _write(self, request: Request, pk: int, *, merge: bool) -> Response:
-        document = self._document(pk)
+        document = visible_document(self.request, pk)
         data = ResponseWriteSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         annotation = services.start_and_save_response(
@@ -145,7 +142,7 @@ class ItemSubmitView(ItemViewBase):
         responses={200: ItemStateSerializer, 400: OpenApiResponse(), 409: ItemConflictSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
-        document = self._document(pk)
+        document = visible_document(self.request, pk)
         data = ResponseSubmitSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         annotation = self._annotation(document, request.user.pk)
@@ -167,7 +164,7 @@ class ItemReopenView(ItemViewBase):
         responses={200: ItemStateSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
-        document = self._document(pk)
+        document = visible_document(self.request, pk)
         data = ResponseReopenSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         annotation = self._annotation(document, data.validated_data["annotator"])

@@ -13,6 +13,7 @@ which hands back only its counts and annotators; a smaller one here. The upload 
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import member_project
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
@@ -20,7 +21,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotations.api.admin_serializers import FileSerializer
-from annotations.api.lookups import member_project
 from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.label_studio_sources import summarize
 from annotations.importing.label_studio_annotators import default_holders, project_members

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from drf_spectacular.utils import extend_schema_field
+from fallacy_platform.api.serializers import CODE_POINTS, END_HELP, START_HELP
 from rest_framework import serializers
 
 from annotations.models import Annotation, Document, Membership, Project, Sentence, Span
@@ -190,14 +191,6 @@ class NeighboursSerializer(serializers.Serializer):
     next = NeighbourSerializer(allow_null=True)
 
 
-# Every text offset of the API (sentences, spans, suggestions, item segments) counts Unicode
-# code points of the document's text, as Python's str does: text[start:end].
-CODE_POINTS = (
-    "counted in Unicode code points of the document text (Python str indices, not UTF-16 "
-    "units nor bytes: an emoji or U+1D400 is one)"
-)
-START_HELP = f"First character of the range, {CODE_POINTS}."
-END_HELP = f"End of the range (exclusive), {CODE_POINTS}."
 OFFSET_KWARGS = {"start": {"help_text": START_HELP}, "end": {"help_text": END_HELP}}
 
 

@@ -2,18 +2,18 @@
 
 Visibility comes from ``annotations.selectors.access``: whatever is outside the user's
 querysets is a 404, so existence does not leak. Writes go through
-``annotations.services.annotations``; its errors map to HTTP here (``ServiceErrorsMixin``).
+``annotations.services.annotations``; its errors map to HTTP here (``AnnotationErrorsMixin``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import ObjectDoesNotExist
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Exists, OuterRef, Subquery
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import member_project, visible_document
+from fallacy_platform.api.mixins import ServiceErrorsMixin, conflict
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound
 from rest_framework.exceptions import ValidationError as DRFValidationError
@@ -21,7 +21,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.lookups import member_project
 from annotations.api.serializers import (
     AnnotationConflictSerializer,
     AnnotationSerializer,
@@ -47,32 +46,20 @@ from annotations.selectors.annotations import (
 from annotations.selectors.queue import document_neighbours, next_document
 from annotations.services import annotations as services
 from annotations.services.responses import submit_response
-from annotations.spans import NotYourAnnotation
 
 
-class ServiceErrorsMixin:
-    """Service exceptions -> HTTP: conflict 409 (with the current object), validation 400,
-    writing someone else's annotation 404, other permission errors 403."""
+class AnnotationErrorsMixin(ServiceErrorsMixin):
+    """``ServiceErrorsMixin``, plus: a stale revision (``ConflictError``) -> 409 with the
+    span or annotation as it is now."""
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, services.ConflictError):
             current = exc.current
             if isinstance(current, Span):
-                body = SpanSerializer(current).data
-            else:
-                body = AnnotationSerializer(
-                    annotation_with_spans(Annotation.objects.filter(pk=current.pk)).get()
-                ).data
-            return Response({"detail": str(exc), "current": body}, status=status.HTTP_409_CONFLICT)
-        if isinstance(exc, NotYourAnnotation | ObjectDoesNotExist):
-            exc = NotFound()
-        elif isinstance(exc, DjangoValidationError):
-            exc = DRFValidationError(
-                exc.message_dict
-                if hasattr(exc, "error_dict")
-                else {"non_field_errors": exc.messages}
-            )
-        return super().handle_exception(exc)  # type: ignore[misc]
+                return conflict(exc, current=SpanSerializer(current).data)
+            annotation = annotation_with_spans(Annotation.objects.filter(pk=current.pk)).get()
+            return conflict(exc, current=AnnotationSerializer(annotation).data)
+        return super().handle_exception(exc)
 
 
 # --- projects -----------------------------------------------------------------------------
@@ -135,10 +122,7 @@ class DocumentDetailView(generics.RetrieveAPIView):
         )
 
 
-class MyAnnotationView(ServiceErrorsMixin, APIView):
-    def _document(self, request: Request, pk: int) -> Document:
-        return get_object_or_404(documents_for(request.user), pk=pk)
-
+class MyAnnotationView(AnnotationErrorsMixin, APIView):
     def _annotation(self, document: Document, user: Any) -> Annotation:
         return annotation_with_spans(
             Annotation.objects.filter(document=document, annotator=user)
@@ -150,7 +134,7 @@ class MyAnnotationView(ServiceErrorsMixin, APIView):
         responses={200: AnnotationSerializer},
     )
     def get(self, request: Request, pk: int) -> Response:
-        document = self._document(request, pk)
+        document = visible_document(request, pk)
         return Response(AnnotationSerializer(self._annotation(document, request.user)).data)
 
     @extend_schema(
@@ -162,7 +146,7 @@ class MyAnnotationView(ServiceErrorsMixin, APIView):
         responses={200: AnnotationSerializer, 201: AnnotationSerializer},
     )
     def post(self, request: Request, pk: int) -> Response:
-        document = self._document(request, pk)
+        document = visible_document(request, pk)
         existed = Annotation.objects.filter(document=document, annotator=request.user).exists()
         services.start_annotation(document=document, annotator=request.user)
         return Response(
@@ -179,7 +163,7 @@ class AnnotationDetailView(generics.RetrieveAPIView):
         return visible_annotations(self.request.user)
 
 
-class SpanListCreateView(ServiceErrorsMixin, APIView):
+class SpanListCreateView(AnnotationErrorsMixin, APIView):
     @extend_schema(
         tags=["spans"],
         summary="The spans of an annotation",
@@ -206,7 +190,7 @@ class SpanListCreateView(ServiceErrorsMixin, APIView):
         )
 
 
-class SpanDetailView(ServiceErrorsMixin, APIView):
+class SpanDetailView(AnnotationErrorsMixin, APIView):
     def _span(self, request: Request, pk: int) -> Span:
         return get_object_or_404(visible_spans(request.user), pk=pk)
 
@@ -240,7 +224,7 @@ class SpanDetailView(ServiceErrorsMixin, APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class SubmitView(ServiceErrorsMixin, APIView):
+class SubmitView(AnnotationErrorsMixin, APIView):
     @extend_schema(
         tags=["annotations"],
         summary="Submit my annotation (read-only until a reviewer reopens it)",
@@ -266,7 +250,7 @@ class SubmitView(ServiceErrorsMixin, APIView):
         return Response(AnnotationSerializer(fresh).data)
 
 
-class ReopenView(ServiceErrorsMixin, APIView):
+class ReopenView(AnnotationErrorsMixin, APIView):
     @extend_schema(
         tags=["annotations"],
         summary="Reopen a submitted annotation (reviewers and admins of the project)",

@@ -14,15 +14,15 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from fallacy_platform.pagination import StrictLimitOffsetPagination
-from rest_framework import generics, status
+from fallacy_platform.api.lookups import member_project
+from fallacy_platform.api.mixins import ServiceErrorsMixin, conflict
+from fallacy_platform.api.pagination import StrictLimitOffsetPagination
+from rest_framework import generics
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.lookups import member_project
-from annotations.api.views import ServiceErrorsMixin
 from annotations.api.work_serializers import (
     AssignRequestSerializer,
     AssignResultSerializer,
@@ -64,9 +64,7 @@ class WorkErrorsMixin(ServiceErrorsMixin):
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, services.WorkInProgress):
-            return Response(
-                {"detail": str(exc), "documents": exc.documents}, status=status.HTTP_409_CONFLICT
-            )
+            return conflict(exc, documents=exc.documents)
         return super().handle_exception(exc)
 
 

@@ -11,13 +11,13 @@ from typing import Any
 
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import staff_project
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.lookups import staff_project
 from annotations.models import GoldStandard
 from evaluation.agreement.jobs import agreement_for
 from evaluation.models import AgreementResult

@@ -11,13 +11,13 @@ from __future__ import annotations
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import staff_project
+from fallacy_platform.api.negotiation import IgnoreFormatParameter
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.dataset_views import IgnoreFormatParameter
-from annotations.api.lookups import staff_project
 from annotations.items import FormError
 from evaluation.items.leaderboard import QueryError, to_csv, to_latex
 from evaluation.results import board_of, item_results_json

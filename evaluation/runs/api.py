@@ -25,6 +25,9 @@ from django.db.models import Prefetch, Q, QuerySet
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import body_project_id, require, staff_project
+from fallacy_platform.api.negotiation import IgnoreFormatParameter
+from fallacy_platform.api.serializers import DetailSerializer
 from fallacy_platform.query import query_id
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
@@ -33,8 +36,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.dataset_views import DetailSerializer, IgnoreFormatParameter
-from annotations.api.lookups import body_project_id, require
 from annotations.items import FormError, parse_form
 from annotations.models import Project
 from annotations.selectors.access import gold_standards_for
@@ -50,7 +51,6 @@ from evaluation.access import (
     is_staff_anywhere,
     readable,
     runs_for,
-    staff_project,
     visible_run,
 )
 from evaluation.backends import BACKENDS, GenerationParams, ModelSpec

@@ -16,6 +16,7 @@ nothing is written.
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import require, staff_project
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -23,7 +24,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.lookups import require, staff_project
 from annotations.importing.formats import DatasetFormatError
 from annotations.models import GoldStandard, Project
 from annotations.selectors.policy import may_import

@@ -25,9 +25,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.shortcuts import get_object_or_404
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import member_project, require, staff_project, visible_document
+from fallacy_platform.api.mixins import ServiceErrorsMixin
+from fallacy_platform.api.serializers import END_HELP, INVALID, START_HELP, forbidden, not_found
 from fallacy_platform.inputs import StrictBooleanField
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
@@ -35,10 +36,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.dataset_views import DetailSerializer
-from annotations.api.lookups import member_project, require, staff_project
-from annotations.api.serializers import END_HELP, START_HELP
-from annotations.api.views import ServiceErrorsMixin
 from annotations.models import Project
 from annotations.selectors.access import documents_for
 from annotations.selectors.policy import may_configure, may_launch
@@ -169,10 +166,9 @@ class ReportSerializer(serializers.Serializer):
     timing = TimingReportSerializer()
 
 
-NOT_FOUND = {404: OpenApiResponse(DetailSerializer, description="Not visible to the user.")}
+NOT_FOUND = not_found()
 ADMINS_ONLY = "Only a project admin may do this."
-FORBIDDEN = {403: OpenApiResponse(DetailSerializer, description="Not a project admin.")}
-INVALID = {400: OpenApiResponse(OpenApiTypes.OBJECT, description="{field: [messages]}")}
+FORBIDDEN = forbidden("Not a project admin.")
 
 
 class SuggestionErrorsMixin(ServiceErrorsMixin):
@@ -322,7 +318,7 @@ class DocumentSuggestionsView(APIView):
         responses={200: DocumentSuggestionsSerializer, **NOT_FOUND},
     )
     def get(self, request: Request, pk: int) -> Response:
-        document = get_object_or_404(documents_for(request.user), pk=pk)
+        document = visible_document(request, pk)
         assisted = services.is_assisted(document.project_id)
         suggestions = list(
             suggestions_for(request.user, document, assisted=assisted)
@@ -384,7 +380,7 @@ class AcceptSentenceView(SuggestionErrorsMixin, APIView):
         responses={200: AcceptedSentenceSerializer, **INVALID, **NOT_FOUND},
     )
     def post(self, request: Request, pk: int) -> Response:
-        document = get_object_or_404(documents_for(request.user), pk=pk)
+        document = visible_document(request, pk)
         body = AcceptSentenceSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         made = services.accept_sentence(

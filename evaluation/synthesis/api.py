@@ -30,14 +30,14 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_field,
 )
+from fallacy_platform.api.lookups import staff_project
+from fallacy_platform.api.serializers import DetailSerializer, not_found
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.api.dataset_views import DetailSerializer
-from annotations.api.lookups import staff_project
 from annotations.models import Project
 from annotations.selectors.policy import may_create_projects, may_generate, may_launch
 from evaluation import access
@@ -58,7 +58,7 @@ from evaluation.synthesis.services import MAX_N, METHODS, launch_generation
 
 TAGS = ["generation"]
 AUTH = {401: OpenApiResponse(DetailSerializer, description="Not signed in.")}
-NOT_FOUND = {404: OpenApiResponse(DetailSerializer, description="Not visible to the user.")}
+NOT_FOUND = not_found()
 BAD = {400: OpenApiResponse(OpenApiTypes.OBJECT, description="{field: [messages]}")}
 
 

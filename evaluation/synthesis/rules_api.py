@@ -23,14 +23,14 @@ from django.db import IntegrityError
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from fallacy_platform.api.lookups import body_project_id, require, staff_project
+from fallacy_platform.api.serializers import DetailSerializer
 from fallacy_platform.query import query_id
 from rest_framework import generics, serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from annotations.api.dataset_views import DetailSerializer
-from annotations.api.lookups import body_project_id, require, staff_project
 from annotations.selectors.policy import may_configure, may_configure_somewhere, may_edit_global
 from evaluation import ownership
 from evaluation.access import is_staff_anywhere, readable

@@ -221,7 +221,7 @@ REST_FRAMEWORK = {
     # Documents DRF's error answers (400/403/404/415/429) on every operation.
     "DEFAULT_SCHEMA_CLASS": "fallacy_platform.schema.AutoSchema",
     # ?limit=/?offset= that are not integers in range are a 400, not a guess or a 500.
-    "DEFAULT_PAGINATION_CLASS": "fallacy_platform.pagination.StrictLimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "fallacy_platform.api.pagination.StrictLimitOffsetPagination",
     "PAGE_SIZE": 100,
     # Failed logins (session and token) per address and per username and address: a 429 past
     # these; past the per-username bound only the addresses that failed for it get a 429.
