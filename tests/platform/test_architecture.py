@@ -1,5 +1,6 @@
 """The project's shape: no import cycle among its modules, no module over 600 lines (migrations
-aside), no function over 80 lines. Plain ``ast`` walks of the source files; no database.
+aside), no function over 80 lines, no app importing another app's views or API modules. Plain
+``ast`` walks of the source files; no database.
 
 An import anywhere in a file counts (module level and inside functions), except under
 ``if TYPE_CHECKING:``; a package's ``__init__`` counts as a module like any other, so its
@@ -252,6 +253,39 @@ def import_cycles(roots: Iterable[SourceRoot]) -> list[str]:
     return reports
 
 
+# The apps: neither imports the other's HTTP layer (its views, API modules and URLs); what
+# views of both use is in fallacy_platform.api.
+APPS = ("annotations", "evaluation")
+VIEW_MODULE_NAMES = ("api", "views", "urls")
+
+
+def is_view_module(name: str) -> bool:
+    """A module of an app's HTTP layer: inside a package named ``api`` (``annotations.api``),
+    or named ``api``, ``views``, ``urls`` or ending in ``_api``, ``_views``, ``_urls``."""
+    parts = name.split(".")
+    last = parts[-1]
+    return "api" in parts[1:-1] or any(
+        last == kind or last.endswith(f"_{kind}") for kind in VIEW_MODULE_NAMES
+    )
+
+
+def cross_app_view_imports(roots: Iterable[SourceRoot], apps: Iterable[str] = APPS) -> list[str]:
+    """'path:line source imports target' for each import of another app's HTTP-layer module
+    (a package's ``__init__`` that the import runs counts too)."""
+    apps = tuple(apps)
+    modules = project_modules(roots)
+    reports = []
+    for source, targets in sorted(import_graph(modules).items()):
+        app = source.split(".")[0]
+        if app not in apps:
+            continue
+        for target, line in sorted(targets.items()):
+            other = target.split(".")[0]
+            if other in apps and other != app and is_view_module(target):
+                reports.append(f"{modules[source].path}:{line} {source} imports {target}")
+    return reports
+
+
 def python_files(root: Path, scope: Iterable[str]) -> Iterator[Path]:
     """The .py files under the scope's folders (or the scope's files), migrations left out."""
     for entry in scope:
@@ -294,6 +328,14 @@ def pending(report: str, names: Iterable[str]) -> bool:
 def test_no_import_cycle_among_the_project_modules() -> None:
     cycles = import_cycles(PROJECT_ROOTS)
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_no_app_imports_another_app_s_views_or_api() -> None:
+    reports = cross_app_view_imports(PROJECT_ROOTS)
+    assert not reports, (
+        "imports of another app's views or API (shared API code: fallacy_platform.api):\n"
+        + "\n".join(reports)
+    )
 
 
 def test_no_module_over_600_lines() -> None:
@@ -388,3 +430,32 @@ def test_the_length_checks_report_long_functions_and_modules(tmp_path: Path) -> 
     assert long_modules(tmp_path, ["app"]) == ["app/big.py 601"]
     assert pending("app/long.py:6 method 81", ["app/long.py::method"])
     assert not pending("app/long.py:6 method 81", ["app/long.py::other"])
+
+
+def test_the_view_import_check_reports_each_cross_app_view_import(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "one/__init__.py": "",
+            "one/api/__init__.py": "",
+            "one/api/lookups.py": "",
+            "one/models.py": "",
+            "one/views.py": "from one.api import lookups\n",  # its own app's API: allowed
+            "two/__init__.py": "",
+            "two/runs/__init__.py": "",
+            "two/runs/imports_api.py": "",
+            "two/runs/selectors.py": "import one.models\n",  # another app's models: allowed
+            "two/runs/api.py": "def f():\n    from one.api.lookups import x\n",
+            "one/services.py": "from two.runs import imports_api\n",
+            "kit/__init__.py": "import one.api\n",  # not an app
+        },
+    )
+    reports = cross_app_view_imports([SourceRoot(tmp_path, ("one", "two", "kit"))], ("one", "two"))
+    assert [report.split(" ", 1)[1] for report in reports] == [
+        "one.services imports two.runs.imports_api",
+        "two.runs.api imports one.api",
+        "two.runs.api imports one.api.lookups",
+    ]
+    assert reports[0].startswith(f"{tmp_path / 'one/services.py'}:1 ")
+    assert is_view_module("two.urls") and is_view_module("two.items.admin_views")
+    assert not is_view_module("two.apiary") and not is_view_module("one.api_keys")
