@@ -1,20 +1,15 @@
-"""Celery tasks of the annotation app (thin: the work is in ``services``).
-
-- ``annotations.run_import_job(job)``: queue ``default`` (the default queue; the name is
-  not ``*.gpu_*``); imports a large uploaded file. Acks late; the service claims a job
-  once, so a redelivered message does nothing. A worker that dies mid-import stops the
-  job's heartbeat: the workers' sweep fails the job (``importing.liveness``; nothing was
-  imported), and its admin uploads the file again.
-"""
+"""The work behind the annotation app's Celery tasks (thin: the work is in ``importing``).
+Celery imports this module in every worker; the tasks are declared in
+``annotations.queued``, which is what callers queue through ``fallacy_platform.dispatch``."""
 
 from __future__ import annotations
 
-from celery import shared_task
+from fallacy_platform.dispatch import performs
 
-from annotations import dispatch
+from annotations import queued
 from annotations.importing.jobs import run_import_job as run_job
 
 
-@shared_task(name=dispatch.RUN_IMPORT_JOB, acks_late=True)
+@performs(queued.run_import_job)
 def run_import_job(job_id: int) -> str:
     return run_job(job_id=job_id).status

@@ -36,6 +36,7 @@ Imports into one project serialise on the project row (see ``importing.datasets`
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 import logging
@@ -49,11 +50,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from fallacy_platform import dispatch
 from fallacy_platform.liveness import Heartbeat
 from fallacy_platform.server_paths import entries_without_server_paths
 from fallacy_platform.wal import checkpoint_wal
 
-from annotations import dispatch
+from annotations import queued
 from annotations.importing.datasets import (
     import_doccano_annotations,
     import_mafalda_gold,
@@ -242,16 +244,17 @@ def start_import_job(*, job: ImportJob) -> ImportJob:
 
 
 def _enqueue(job_id: int) -> None:
-    def failed(error: Exception) -> None:
+    """Queue the job; when the broker refuses, the job fails with the reason (the request
+    that made it has answered already)."""
+
+    def failed(reason: str) -> None:
         _finish(
             ImportJob.objects.get(pk=job_id),
-            # the broker's message (its address) is in the operator's log (dispatch)
-            errors=[
-                error_entry(None, None, "could not queue the import: the job queue is unavailable")
-            ],
+            errors=[error_entry(None, None, f"could not queue the import: {reason}")],
         )
 
-    dispatch.run_import_job(job_id, on_failure=failed)
+    with contextlib.suppress(dispatch.QueueUnavailable):  # the job says so
+        dispatch.send(queued.run_import_job.s(job_id), undo=failed)
 
 
 # --- running -----------------------------------------------------------------------------

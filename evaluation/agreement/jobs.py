@@ -33,9 +33,10 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from fallacy_platform import dispatch
 
 from annotations.models import GoldStandard, Project
-from evaluation import dispatch
+from evaluation import queued
 from evaluation.agreement.data import (
     CODE_VERSION,
     DocumentWork,
@@ -67,7 +68,7 @@ def _enqueue(result_id: int) -> None:
     result is deleted again (the next request queues it at once) and ``QueueUnavailable``
     is raised (the API's 503)."""
     dispatch.send_on_commit(
-        (dispatch.COMPUTE_AGREEMENT, [result_id]),
+        queued.compute_agreement.s(result_id),
         undo=lambda reason: AgreementResult.objects.filter(
             pk=result_id, status=AgreementResult.Status.PENDING
         ).delete(),

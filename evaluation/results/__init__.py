@@ -16,7 +16,7 @@ then every reviewer or admin reads the same board.
   ``board_of(text)`` the body as a dict (for the CSV and LaTeX exports);
 - ``warm_run_boards(run_id)``: computes the default boards a run is shown on (its item
   project's results; its gold version's leaderboard under each stored profile), queued by
-  the scoring task once a run is scored (``dispatch.WARM_RESULTS``). Best-effort: a
+  the scoring task once a run is scored (``queued.warm_results``). Best-effort: a
   failure is logged, never raised.
 """
 
@@ -29,9 +29,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import transaction
+from fallacy_platform import dispatch
 
 from annotations.models import GoldStandard, Project
-from evaluation import dispatch
+from evaluation import queued
 from evaluation.benchmarks import is_item_task
 from evaluation.items.leaderboard import item_leaderboard
 from evaluation.models import ModelRun, RunScore, StoredBoard
@@ -125,7 +126,7 @@ def warm_after_commit(run_id: int) -> None:
 
     def queue() -> None:
         try:
-            dispatch.send((dispatch.WARM_RESULTS, [run_id]))
+            dispatch.send(queued.warm_results.s(run_id))
         except Exception:
             logger.warning("run %s: the result boards could not be warmed", run_id)
 

@@ -9,10 +9,11 @@ it plans (which items or texts, which task, the judge's inputs). ``launch`` does
   nothing created;
 - it creates the runs and their shards in one transaction (after the kind's ``recheck``,
   which locks and reads again what may have changed since the check);
-- it queues the shard tasks through ``evaluation.dispatch`` once that transaction commits,
-  so a worker never sees a run that is not there yet. When they cannot be queued (the
-  broker is down) the runs are deleted again and ``QueueUnavailable`` is raised (the API
-  answers 503): no run is left queued that nothing will run.
+- it queues the shard tasks (``queued.gpu_generate``) through ``fallacy_platform.dispatch``
+  once that transaction commits, so a worker never sees a run that is not there yet. When
+  they cannot be queued (the broker is down) the runs are deleted again and
+  ``QueueUnavailable`` is raised (the API answers 503): no run is left queued that nothing
+  will run.
 
 A run's key secret (an API key) is never stored: ``settings.api_key`` is refused here and
 the backends refuse ``settings.api_key_env`` and servers outside the chosen credential's
@@ -32,9 +33,10 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from fallacy_platform import dispatch
 
 from annotations.models import GoldStandard, Project, Sentence
-from evaluation import dispatch
+from evaluation import queued
 from evaluation.backends import GenerationParams, ModelSpec, SettingProblem
 from evaluation.backends.model_names import model_display_name
 from evaluation.backends.registry import launch_problems, may_choose_any_model
@@ -257,7 +259,7 @@ def _unique_name(project: Project, base: str, taken: set[str]) -> str:
 
 def shard_message(run: ModelRun, index: int) -> dispatch.Message:
     """The task that supervises one shard of a run."""
-    return (dispatch.GPU_GENERATE, [run.pk, index])
+    return queued.gpu_generate.s(run.pk, index)
 
 
 def _queue_launched(runs: Sequence[ModelRun]) -> None:

@@ -27,9 +27,10 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
+from fallacy_platform import dispatch
 from fallacy_platform.liveness import fail_each, stale_seconds
 
-from evaluation import dispatch
+from evaluation import queued
 from evaluation.models import ModelRun, RunShard
 from evaluation.runs.states import settle
 
@@ -142,7 +143,7 @@ def _queue_requeued(run_id: int, indexes: list[int]) -> None:
         )
         settle(run)
 
-    messages = [(dispatch.GPU_GENERATE, [run_id, index]) for index in indexes]
+    messages = [queued.gpu_generate.s(run_id, index) for index in indexes]
     try:
         dispatch.send_patiently(*messages, undo=fail, patience=REQUEUE_PATIENCE_SECONDS)
     except dispatch.QueueUnavailable:

@@ -24,9 +24,10 @@ from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from fallacy_platform import dispatch
 from fallacy_platform.liveness import Heartbeat, heartbeat_seconds, stale_seconds
 
-from evaluation import dispatch
+from evaluation import queued
 from evaluation.benchmarks import is_item_task
 from evaluation.models import ModelRun, RunScore, RunShard
 from evaluation.runs.launch import shard_message
@@ -113,7 +114,7 @@ def resume_run(*, run: ModelRun) -> ModelRun:
         _queue_again(run, *(shard_message(run, index) for index in pending))
     else:
         run.status = Status.SCORING
-        _queue_again(run, (dispatch.SCORE_RUN, [run.pk]))
+        _queue_again(run, queued.score_run.s(run.pk))
     run.save(update_fields=["cancel_requested", "error", "finished_at", "status"])
     return run
 
@@ -131,7 +132,7 @@ def rescore_run(*, run: ModelRun) -> ModelRun:
         raise RunStateError(f"run {run.name!r} has unfinished shards; resume it instead")
     run.status, run.error = Status.SCORING, ""
     run.save(update_fields=["status", "error"])
-    _queue_again(run, (dispatch.SCORE_RUN, [run.pk]))
+    _queue_again(run, queued.score_run.s(run.pk))
     return run
 
 
@@ -269,7 +270,7 @@ def warm_boards(run_id: int) -> None:
     """Queue the storing of the result boards that show the run (best-effort: a refusing
     queue is logged; ``results.warm_run_boards`` never raises)."""
     try:
-        dispatch.send((dispatch.WARM_RESULTS, [run_id]))
+        dispatch.send(queued.warm_results.s(run_id))
     except dispatch.QueueUnavailable:
         logger.warning("run %s: the result boards could not be warmed", run_id)
 

@@ -11,8 +11,9 @@ import contextlib
 
 from django.db import transaction
 from django.utils import timezone
+from fallacy_platform import dispatch
 
-from evaluation import dispatch
+from evaluation import queued
 from evaluation.models import ModelRun, RunShard
 
 Status = ModelRun.Status
@@ -53,4 +54,4 @@ def _queue_scoring_patiently(run: ModelRun) -> None:
         )
 
     with contextlib.suppress(dispatch.QueueUnavailable):  # the run says so; Resume
-        dispatch.send_patiently((dispatch.SCORE_RUN, [run.pk]), undo=fail)
+        dispatch.send_patiently(queued.score_run.s(run.pk), undo=fail)

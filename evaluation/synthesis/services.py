@@ -38,11 +38,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
+from fallacy_platform import dispatch
 from fallacy_platform.liveness import Heartbeat
 
 from annotations.items import FormError, parse_form
 from annotations.models import Document, Project
-from evaluation import dispatch
+from evaluation import queued
 from evaluation.backends import (
     GenerationParams,
     GenerationRequest,
@@ -254,7 +255,7 @@ def _enqueue(job_id: int, *, made_project: int | None) -> None:
             jobs = GenerationJob.objects.values("project")
             Project.objects.filter(pk=made_project).exclude(pk__in=jobs).delete()
 
-    dispatch.send((dispatch.GPU_GENERATE_FALLACIES, [job_id]), undo=withdraw)
+    dispatch.send(queued.gpu_generate_fallacies.s(job_id), undo=withdraw)
 
 
 # ----------------------------------------------------------------------------------- prompts

@@ -20,6 +20,8 @@ from rest_framework.exceptions import ErrorDetail, NotFound, ParseError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from fallacy_platform.celery import BROKER_ERRORS
+from fallacy_platform.dispatch import QueueUnavailable
 from fallacy_platform.server_paths import without_server_paths
 from fallacy_platform.slots import SlotsBusy
 
@@ -73,9 +75,6 @@ SERVICE_RETRY_AFTER_S = 10
 
 def _service_errors() -> tuple[type[BaseException], ...]:
     """The job queue's (a publish, a refused launch) and Redis's (the cache) errors."""
-    from evaluation.dispatch import QueueUnavailable
-    from fallacy_platform.celery import BROKER_ERRORS
-
     return (*BROKER_ERRORS, QueueUnavailable)
 
 

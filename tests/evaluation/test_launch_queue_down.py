@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
+from fallacy_platform import dispatch
 from kombu.exceptions import OperationalError as KombuOperationalError
 from rest_framework.test import APIClient
 
@@ -20,7 +21,7 @@ from annotations.importing.datasets import import_mafalda_gold
 from annotations.models import Project
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
-from evaluation import dispatch
+from evaluation import queued
 from evaluation.models import GenerationJob, ModelRun, PromptVariant
 from tests.support.generation import TYPE, seed
 
@@ -30,8 +31,8 @@ def broker_down(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every publish fails as it does while Redis is away; the names it was asked for."""
     attempts: list[str] = []
 
-    def refuse(name: str, args: object) -> None:
-        attempts.append(name)
+    def refuse(message: dispatch.Message) -> None:
+        attempts.append(message.task)
         raise KombuOperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
     monkeypatch.setattr(dispatch, "_publish", refuse)
@@ -68,7 +69,7 @@ def test_a_generation_job_the_queue_refuses_is_a_503_and_leaves_no_job(
     projects = set(Project.objects.values_list("pk", flat=True))
     body = {"project": "Gen", "type": TYPE, "backend": "random", "model": ""}
     response = root.post("/api/evaluation/generation-jobs/", body, format="json")
-    assert broker_down == [dispatch.GPU_GENERATE_FALLACIES]  # it was tried
+    assert broker_down == [queued.gpu_generate_fallacies.name]  # it was tried
     assert_unavailable(response)
     assert GenerationJob.objects.count() == 0  # no job left queued for ever
     assert set(Project.objects.values_list("pk", flat=True)) == projects  # none made for it
@@ -94,5 +95,5 @@ def test_a_run_the_queue_refuses_leaves_no_run(
         with django_capture_on_commit_callbacks(execute=True):
             response = root.post("/api/evaluation/runs/", body, format="json")
             assert response.status_code == 201  # not committed yet
-    assert broker_down == [dispatch.GPU_GENERATE]
+    assert broker_down == [queued.gpu_generate.name]
     assert ModelRun.objects.count() == 0

@@ -358,10 +358,12 @@ def test_a_redis_restart_mid_run_leaves_the_worker_running_and_the_run_finishes(
 
 PATIENT_SCRIPT = """
 import time
-from evaluation import dispatch
+from fallacy_platform import dispatch
+
+from evaluation import queued
 print("SENDING", flush=True)
 start = time.monotonic()
-dispatch.send_patiently((dispatch.SCORE_RUN, [0]), patience=60)
+dispatch.send_patiently(queued.score_run.s(0), patience=60)
 print("WAITED", round(time.monotonic() - start, 1))
 """
 

@@ -28,12 +28,12 @@ import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from fallacy_platform.dispatch import QueueUnavailable
 
 from annotations.items import FormError, parse_form
 from annotations.models import GoldStandard, Project
 from evaluation import ownership
 from evaluation.backends import ModelSpec
-from evaluation.dispatch import QueueUnavailable
 from evaluation.items.launch import launch_item_runs
 from evaluation.items.runs import PROFILE as ITEMS_PROFILE
 from evaluation.management.commands._launch import launch_refused

@@ -16,6 +16,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection
 from django.utils import timezone
+from fallacy_platform import dispatch
 from kombu.exceptions import OperationalError as KombuOperationalError
 from rest_framework.test import APIClient
 
@@ -24,7 +25,6 @@ from annotations.models import Annotation, Membership, Project, Span
 from annotations.services.documents import add_document
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
-from evaluation import dispatch
 from evaluation.agreement import jobs as agreement_jobs
 from evaluation.models import AgreementResult
 from tests.support.agreement import assert_library_figures, independent_units
@@ -184,7 +184,7 @@ def test_a_result_the_job_queue_refuses_is_not_left_pending(
     result behind, so the next request queues the computation at once (not after
     ``STUCK_AFTER``)."""
 
-    def refuse(name: str, args: object) -> None:
+    def refuse(message: object) -> None:
         raise KombuOperationalError("Error 111 connecting to 127.0.0.1:6379.")
 
     with monkeypatch.context() as patched:

@@ -30,13 +30,13 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.test import override_settings
+from fallacy_platform import dispatch
 from fallacy_platform.celery import app as celery_app
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 from annotations.models import Document, Membership, Project
 from annotations.services.projects import add_member
 from annotations.services.taxonomy import install_preset
-from evaluation import dispatch
 from evaluation.backends import GenerationParams, GenerationRequest, ModelSpec, failures
 from evaluation.backends.credentials import url_allowed
 from evaluation.backends.openai_backend import OpenAIBackend
@@ -197,7 +197,7 @@ def test_a_generation_job_against_another_service_shows_the_status_only() -> Non
 def test_a_resume_the_queue_refuses_shows_no_broker_address(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks
 ) -> None:
-    def refuse(name: str, args: object) -> None:
+    def refuse(message: object) -> None:
         raise KombuOperationalError("Error 111 connecting to 10.1.2.3:6379. Connection refused.")
 
     world = build_world(tmp_path)

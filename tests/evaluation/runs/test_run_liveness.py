@@ -9,6 +9,8 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from fallacy_platform import dispatch
+from fallacy_platform.dispatch import QueueUnavailable
 from fallacy_platform.errors import api_exception_handler
 from kombu.exceptions import OperationalError as KombuOperationalError
 
@@ -16,9 +18,8 @@ from annotations.importing.liveness import fail_stale_import_jobs
 from annotations.models import ImportJob, ImportUpload, Project
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
-from evaluation import dispatch
-from evaluation.dispatch import QueueUnavailable
 from evaluation.models import ModelRun, PromptVariant, RunShard
+from evaluation.queued import gpu_generate
 from evaluation.runs.liveness import fail_stale_shards
 from evaluation.runs.services import cancel_run, resume_run, start_shard
 
@@ -103,7 +104,7 @@ def test_a_dead_workers_shard_is_queued_again_then_failed_past_the_limit(
     for attempt in (1, 2):
         with django_capture_on_commit_callbacks(execute=True):
             assert fail_stale_shards(stale_after=STALE) == [f"run {dead.run_id} shard 0: queued"]
-        assert queued[-1] == (dispatch.GPU_GENERATE, [dead.run_id, 0]) and len(queued) == attempt
+        assert queued[-1] == gpu_generate.s(dead.run_id, 0) and len(queued) == attempt
         shard = RunShard.objects.get(pk=dead.pk)
         assert (shard.status, shard.requeues, shard.error) == ("queued", attempt, "")
         assert ModelRun.objects.get(pk=dead.run_id).status == "running"  # no person needed
