@@ -12,7 +12,7 @@ through ``fallacy_platform.dispatch`` (``dispatch.send(score_run.s(run.pk))``);
   heartbeat: a worker that dies while scoring leaves the run failed by the sweep (Resume
   queues the scoring again); a redelivered task of a run not scoring does nothing.
 - ``gpu_generate_fallacies(job)``: queue ``gpu`` (by its name); one Prolog-checked
-  generation job (``synthesis.services.run_job``; swipl in its own process), with a
+  generation job (``synthesis.generation.run_job``; swipl in its own process), with a
   heartbeat: a worker that dies leaves the job failed by the sweep (launch it again).
 - ``compute_agreement(result)``: queue ``default``; every agreement figure of a project for
   one inputs hash (``agreement.jobs.compute``).

@@ -15,7 +15,7 @@ from evaluation.agreement.jobs import compute
 from evaluation.results import warm_run_boards
 from evaluation.runs.services import complete_scoring
 from evaluation.runs.supervisor import supervise_shard
-from evaluation.synthesis.services import run_job
+from evaluation.synthesis.generation import run_job
 
 
 @performs(queued.gpu_generate)

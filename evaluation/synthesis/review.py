@@ -85,7 +85,7 @@ def _release_name(project: Project, version: int) -> str:
 def publish_release(*, project: Project, note: str = "", by: Any = None) -> GenerationRelease:
     from annotations.services.documents import NewDocument, add_documents
     from annotations.services.projects import create_project
-    from evaluation.synthesis.services import _ranked_field
+    from evaluation.synthesis.services import ranked_fields
 
     Project.objects.select_for_update().filter(pk=project.pk).first()
     items = list(
@@ -112,7 +112,7 @@ def publish_release(*, project: Project, note: str = "", by: Any = None) -> Gene
         Membership.objects.get_or_create(
             project=gold_project, user_id=member.user_id, defaults={"role": member.role}
         )
-    types_field, detection_field = _ranked_field(project)
+    types_field, detection_field = ranked_fields(project)
     texts: dict[str, NewDocument] = {}
     for item in items:
         text = item_text(item)

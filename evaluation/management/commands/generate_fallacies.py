@@ -29,8 +29,9 @@ from evaluation.backends import ModelSpec
 from evaluation.management.commands._launch import launch_refused
 from evaluation.models import GenerationJob
 from evaluation.runs.launch import LaunchError
+from evaluation.synthesis.generation import run_job, wait_for
 from evaluation.synthesis.review import generation_report, report_table
-from evaluation.synthesis.services import METHODS, launch_generation, run_job, wait_for
+from evaluation.synthesis.services import METHODS, launch_generation
 
 
 def _option(field: str) -> str:

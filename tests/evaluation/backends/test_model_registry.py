@@ -279,7 +279,8 @@ def test_a_trusted_registry_entry_is_the_only_way_to_remote_code(settings, trap)
 def test_a_stored_generation_job_that_could_load_code_fails_unread(
     admin: User, registry: str, trap: tuple[Path, Path], tmp_path: Path
 ) -> None:
-    from evaluation.synthesis.services import launch_generation, run_job
+    from evaluation.synthesis.generation import run_job
+    from evaluation.synthesis.services import launch_generation
 
     folder, marker = trap
     PATHS["jobs"](admin, tmp_path)  # the admin's generation project and its rule files

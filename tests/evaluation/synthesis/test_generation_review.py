@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 from annotations.models import Document, Membership, Project
 from annotations.services.taxonomy import install_preset
 from evaluation.models import GeneratedItem, GenerationJob, GenerationRelease
-from evaluation.synthesis.services import run_job
+from evaluation.synthesis.generation import run_job
 from tests.support.generation import TYPE, answer_for, seed
 from tests.support.openai_server import openai_server
 

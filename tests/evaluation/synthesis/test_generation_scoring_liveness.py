@@ -18,14 +18,10 @@ from evaluation.backends import ModelSpec
 from evaluation.models import GenerationJob, ModelRun, RunScore
 from evaluation.prolog import parse_rule_file
 from evaluation.runs.services import complete_scoring, resume_run
+from evaluation.synthesis.generation import FACT_PARAMS, _Client, run_job
 from evaluation.synthesis.liveness import claim_generation_job
-from evaluation.synthesis.services import (
-    FACT_PARAMS,
-    _Client,
-    facts_prompt,
-    launch_generation,
-    run_job,
-)
+from evaluation.synthesis.prompts import facts_prompt
+from evaluation.synthesis.services import launch_generation
 from tests.support.generation import TYPE, answer_for, seed
 from tests.support.openai_server import openai_server
 from tests.support.runs import S1, World, build_world, finish, launched

@@ -21,7 +21,7 @@ import pytest
 from django.core.management import call_command
 
 from evaluation.models import GeneratedItem, GenerationJob
-from evaluation.synthesis import services as prolog_generation
+from evaluation.synthesis import generation as prolog_generation
 from tests.support.generation import TYPE, seed
 
 pytestmark = [
