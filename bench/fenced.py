@@ -26,6 +26,11 @@ microseconds per call of each and the ratio stock / platform:
 
     .venv/bin/python bench/fenced.py [--documents 20000] [--rounds 7] [--calls 100]
         [--only authentication,rows,span_sql,span_input,document_page,counters]
+
+``MEASURED_ELSEWHERE`` lists the other replacements, whose figure another script gives (the
+request as a whole, not a pair of calls): each with the idiom it replaces, its figure as its
+module states it, the script that measures it, and the test that shows it answers as the
+idiom does (``tests/platform/test_fences.py`` checks that each exists).
 """
 
 from __future__ import annotations
@@ -37,12 +42,85 @@ import sys
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from machine import describe_machine  # bench/ is the script's folder
 from servers import ROOT, add_db_url_argument, create_database, drop_database
 
 Pair = tuple[str, Callable[[], Any], Callable[[], Any], str]
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A replacement measured by another script: ``module`` (a path from the repository
+    root) replaces ``replaces``; ``figure`` is what it pays, measured by ``bench`` (a path;
+    None where it pays in correctness, not speed);
+    ``equivalence`` is the test ("path::name") comparing it with the idiom."""
+
+    module: str
+    replaces: str
+    figure: str
+    bench: str | None  # None: a correctness replacement, no speed figure
+    equivalence: str
+
+
+MEASURED_ELSEWHERE = (
+    Fence(
+        "annotations/selectors/opening.py",
+        "the open view's ORM querysets (DocumentSerializer plus /documents/ID/annotations/) "
+        "and the document list's project-and-role queryset",
+        "open: 3 of 3.6 ms went to queryset construction and compilation; project and role: "
+        "0.8 ms by the ORM, 0.1 ms as SQL (pyinstrument under the script's requests)",
+        "bench/read_api.py",
+        "tests/annotations/selectors/test_query_counts.py"
+        "::test_open_is_the_two_calls_it_replaces_and_writes_nothing",
+    ),
+    Fence(
+        "annotations/selectors/project_page.py",
+        "the ORM's count, page and memberships querysets with ProjectListSerializer",
+        "GET /api/projects/ 4.1 ms against 1.1 ms in process (the script's fixture, "
+        "django.test.Client)",
+        "bench/read_api.py",
+        "tests/annotations/selectors/test_query_counts.py"
+        "::test_project_list_is_what_the_serializer_gives",
+    ),
+    Fence(
+        "annotations/services/bulk_rows.py",
+        "Document.objects.bulk_create and Sentence.objects.bulk_create",
+        "10,000 texts on PostgreSQL: 7.6 s against 10.2 s (medians of 3 alternating runs); "
+        "on SQLite multi-row VALUES 2.4x faster than executemany",
+        "bench/import_api.py",
+        "tests/annotations/services/test_bulk_rows.py",
+    ),
+    Fence(
+        "platform/fallacy_platform/postgresql/base.py",
+        "Django's CONN_HEALTH_CHECKS SELECT 1 before each request's first query",
+        "one round trip of a span write's seven, a tenth of its time under load (py-spy on a "
+        "gunicorn worker under the script's 8 clients)",
+        "bench/annotate_api.py",
+        "tests/platform/test_db_backend.py"
+        "::test_quiet_connections_are_kept_without_a_round_trip_and_closed_ones_replaced",
+    ),
+    Fence(
+        "annotations/history.py",
+        "simple_history's HistoricalRecords building the history manager's class per access",
+        "a fifth of a span write's history record (cProfile under the script's requests)",
+        "bench/annotate_api.py",
+        "tests/annotations/services/test_document_history.py"
+        "::test_history_managers_share_one_class_and_stay_bound",
+    ),
+    Fence(
+        "platform/fallacy_platform/api/pagination.py",
+        "DRF's LimitOffsetPagination",
+        "not a speed-up: a limit or offset that is not a whole number in range is a 400 "
+        "naming it, where DRF falls back to the default for one it cannot read and passes "
+        "any offset (and, without max_limit, any limit) to the database: out of PostgreSQL's "
+        "range, a 500 (the fuzzer found it)",
+        None,
+        "tests/platform/test_api_errors.py::test_huge_limit_is_not_a_server_error",
+    ),
+)
 
 
 def setup(db_url: str, documents: int) -> dict[str, Any]:
