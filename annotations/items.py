@@ -42,6 +42,7 @@ between raters (Krippendorff's α) and against judge runs (Spearman).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -307,3 +308,46 @@ def check_response(
     if problems:
         raise FormError(problems)
     return {name: response[name] for name in response}
+
+
+# --- JSON-safe records ---------------------------------------------------------------------
+
+
+def json_safe(value: Any, path: tuple[Any, ...] = ()) -> tuple[Any, list[dict[str, Any]]]:
+    """``value`` with NaN and infinities replaced by None, and where they were."""
+    if isinstance(value, float) and not math.isfinite(value):
+        word = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        return None, [{"path": list(path), "value": word}]
+    if isinstance(value, Mapping):
+        out, notes = {}, []
+        for key, item in value.items():
+            out[key], found = json_safe(item, (*path, key))
+            notes += found
+        return out, notes
+    if isinstance(value, list):
+        items, notes = [], []
+        for index, item in enumerate(value):
+            clean, found = json_safe(item, (*path, index))
+            items.append(clean)
+            notes += found
+        return items, notes
+    return value, []
+
+
+def restore_record(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """The record as imported: key order from ``record_keys``, NaN from ``nan_fields``."""
+    record = dict(metadata.get("record") or {})
+    keys = metadata.get("record_keys")
+    if keys:
+        record = {key: record[key] for key in keys if key in record} | {
+            key: value for key, value in record.items() if key not in keys
+        }
+    for note in metadata.get("nan_fields") or []:
+        path = note["path"]
+        value = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[note["value"]]
+        target: Any = record
+        for step in path[:-1]:
+            target = target[step]
+        if path:
+            target[path[-1]] = value
+    return record

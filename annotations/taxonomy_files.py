@@ -474,3 +474,20 @@ def _kind(value: Any) -> str:
         list: "a list",
         dict: "a mapping",
     }.get(type(value), type(value).__name__)
+
+
+PRESETS_DIR = Path(__file__).resolve().parent / "presets"
+
+
+def available_presets() -> list[str]:
+    """The names of the built-in taxonomy presets (``annotations/presets/*.yaml``)."""
+    return sorted(path.stem for path in PRESETS_DIR.glob("*.yaml"))
+
+
+def preset_path(name: str) -> Path:
+    """The file of a built-in preset; ``LookupError`` naming the presets if there is none."""
+    path = PRESETS_DIR / f"{name}.yaml"
+    if not re.fullmatch(r"[-a-z0-9_]+", name) or not path.is_file():
+        known = ", ".join(available_presets())
+        raise LookupError(f'no taxonomy preset "{name}" (available: {known})')
+    return path

@@ -43,8 +43,8 @@ from annotations.models import Document, GoldDocument, GoldSpan, GoldStandard, P
 from annotations.selectors.taxonomy import label_resolver
 from annotations.services.documents import NewDocument, create_documents, next_position
 from annotations.services.projects import create_project
-from annotations.services.taxonomy import available_presets, install_preset, load_taxonomy_file
-from annotations.taxonomy_files import read_taxonomy_file
+from annotations.services.taxonomy import install_preset, load_taxonomy_file
+from annotations.taxonomy_files import available_presets, read_taxonomy_file
 
 
 @dataclass

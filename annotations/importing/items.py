@@ -39,7 +39,6 @@ on the project row.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -59,7 +58,7 @@ from annotations.importing.formats.item_columns import (
 )
 from annotations.importing.formats.jsonl import Source, source_name
 from annotations.importing.formats.smartypat import SmartyPatRecord, read_smartypat
-from annotations.items import Form, FormError, FormField, parse_form
+from annotations.items import Form, FormError, FormField, json_safe, parse_form
 from annotations.labels import LabelResolver, normalise_label
 from annotations.models import Document, Project
 from annotations.selectors.taxonomy import label_resolver
@@ -147,49 +146,6 @@ class ItemImportReport:
         if self.nan_values:
             lines.append(f"  NaN values kept as null (restored on export): {self.nan_values}")
         return "\n".join(lines)
-
-
-# --- JSON-safe records ---------------------------------------------------------------------
-
-
-def json_safe(value: Any, path: tuple[Any, ...] = ()) -> tuple[Any, list[dict[str, Any]]]:
-    """``value`` with NaN and infinities replaced by None, and where they were."""
-    if isinstance(value, float) and not math.isfinite(value):
-        word = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-        return None, [{"path": list(path), "value": word}]
-    if isinstance(value, Mapping):
-        out, notes = {}, []
-        for key, item in value.items():
-            out[key], found = json_safe(item, (*path, key))
-            notes += found
-        return out, notes
-    if isinstance(value, list):
-        items, notes = [], []
-        for index, item in enumerate(value):
-            clean, found = json_safe(item, (*path, index))
-            items.append(clean)
-            notes += found
-        return items, notes
-    return value, []
-
-
-def restore_record(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """The record as imported: key order from ``record_keys``, NaN from ``nan_fields``."""
-    record = dict(metadata.get("record") or {})
-    keys = metadata.get("record_keys")
-    if keys:
-        record = {key: record[key] for key in keys if key in record} | {
-            key: value for key, value in record.items() if key not in keys
-        }
-    for note in metadata.get("nan_fields") or []:
-        path = note["path"]
-        value = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[note["value"]]
-        target: Any = record
-        for step in path[:-1]:
-            target = target[step]
-        if path:
-            target[path[-1]] = value
-    return record
 
 
 # --- records to items ----------------------------------------------------------------------

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotations.models import Invitation, Project
-from annotations.services.invitations import token_hash
+
+
+def token_hash(token: str) -> str:
+    """The stored form of a token (SHA-256, hex)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def pending_invitations(project: Project) -> QuerySet[Invitation]:

@@ -18,8 +18,12 @@ from annotations.models import (
     TaxonomyNode,
 )
 from annotations.selectors.access import User, users_known_to
-from annotations.services.taxonomy import available_presets, preset_path
-from annotations.taxonomy_files import TaxonomyFileError, read_taxonomy_file
+from annotations.taxonomy_files import (
+    TaxonomyFileError,
+    available_presets,
+    preset_path,
+    read_taxonomy_file,
+)
 
 RECENT_IMPORTS = 20
 SUGGEST_MIN_LENGTH = 2

@@ -10,7 +10,6 @@ matches no invitation is ``InvitationNotFound``; one accepted, revoked or past i
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import secrets
 import smtplib
@@ -26,6 +25,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotations.models import Invitation, Membership, Project
+from annotations.selectors.invitations import token_hash
 from annotations.services.placeholders import hand_over
 from annotations.services.projects import create_user
 
@@ -39,11 +39,6 @@ class InvitationNotFound(Exception):
 
 class InvitationGone(Exception):
     """The invitation was accepted or revoked, or has expired."""
-
-
-def token_hash(token: str) -> str:
-    """The stored form of a token (SHA-256, hex)."""
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def max_age() -> timedelta:

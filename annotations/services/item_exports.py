@@ -3,7 +3,7 @@
 Reads only; documents are streamed in position order, ``CHUNK_SIZE`` at a time.
 
 A document imported from a file of the same format is written back as it was read
-(``importing.items.restore_record``: key order and ``NaN`` restored), so FLUB's seven fields
+(``annotations.items.restore_record``: key order and ``NaN`` restored), so FLUB's seven fields
 and SmartyPat's columns come back equal. Other documents (added by hand, or imported from
 another format) are written from their text, id, options and gold.
 """
@@ -17,8 +17,7 @@ from annotations.importing.formats.flub import write_flub
 from annotations.importing.formats.jsonl import write_jsonl
 from annotations.importing.formats.smartypat import COLUMNS as SMARTYPAT_COLUMNS
 from annotations.importing.formats.smartypat import write_smartypat
-from annotations.importing.items import restore_record
-from annotations.items import parse_form
+from annotations.items import parse_form, restore_record
 from annotations.models import Annotation, Document, Project
 
 CHUNK_SIZE = 500

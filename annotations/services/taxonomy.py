@@ -7,7 +7,6 @@ identical uploads, the installed taxonomy) for the other.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from django.db import IntegrityError, transaction
@@ -17,29 +16,16 @@ from annotations.selectors.taxonomy import taxonomy_spec
 from annotations.taxonomy_files import (
     ROOT_NAME,
     TaxonomySpec,
+    preset_path,
     read_taxonomy_bytes,
     read_taxonomy_file,
 )
 
-PRESETS_DIR = Path(__file__).resolve().parents[1] / "presets"
 ROOT_DEFINITION = "An argument whose reasoning is flawed in a way that can mislead."
 
 
 class TaxonomyExistsError(ValueError):
     """A taxonomy with this name and version is already in the database."""
-
-
-def available_presets() -> list[str]:
-    return sorted(path.stem for path in PRESETS_DIR.glob("*.yaml"))
-
-
-def preset_path(name: str) -> Path:
-    """The file of a built-in preset; ``LookupError`` naming the presets if there is none."""
-    path = PRESETS_DIR / f"{name}.yaml"
-    if not re.fullmatch(r"[-a-z0-9_]+", name) or not path.is_file():
-        known = ", ".join(available_presets())
-        raise LookupError(f'no taxonomy preset "{name}" (available: {known})')
-    return path
 
 
 def create_taxonomy(*, spec: TaxonomySpec) -> Taxonomy:

@@ -76,11 +76,10 @@ from annotations.services import search_index
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import (
     TaxonomyExistsError,
-    available_presets,
     install_preset,
     load_taxonomy_file,
 )
-from annotations.taxonomy_files import TaxonomyFileError, read_taxonomy_file
+from annotations.taxonomy_files import TaxonomyFileError, available_presets, read_taxonomy_file
 
 FORMATS = ("mafalda", "doccano", "text", "labelstudio", "hf", "xmi", *ITEM_FORMATS)
 

@@ -7,12 +7,15 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotations.models import Taxonomy, TaxonomyNode
 from annotations.services.taxonomy import (
     TaxonomyExistsError,
-    available_presets,
     install_preset,
     load_taxonomy_file,
-    preset_path,
 )
-from annotations.taxonomy_files import TaxonomyFileError, read_taxonomy_file
+from annotations.taxonomy_files import (
+    TaxonomyFileError,
+    available_presets,
+    preset_path,
+    read_taxonomy_file,
+)
 
 
 class Command(BaseCommand):
