@@ -86,9 +86,9 @@ def main() -> None:
 
     django.setup()
     from evaluation.models import ModelRun
-    from evaluation.runs.api import launch_defaults, suggested_models
+    from evaluation.runs.api import launch_defaults
     from evaluation.runs.progress import load_seconds_of
-    from evaluation.runs.selectors import run_progress
+    from evaluation.runs.selectors import run_progress, suggested_models
 
     model = suggested_models()[0]
     params = {**launch_defaults("spans")["params"], "seed": args.seed}  # the launch page's

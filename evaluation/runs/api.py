@@ -55,7 +55,7 @@ from evaluation.access import (
 )
 from evaluation.backends import BACKENDS, GenerationParams, ModelSpec
 from evaluation.backends.credentials import credentials
-from evaluation.backends.registry import SMOLLM2_NAME, registry
+from evaluation.backends.registry import registry
 from evaluation.benchmarks.items import ITEM_TASKS
 from evaluation.benchmarks.mafalda import MafaldaTask
 from evaluation.items.launch import launch_item_runs
@@ -226,28 +226,6 @@ class VariantDetailView(generics.RetrieveAPIView):
 # --- launch options -------------------------------------------------------------------------
 
 
-def suggested_models() -> list[dict[str, Any]]:
-    """Models to offer: the operator's registered models by name (``backends.registry``:
-    the packaged SmolLM2 first, when installed), each on its first backend, then the two
-    baselines. No path is shown; nothing is imported (no torch)."""
-    entries = sorted(registry().values(), key=lambda e: (e.name != SMOLLM2_NAME, e.name))
-    models = [
-        {
-            "label": f"{entry.name} ({entry.backends[0]})",
-            "backend": entry.backends[0],
-            "model": entry.name,
-            # small batches: on a laptop's CPU the progress bar moves every few seconds
-            "settings": {"batch_size": 4} if entry.name == SMOLLM2_NAME else {},
-        }
-        for entry in entries
-    ]
-    models += [
-        {"label": "Random baseline", "backend": "random", "model": "", "settings": {}},
-        {"label": "Silent baseline (no answer)", "backend": "silent", "model": "", "settings": {}},
-    ]
-    return models
-
-
 #: A first span run reads this many texts (the whole gold version is one click away).
 SAMPLE_TEXTS = 2
 #: The decoding the launch form offers: what ``bench/eval_throughput.py`` measures.
@@ -330,7 +308,7 @@ class LaunchOptionsView(APIView):
                     for gold in golds
                 ],
                 "backends": sorted(BACKENDS),
-                "suggested_models": suggested_models(),
+                "suggested_models": selectors.suggested_models(),
                 "registered_models": registered_models(),
                 "hub_allowed": list(settings.MODEL_HUB_ALLOWED),
                 "credentials": credential_options([project]),

@@ -23,6 +23,7 @@ from django.db.models import Count, Max, QuerySet
 from django.utils import timezone
 
 from annotations.models import Annotation, GoldStandard
+from evaluation.backends.registry import SMOLLM2_NAME, registry
 from evaluation.models import ModelRun, RunShard
 from evaluation.runs import preview, progress, stored
 from evaluation.runs.scored import score_stored
@@ -224,3 +225,25 @@ def batch_size_of(run: ModelRun) -> int | None:
     default, unknown here)."""
     size = ((run.config or {}).get("settings") or {}).get("batch_size")
     return size if isinstance(size, int) and size > 0 else None
+
+
+def suggested_models() -> list[dict[str, Any]]:
+    """Models to offer: the operator's registered models by name (``backends.registry``:
+    the packaged SmolLM2 first, when installed), each on its first backend, then the two
+    baselines. No path is shown; nothing is imported (no torch)."""
+    entries = sorted(registry().values(), key=lambda e: (e.name != SMOLLM2_NAME, e.name))
+    models = [
+        {
+            "label": f"{entry.name} ({entry.backends[0]})",
+            "backend": entry.backends[0],
+            "model": entry.name,
+            # small batches: on a laptop's CPU the progress bar moves every few seconds
+            "settings": {"batch_size": 4} if entry.name == SMOLLM2_NAME else {},
+        }
+        for entry in entries
+    ]
+    models += [
+        {"label": "Random baseline", "backend": "random", "model": "", "settings": {}},
+        {"label": "Silent baseline (no answer)", "backend": "silent", "model": "", "settings": {}},
+    ]
+    return models

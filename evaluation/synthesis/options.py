@@ -11,7 +11,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from annotations.items import FormError, parse_form
 from annotations.models import Project
 from evaluation.access import admin_project_ids
-from evaluation.runs.api import suggested_models
+from evaluation.runs.selectors import suggested_models
 
 BASELINES = ("random", "silent")
 
