@@ -5,7 +5,10 @@ app imports no other app; the evaluation app registers both):
   where the suggesting runs disagree most first (``disagreement_first``);
 - the adjudication queue: highest disagreement first (``adjudication_order``: the state of
   the agreement figures and each compared document's disagreement, 0 to 1); without a
-  provider, project order.
+  provider, project order;
+- where the annotators' queue order is stored (``queue_settings``: a model with a ``project``
+  key and an ``ordering`` column, one row per project), which the project page reads in
+  its one query; without one, no project has an order stored.
 """
 
 from __future__ import annotations
@@ -40,3 +43,15 @@ def adjudication_order(project: Any) -> tuple[str, dict[int, float | None]]:
     if not _adjudication:
         return "done", {}
     return _adjudication[0](project)
+
+
+_queue_settings: list[type[Any]] = []
+
+
+def register_queue_settings(model: type[Any]) -> None:
+    _queue_settings[:] = [model]
+
+
+def queue_settings() -> type[Any] | None:
+    """The model that stores each project's queue order, if an app registered one."""
+    return _queue_settings[0] if _queue_settings else None

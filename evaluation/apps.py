@@ -17,6 +17,7 @@ class EvaluationConfig(AppConfig):
         from annotations.services.hf_exports import register_item_profiles
         from annotations.services.label_studio_exports import register_prediction_exporter
         from evaluation.agreement.jobs import adjudication_order
+        from evaluation.models import SuggestionSettings
         from evaluation.runs.backups import PART
         from evaluation.runs.label_studio import export_predictions, import_predictions
         from evaluation.runs.liveness import fail_stale_scoring, fail_stale_shards
@@ -26,6 +27,7 @@ class EvaluationConfig(AppConfig):
 
         orderings.register_disagreement_first(disagreement_first)
         orderings.register_adjudication_order(adjudication_order)
+        orderings.register_queue_settings(SuggestionSettings)
         register_sweep(fail_stale_shards, fail_stale_scoring, fail_stale_generation_jobs)
         register_part(PART)
         register_item_profiles(describe_profiles)

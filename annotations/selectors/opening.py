@@ -30,6 +30,7 @@ from django.db import connection
 from fallacy_platform.rows import instance
 from rest_framework.fields import DateTimeField
 
+from annotations import orderings
 from annotations.models import (
     Annotation,
     Assignment,
@@ -177,14 +178,18 @@ PROJECT_FIELDS = ("id", "name", "kind", "annotators_per_document", "document_cou
 def _project_sql(vendor: str) -> str:
     q = connection.ops.quote_name
     columns = ", ".join(f"p.{q(Project._meta.get_field(f).column)}" for f in PROJECT_FIELDS)
-    # the annotators' queue order lives in evaluation's SuggestionSettings (no import of
-    # evaluation here: the reverse relation names its table)
-    settings = q(Project._meta.get_field("suggestion_settings").related_model._meta.db_table)
+    # the annotators' queue order: in the model another app registered (orderings), if any
+    settings = orderings.queue_settings()
+    ordering, join = "NULL", ""
+    if settings is not None:
+        table, meta = q(settings._meta.db_table), settings._meta
+        ordering = f"s.{q(meta.get_field('ordering').column)}"
+        join = f" LEFT JOIN {table} s ON s.{q(meta.get_field('project').column)} = p.id"
     return (
-        f"SELECT {columns}, m.role, m.assigned_count, s.ordering, {{visible}}"
+        f"SELECT {columns}, m.role, m.assigned_count, {ordering}, {{visible}}"
         f" FROM {q(Project._meta.db_table)} p"
         f" LEFT JOIN {q(Membership._meta.db_table)} m ON m.project_id = p.id AND m.user_id = %s"
-        f" LEFT JOIN {settings} s ON s.project_id = p.id WHERE p.id = %s"
+        f"{join} WHERE p.id = %s"
     )
 
 
