@@ -74,6 +74,17 @@ def beat_shard(*, run_id: int, index: int) -> bool:
     )
 
 
+def beat_worker_shards(*, run_id: int, index: int, worker: str) -> bool:
+    """Write the heartbeat of every shard of the run that ``worker``'s runner holds (its
+    own, started for ``index``, and those it pulled: it keeps the last one running until it
+    exits); False when it holds none: a sweep or a cancel took them, and its supervisor
+    stops the runner."""
+    if not worker:
+        return beat_shard(run_id=run_id, index=index)
+    held = RunShard.objects.filter(run_id=run_id, worker=worker, status=RunShard.Status.RUNNING)
+    return bool(held.update(heartbeat_at=timezone.now()))
+
+
 def fail_stale_shards(*, stale_after: float) -> list[str]:
     """Queue again every running shard whose heartbeat is older than ``stale_after`` seconds
     (its worker died: any worker takes it and skips what was answered), up to

@@ -1,8 +1,12 @@
-"""The runner: the process that runs one shard of a run's requests through a model.
+"""The runner: the process that runs a run's shards through a model.
 
-It is started by the shard's Celery task (``evaluation.runs.supervisor``) as a separate
-process (``manage.py run_generation RUN --shard I``), because CUDA and vLLM do not survive
-Celery's forked, daemonic pool children; only this process imports torch or vLLM.
+It is started by a shard's Celery task (``evaluation.runs.supervisor``) as a separate
+process (``manage.py run_generation RUN --shard I --worker HOST:PID``), because CUDA and
+vLLM do not survive Celery's forked, daemonic pool children; only this process imports
+torch or vLLM. Once its shard is done it takes the run's next queued shard, and so on,
+with the model loaded once: a run cut into many shards is shared by every worker that
+takes one of its tasks (a worker added mid-run joins at its next task), one model load
+per worker.
 
 Resumable and idempotent (see ``runs.outputs``): it builds every request of the
 run, keeps those of its shard (request i belongs to shard i mod K), skips the ones the run
@@ -48,6 +52,7 @@ from evaluation.runs.outputs import (
 )
 from evaluation.runs.progress import GENERATING, LOADING
 from evaluation.runs.prompts import parse_answer, run_parser, run_prompts
+from evaluation.runs.services import claim_next_shard, finish_shard, running_shards_of
 from evaluation.runs.stored import taxonomy_mapping
 
 KEY_CHUNK = 500
@@ -158,21 +163,68 @@ def _loading_record(run: ModelRun, shard: int) -> dict[str, Any]:
     return {"loading_since": now.isoformat(), "start_seconds": round(start_seconds, 3)}
 
 
+class LoadedModel:
+    """The run's backend, built and loaded on first use and kept for every shard this
+    runner takes (one load per runner); ``close()`` at the end."""
+
+    def __init__(self, run: ModelRun, loaded: ModelSpec, params: GenerationParams) -> None:
+        self.run, self.loaded, self.params = run, loaded, params
+        self.backend: Backend | None = None
+
+    def get(self, shard: int, environment: dict[str, Any]) -> Backend:
+        """The loaded backend; the first call loads it, the environment saying ``phase:
+        loading`` (since when) during the load (and the runner's start-up since its shard
+        started), then the backend's facts, ``phase: generating`` and the load's seconds."""
+        if self.backend is not None:
+            return self.backend
+        run = self.run
+        try:
+            backend = get_backend(run.backend)(self.loaded, self.params)
+        except BackendError as error:  # the settings' problems, as the launch names them
+            raise failures.ModelFailure(f"the run's settings were refused: {error}") from error
+        loading = _loading_record(run, shard)
+        record_environment(
+            run=run,
+            shard=shard,
+            environment={**environment, "model_loaded": False, "phase": LOADING, **loading},
+        )
+        began = time.monotonic()
+        self.backend = backend
+        with failures.failing_as(failures.LOAD, f"loading {run.model_name}"):
+            backend.load()
+        facts = hide_model_paths(
+            backend.environment(), name=run.model_name, source=self.loaded.model
+        )
+        record_environment(
+            run=run,
+            shard=shard,
+            environment={
+                **environment,
+                **facts,
+                "model_loaded": True,
+                "phase": GENERATING,
+                **loading,
+                "load_seconds": round(time.monotonic() - began, 3),
+            },
+        )
+        return backend
+
+    def close(self) -> None:
+        if self.backend is not None:
+            self.backend.close()
+
+
 def _generate(
     run: ModelRun,
     shard: int,
     backend: Backend,
     remaining: list[PendingUnit],
     *,
-    environment: dict[str, Any],
     summary: ShardSummary,
     readers: tuple[Callable[[str], str], Callable[[str], Any]],
     log: Callable[[str], None],
 ) -> None:
-    """Load the model, then send each distinct key of ``remaining`` once and record the
-    outputs batch by batch. The environment says ``phase: loading`` (since when) during the
-    load (and the runner's start-up since its shard started), then the backend's facts,
-    ``phase: generating`` and the load's seconds."""
+    """Send each distinct key of ``remaining`` once and record the outputs batch by batch."""
     answer_of, labels_of = readers
     requests: dict[str, GenerationRequest] = {}
     by_key: dict[str, list[PendingUnit]] = {}
@@ -181,29 +233,7 @@ def _generate(
         requests.setdefault(
             p.key, GenerationRequest(p.key, p.unit.prompt, p.unit.labels, p.unit.guided)
         )
-    loading = _loading_record(run, shard)
-    record_environment(
-        run=run,
-        shard=shard,
-        environment={**environment, "model_loaded": False, "phase": LOADING, **loading},
-    )
-    began = time.monotonic()
-    with failures.failing_as(failures.LOAD, f"loading {run.model_name}"):
-        backend.load()
-    record_environment(
-        run=run,
-        shard=shard,
-        environment={
-            **environment,
-            **hide_model_paths(
-                backend.environment(), name=run.model_name, source=backend.spec.model
-            ),
-            "model_loaded": True,
-            "phase": GENERATING,
-            **loading,
-            "load_seconds": round(time.monotonic() - began, 3),
-        },
-    )
+    sent = 0
     for results in _model_batches(backend, list(requests.values())):
         results = [clean(result) for result in results]
         outputs = {r.key: (r.output, r.seconds) for r in results}
@@ -219,8 +249,9 @@ def _generate(
         record_generated(
             run=run, results=results, rows=rows, backend=run.backend, model_name=run.model_name
         )
+        sent += len(results)
         summary.generated += len(results)
-        log(f"run {run.pk} shard {shard}: {summary.generated}/{len(requests)} generated")
+        log(f"run {run.pk} shard {shard}: {sent}/{len(requests)} generated")
 
 
 def _model_batches(
@@ -249,19 +280,45 @@ def loaded_spec(run: ModelRun, spec: ModelSpec) -> ModelSpec:
     return resolve(spec, operator=operator, project=run.project)
 
 
-def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) -> ShardSummary:
-    started = time.monotonic()
-    run = ModelRun.objects.select_related(
-        "gold_standard__project__taxonomy", "prompt_variant", "project__taxonomy"
-    ).get(pk=run_id)
-    readers = _output_readers(run)
-    answer_of, labels_of = readers
-    spec = ModelSpec(run.backend, run.model_name, dict(run.config.get("settings", {})))
-    loaded = loaded_spec(run, spec)
-    params = GenerationParams.from_dict(run.config.get("params"))
-    backend_class = get_backend(run.backend)
-    fingerprint = backend_class.fingerprint(loaded)
-    pending = _shard_units(run, shard, fingerprint=fingerprint, params=params)
+@dataclass
+class RunContext:
+    """What every shard of a run needs: the run, how its outputs are read, the model it
+    loads (not loaded yet), the request keys' fingerprint and the environment recorded."""
+
+    run: ModelRun
+    readers: tuple[Callable[[str], str], Callable[[str], Any]]
+    params: GenerationParams
+    fingerprint: str
+    environment: dict[str, Any]
+    model: LoadedModel
+
+    @classmethod
+    def of(cls, run_id: int) -> RunContext:
+        run = ModelRun.objects.select_related(
+            "gold_standard__project__taxonomy", "prompt_variant", "project__taxonomy"
+        ).get(pk=run_id)
+        spec = ModelSpec(run.backend, run.model_name, dict(run.config.get("settings", {})))
+        loaded = loaded_spec(run, spec)
+        params = GenerationParams.from_dict(run.config.get("params"))
+        fingerprint = get_backend(run.backend).fingerprint(loaded)
+        environment = {
+            **platform_environment(),
+            "backend": run.backend,
+            "model": run.model_name,
+            "fingerprint": fingerprint,
+            "settings": spec.settings,
+            "params": params.to_dict(),
+            "seed": params.seed,
+            "variant": str(run.prompt_variant),
+        }
+        model = LoadedModel(run, loaded, params)
+        return cls(run, _output_readers(run), params, fingerprint, environment, model)
+
+
+def _run_one(context: RunContext, shard: int, log: Callable[[str], None]) -> ShardSummary:
+    """One shard: skip what the run has, serve what the cache has, send the rest."""
+    run, (answer_of, labels_of) = context.run, context.readers
+    pending = _shard_units(run, shard, fingerprint=context.fingerprint, params=context.params)
     summary = ShardSummary(requests=len(pending))
     have = set(RunOutput.objects.filter(run=run).values_list("document_id", "unit_index"))
     todo = [p for p in pending if (p.unit.document_id, p.unit.unit_index) not in have]
@@ -277,39 +334,43 @@ def run_shard(run_id: int, shard: int, *, log: Callable[[str], None] = print) ->
         f"run {run.pk} shard {shard}/{run.shards}: {summary.requests} requests, "
         f"{summary.already_done} already done, {len(cached)} cached, {len(remaining)} to send"
     )
-    environment = {
-        **platform_environment(),
-        "backend": run.backend,
-        "model": run.model_name,
-        "fingerprint": fingerprint,
-        "settings": spec.settings,
-        "params": params.to_dict(),
-        "seed": params.seed,
-        "variant": str(run.prompt_variant),
-    }
     if not remaining:
-        record_environment(run=run, shard=shard, environment={**environment, "model_loaded": False})
-        summary.seconds = time.monotonic() - started
+        if context.model.backend is None:
+            environment = {**context.environment, "model_loaded": False}
+            record_environment(run=run, shard=shard, environment=environment)
         return summary
-    try:
-        backend = backend_class(loaded, params)
-    except BackendError as error:  # the settings' problems, as the launch names them
-        raise failures.ModelFailure(f"the run's settings were refused: {error}") from error
-    try:
-        _generate(
-            run,
-            shard,
-            backend,
-            remaining,
-            environment=environment,
-            summary=summary,
-            readers=readers,
-            log=log,
-        )
-    finally:
-        backend.close()
-    summary.seconds = time.monotonic() - started
+    backend = context.model.get(shard, context.environment)
+    _generate(run, shard, backend, remaining, summary=summary, readers=context.readers, log=log)
     return summary
+
+
+def run_shard(
+    run_id: int, shard: int, *, worker: str = "", log: Callable[[str], None] = print
+) -> ShardSummary:
+    """Run shard ``shard``; with the ``worker`` whose supervisor started this runner, every
+    shard that worker holds (a restarted runner goes on with them), then the run's queued
+    shards one by one (``claim_next_shard``) with the model loaded once. Each shard but the
+    last is marked done as soon as the next is claimed; the supervisor ends the last."""
+    started = time.monotonic()
+    context = RunContext.of(run_id)
+    total = ShardSummary()
+    held = running_shards_of(run_id=run_id, worker=worker) if worker else []
+    index: int | None = held.pop(0) if held else shard
+    try:
+        while index is not None:
+            one = _run_one(context, index, log)
+            for field in ("requests", "already_done", "from_cache", "generated"):
+                setattr(total, field, getattr(total, field) + getattr(one, field))
+            if not worker:
+                break
+            following = held.pop(0) if held else claim_next_shard(run_id=run_id, worker=worker)
+            if following is not None:
+                finish_shard(run_id=run_id, index=index, status=RunShard.Status.DONE)
+            index = following
+    finally:
+        context.model.close()
+    total.seconds = time.monotonic() - started
+    return total
 
 
 def failure_path(run_id: int, shard: int) -> Path:
@@ -324,14 +385,10 @@ def record_failure(run_id: int, shard: int, error: BaseException) -> None:
     failure_path(run_id, shard).write_text(failures.public_message(error), encoding="utf-8")
 
 
-def runner_command(run_id: int, shard: int) -> list[str]:
-    """The command line of a runner process."""
+def runner_command(run_id: int, shard: int, *, worker: str = "") -> list[str]:
+    """The command line of a runner process (``worker``: the supervisor's, whose shards it
+    holds)."""
     python = settings.EVALUATION_RUNNER_PYTHON or sys.executable
-    return [
-        python,
-        str(Path(settings.BASE_DIR) / "manage.py"),
-        "run_generation",
-        str(run_id),
-        "--shard",
-        str(shard),
-    ]
+    command = [python, str(Path(settings.BASE_DIR) / "manage.py"), "run_generation"]
+    command += [str(run_id), "--shard", str(shard)]
+    return command + (["--worker", worker] if worker else [])

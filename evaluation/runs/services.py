@@ -190,6 +190,50 @@ def record_runner(*, run_id: int, index: int, pid: int | None, attempts: int) ->
 
 
 @transaction.atomic
+def claim_next_shard(*, run_id: int, worker: str) -> int | None:
+    """Take the run's lowest queued shard for the runner of ``worker`` that has its model
+    loaded (its queued message then finds it running and does nothing); ``None`` when none
+    is queued, or the run is being cancelled or has ended."""
+    run = _locked(run_id)
+    if run.cancel_requested or run.status != Status.RUNNING:
+        return None
+    shard = run.run_shards.filter(status=RunShard.Status.QUEUED).order_by("index").first()
+    if shard is None:
+        return None
+    now = timezone.now()
+    shard.status, shard.worker, shard.started_at, shard.heartbeat_at = (
+        RunShard.Status.RUNNING,
+        worker,
+        now,
+        now,
+    )
+    shard.save(update_fields=["status", "worker", "started_at", "heartbeat_at"])
+    return shard.index
+
+
+def running_shards_of(*, run_id: int, worker: str) -> list[int]:
+    """The run's running shards that ``worker`` claimed, in order."""
+    shards = RunShard.objects.filter(run_id=run_id, worker=worker, status=RunShard.Status.RUNNING)
+    return list(shards.order_by("index").values_list("index", flat=True))
+
+
+@transaction.atomic
+def finish_worker_shards(
+    *, run_id: int, index: int, worker: str, status: str, error: str = ""
+) -> ModelRun:
+    """Record the end of the runner of ``worker`` (started for shard ``index``): every
+    shard of the run it still holds running gets ``status`` (a runner pulls further queued
+    shards once its own is done, marking each done as it goes). Without a worker, the
+    shard ``index`` alone."""
+    run = _locked(run_id)
+    held = run.run_shards.filter(status=RunShard.Status.RUNNING, worker=worker)
+    if not worker or not held.exists():
+        held = run.run_shards.filter(index=index)
+    held.update(status=status, error=error, runner_pid=None, finished_at=timezone.now())
+    return settle(run)
+
+
+@transaction.atomic
 def finish_shard(*, run_id: int, index: int, status: str, error: str = "") -> ModelRun:
     """Record a shard's end; the last shard decides the run: all done -> scoring (queued
     once), any failed -> failed (with the errors), else cancelled."""

@@ -1,4 +1,6 @@
-"""Supervises the runner process of one shard (called by the ``gpu_generate`` task).
+"""Supervises the runner process of one shard (called by the ``gpu_generate`` task); the
+runner goes on with the run's queued shards once its own is done (``runner.run_shard``), so
+the supervisor beats and ends every shard its runner holds.
 
 The runner is a separate process in its own session (CUDA and vLLM do not survive
 Celery's forked pool children), tied to this one (it gets SIGKILL if the supervisor
@@ -32,9 +34,9 @@ from django.db import DatabaseError, connection
 from fallacy_platform.liveness import heartbeat_seconds
 
 from evaluation.models import ModelRun, RunShard
-from evaluation.runs.liveness import beat_shard
+from evaluation.runs.liveness import beat_worker_shards
 from evaluation.runs.runner import failure_path, runner_command
-from evaluation.runs.services import finish_shard, record_runner, start_shard
+from evaluation.runs.services import finish_worker_shards, record_runner, start_shard
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +117,7 @@ def supervise_shard(*, run_id: int, shard: int, worker: str = "") -> str:
             log.write(f"--- attempt {attempts}\n")
             log.flush()
             process = subprocess.Popen(
-                runner_command(run_id, shard),
+                runner_command(run_id, shard, worker=worker),
                 cwd=settings.BASE_DIR,
                 env=env,
                 stdout=log,
@@ -124,39 +126,37 @@ def supervise_shard(*, run_id: int, shard: int, worker: str = "") -> str:
                 preexec_fn=_die_with_parent,
             )
         record_runner(run_id=run_id, index=shard, pid=process.pid, attempts=attempts)
-        outcome = _watch(process, run_id, shard, deadline)
+        outcome = _watch(process, run_id, shard, worker, deadline)
         if outcome == "lost":
             _kill(process)
             return "lost"
-        if outcome == "cancelled":
+        if outcome != "exited":
             _kill(process)
-            finish_shard(run_id=run_id, index=shard, status=RunShard.Status.CANCELLED)
-            return RunShard.Status.CANCELLED
-        if outcome == "timeout":
-            _kill(process)
-            finish_shard(
-                run_id=run_id,
-                index=shard,
-                status=RunShard.Status.FAILED,
-                error=f"time limit of {limit:.0f} s exceeded (outputs so far are kept)",
-            )
-            return RunShard.Status.FAILED
         code = process.returncode
-        if code == 0:
-            finish_shard(run_id=run_id, index=shard, status=RunShard.Status.DONE)
-            return RunShard.Status.DONE
-        if code < 0 and attempts <= restarts:
+        if outcome == "exited" and code < 0 and attempts <= restarts:
             continue  # died from a signal nobody here sent: resume
-        finish_shard(
-            run_id=run_id,
-            index=shard,
-            status=RunShard.Status.FAILED,
-            error=_error_message(run_id, shard, path, code),
+        status, error = _ending(outcome, code, run_id, shard, path, limit)
+        finish_worker_shards(run_id=run_id, index=shard, worker=worker, status=status, error=error)
+        return status
+
+
+def _ending(
+    outcome: str, code: int | None, run_id: int, shard: int, path: Path, limit: float
+) -> tuple[str, str]:
+    """The status and error the runner's shards end with."""
+    if outcome == "cancelled":
+        return RunShard.Status.CANCELLED, ""
+    if outcome == "timeout":
+        return (
+            RunShard.Status.FAILED,
+            f"time limit of {limit:.0f} s exceeded (outputs so far are kept)",
         )
-        return RunShard.Status.FAILED
+    if code == 0:
+        return RunShard.Status.DONE, ""
+    return RunShard.Status.FAILED, _error_message(run_id, shard, path, code or 0)
 
 
-def _watch(process: subprocess.Popen, run_id: int, shard: int, deadline: float) -> str:
+def _watch(process: subprocess.Popen, run_id: int, shard: int, worker: str, deadline: float) -> str:
     next_check = next_beat = 0.0
     while True:
         try:
@@ -173,7 +173,7 @@ def _watch(process: subprocess.Popen, run_id: int, shard: int, deadline: float) 
         try:
             if now >= next_beat:
                 next_beat = now + heartbeat_seconds()
-                if not beat_shard(run_id=run_id, index=shard):
+                if not beat_worker_shards(run_id=run_id, index=shard, worker=worker):
                     return "lost"
             if ModelRun.objects.filter(pk=run_id, cancel_requested=True).exists():
                 return "cancelled"

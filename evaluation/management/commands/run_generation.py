@@ -16,10 +16,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("run", type=int, help="run id")
         parser.add_argument("--shard", type=int, default=0)
+        parser.add_argument(
+            "--worker",
+            default="",
+            help="the supervisor's worker (host:pid): go on with its shards and the run's queued"
+            " ones",
+        )
 
-    def handle(self, *args, run: int, shard: int, **options) -> None:
+    def handle(self, *args, run: int, shard: int, worker: str, **options) -> None:
         try:
-            summary = run_shard(run, shard, log=lambda line: self.stdout.write(line))
+            summary = run_shard(run, shard, worker=worker, log=lambda line: self.stdout.write(line))
         except Exception as error:  # the run's users read its class; the log its traceback
             record_failure(run, shard, error)
             raise
