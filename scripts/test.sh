@@ -31,12 +31,17 @@ echo "== frontend unit tests (vitest)"
 echo "== python tests (pytest)"
 # Two xdist workers (PYTEST_WORKERS), each with its own data directory and Redis databases
 # (tests/conftest.py); a test file stays on one worker, the slow files handed out first.
+own_threads="${OMP_NUM_THREADS:-$(nproc)}"  # what a test running alone gets
 if "$PY" -c "import xdist" 2>/dev/null; then
   # the models the tests run (torch) get the cores divided among the workers, not each all of them
   workers="${PYTEST_WORKERS:-2}"
   export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$(( $(nproc) / workers > 0 ? $(nproc) / workers : 1 ))}"
-  .venv/bin/pytest -n "$workers" --dist loadfile --no-loadscope-reorder --durations=30 "$@"
+  .venv/bin/pytest -n "$workers" --dist loadfile --no-loadscope-reorder --durations=30 \
+    -m "not timing" "$@"
 else
   echo "pytest-xdist is not installed: the tests run in one process"
-  .venv/bin/pytest "$@"
+  .venv/bin/pytest -m "not timing" "$@"
 fi
+echo "== python tests that assert a time bound (marker timing), alone on the machine"
+# exit status 5: the arguments selected none of them
+OMP_NUM_THREADS="$own_threads" .venv/bin/pytest -m timing "$@" || [ $? -eq 5 ]
