@@ -17,9 +17,11 @@ sentence, ``--requests`` of them (default 2,000).
 
 For each K of ``--workers`` (default 1,2,4,8): start K workers
 (``celery worker -Q default,gpu --pool solo``), wait until all answer a ping, launch the
-run with ``manage.py evaluate --shards K`` (backend ``openai``, ``--concurrency`` requests
-in flight per runner, default 8; a new server and seed per K, so no cache answers), wait
-until it is done (generated and scored), read the workers' CPU, stop them. Printed:
+run with ``manage.py evaluate --shards K`` (``--parts N``: N shards, which the workers'
+runners take one after another with their model loaded; backend ``openai``,
+``--concurrency`` requests in flight per runner, default 8; a new server and seed per K,
+so no cache answers), wait until it is done (generated and scored), read the workers' CPU,
+stop them. Printed:
 
 - wall s: from the first request reaching the model server to the last one answered; the
   whole launch to ``done`` (scoring included) in its own column;
@@ -81,6 +83,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--delay", type=float, default=0.5, help="seconds per model request")
     parser.add_argument("--concurrency", type=int, default=8, help="in flight per runner")
     parser.add_argument("--workers", default="1,2,4,8", help="the K to measure, comma-separated")
+    parser.add_argument(
+        "--parts", type=int, help="shards the run is cut into (default K: one per worker)"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
     parser.add_argument("--kill-at-half", action="store_true", help="largest K: kill a worker")
     parser.add_argument("--add-at-quarter", action="store_true", help="largest K: add a worker")
@@ -279,12 +284,14 @@ def query(conn: Any, sql: str, *params: Any) -> list[tuple]:
     return conn.execute(sql, params).fetchall()
 
 
-def launch(env: dict[str, str], base_url: str, k: int, concurrency: int, seed: int) -> None:
+def launch(
+    env: dict[str, str], base_url: str, k: int, parts: int, concurrency: int, seed: int
+) -> None:
     settings = {"base_url": base_url, "concurrency": concurrency, "max_retries": 0}
     manage(
         env, "evaluate", "--project", PROJECT, "--gold-version", "1", "--backend", "openai",
         "--model", "test-model", "--backend-settings", json.dumps(settings),
-        "--shards", str(k), "--seed", str(seed), "--name", f"scale-out K={k} seed {seed}",
+        "--shards", str(parts), "--seed", str(seed), "--name", f"scale-out K={k} seed {seed}",
     )  # fmt: skip
 
 
@@ -299,7 +306,8 @@ def measure(
         # a killed runner's connections break when answered: not worth a traceback
         server._httpd.handle_error = lambda request, address: None
         began = time.monotonic()
-        launch(scenario.env, server.base_url, k, args.concurrency, seed=k)
+        parts = args.parts or k
+        launch(scenario.env, server.base_url, k, parts, args.concurrency, seed=k)
         (run_id,) = query(conn, "SELECT MAX(id) FROM evaluation_modelrun")[0]
         result.status, result.error, result.total = wait_run(
             conn, run_id, args, k, answers, server, workers, scenario
