@@ -35,6 +35,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class _Server(ThreadingHTTPServer):
+    """A threading server whose listen backlog takes as many connections at once as a
+    model server does (the standard library's 5 refuses a burst of clients)."""
+
+    request_queue_size = 256
+
+
 @dataclass
 class Recorded:
     """One request the server received."""
@@ -78,7 +85,7 @@ class FakeOpenAIServer:
         self._faults: list[_Fault] = []
         self._prompt_faults: dict[str, list[_Fault]] = {}
         self._lock = threading.Lock()
-        self._httpd: ThreadingHTTPServer | None = None
+        self._httpd: _Server | None = None
         self._thread: threading.Thread | None = None
 
     # --------------------------------------------------------------------------- scripting
@@ -127,7 +134,7 @@ class FakeOpenAIServer:
 
     def start(self) -> None:
         handler = type("Handler", (_Handler,), {"state": self})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._httpd = _Server(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
