@@ -260,5 +260,6 @@ def test_a_generation_job_runs_in_a_real_worker(test_database_url, tmp_path) -> 
             # an identical second job, through the same worker: every answer from the cache
             again = finished(launch(worker_running=True), worker)
         assert len(server.completion_requests()) == 9
+        assert again.status == "done", (again.error, again.report)
         assert again.report["requests"] == {"sent": 0, "from_cache": 9}
         check_job({"job": again.pk, **again.report}, server, marker, tmp_path)
