@@ -168,7 +168,7 @@ def test_published_gold_is_read_only(root: Client, world: World) -> None:
 
 
 def test_publishing_a_draft_in_the_admin_form_sets_published_at(world: World) -> None:
-    from annotations.admin import GoldStandardForm
+    from annotations.admin.gold import GoldStandardForm
 
     data = {"project": world.p1.pk, "version": 1, "status": "published", "source": "", "note": ""}
     form = GoldStandardForm(data=data, instance=world.g1)

@@ -38,7 +38,7 @@ WIRING_MODULES = frozenset(
     f"fallacy_platform.{name}"
     for name in ("settings", "wsgi", "frontend_views", "errors", "supervise")
 )
-WIRING_PACKAGES = ("management", "migrations")
+WIRING_PACKAGES = ("management", "migrations", "admin")
 
 # Lowest first.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
