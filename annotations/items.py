@@ -150,67 +150,81 @@ def parse_form(data: Any) -> Form:
     fields: list[FormField] = []
     seen: set[str] = set()
     for index, raw in enumerate(raw_fields):
-        place = f"fields[{index}]"
-        if not isinstance(raw, Mapping):
-            problems[place] = ["must be an object"]
-            continue
-        name, kind = raw.get("name"), raw.get("kind")
-        if not isinstance(name, str) or not name.strip() or not name.replace("_", "").isalnum():
-            problems[f"{place}.name"] = ["a name of letters, digits and _ is required"]
-            continue
-        if name in seen:
-            problems[f"{place}.name"] = [f"{name!r} is used twice"]
-        seen.add(name)
-        if kind not in FIELD_KINDS:
-            problems[f"{place}.kind"] = [f"must be one of {', '.join(FIELD_KINDS)}, not {kind!r}"]
-            continue
-        unknown = sorted(set(raw) - _KNOWN_KEYS)
-        if unknown:
-            problems[f"{place}"] = [f"unknown keys: {', '.join(unknown)}"]
-        labels = raw.get("labels", [])
-        if not isinstance(labels, list) or not all(isinstance(x, str) and x for x in labels):
-            problems[f"{place}.labels"] = ["must be a list of label names"]
-            labels = []
-        merge = raw.get("merge", {})
-        if not isinstance(merge, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in merge.items()
-        ):
-            problems[f"{place}.merge"] = ["must map raw labels to labels"]
-            merge = {}
-        elif labels and (bad := sorted(set(merge.values()) - set(labels))):
-            problems[f"{place}.merge"] = [f"merges into labels not in the list: {bad}"]
-        low, high = raw.get("min", 1), raw.get("max", 5 if kind in RATING_KINDS else 3)
-        if kind == "ranked" and (not isinstance(high, int) or high < 1):
-            problems[f"{place}.max"] = ["must be a whole number of at least 1"]
-            high = DEFAULT_RANKED_MAX
-        elif kind in RATING_KINDS and (
-            not isinstance(low, int) or not isinstance(high, int) or not 0 <= low < high
-        ):
-            problems[f"{place}.max"] = ["min and max must be integers with 0 <= min < max"]
-            low, high = 1, 5
-        options = {
-            key: raw[key]
-            for key in ("description", "anchors", "criteria", "examples")
-            if key in raw
-        }
-        fields.append(
-            FormField(
-                name=name,
-                kind=kind,
-                title=str(raw.get("title", "")),
-                help=str(raw.get("help", "")),
-                skill=str(raw.get("skill", "")),
-                labels=tuple(labels),
-                merge=dict(merge),
-                max=high if kind == "ranked" else DEFAULT_RANKED_MAX,
-                low=low if kind in RATING_KINDS else 1,
-                high=high if kind in RATING_KINDS else 5,
-                options=options,
-            )
-        )
+        form_field = _parse_field(raw, f"fields[{index}]", seen, problems)
+        if form_field is not None:
+            fields.append(form_field)
     if problems:
         raise FormError(problems)
     return Form(tuple(fields), aggregate)
+
+
+def _parse_field(
+    raw: Any, place: str, seen: set[str], problems: dict[str, list[str]]
+) -> FormField | None:
+    """One field of the form at ``place``, its problems noted in ``problems``; None when
+    it is no object or has no valid name or kind. ``seen`` collects the names met."""
+    if not isinstance(raw, Mapping):
+        problems[place] = ["must be an object"]
+        return None
+    name, kind = raw.get("name"), raw.get("kind")
+    if not isinstance(name, str) or not name.strip() or not name.replace("_", "").isalnum():
+        problems[f"{place}.name"] = ["a name of letters, digits and _ is required"]
+        return None
+    if name in seen:
+        problems[f"{place}.name"] = [f"{name!r} is used twice"]
+    seen.add(name)
+    if kind not in FIELD_KINDS:
+        problems[f"{place}.kind"] = [f"must be one of {', '.join(FIELD_KINDS)}, not {kind!r}"]
+        return None
+    unknown = sorted(set(raw) - _KNOWN_KEYS)
+    if unknown:
+        problems[f"{place}"] = [f"unknown keys: {', '.join(unknown)}"]
+    labels, merge = _field_labels(raw, place, problems)
+    low, high = raw.get("min", 1), raw.get("max", 5 if kind in RATING_KINDS else 3)
+    if kind == "ranked" and (not isinstance(high, int) or high < 1):
+        problems[f"{place}.max"] = ["must be a whole number of at least 1"]
+        high = DEFAULT_RANKED_MAX
+    elif kind in RATING_KINDS and (
+        not isinstance(low, int) or not isinstance(high, int) or not 0 <= low < high
+    ):
+        problems[f"{place}.max"] = ["min and max must be integers with 0 <= min < max"]
+        low, high = 1, 5
+    return FormField(
+        name=name,
+        kind=kind,
+        title=str(raw.get("title", "")),
+        help=str(raw.get("help", "")),
+        skill=str(raw.get("skill", "")),
+        labels=tuple(labels),
+        merge=dict(merge),
+        max=high if kind == "ranked" else DEFAULT_RANKED_MAX,
+        low=low if kind in RATING_KINDS else 1,
+        high=high if kind in RATING_KINDS else 5,
+        options={
+            key: raw[key]
+            for key in ("description", "anchors", "criteria", "examples")
+            if key in raw
+        },
+    )
+
+
+def _field_labels(
+    raw: Mapping[str, Any], place: str, problems: dict[str, list[str]]
+) -> tuple[list[str], Mapping[str, str]]:
+    """A field's ``labels`` and ``merge`` options, each empty when invalid (noted)."""
+    labels = raw.get("labels", [])
+    if not isinstance(labels, list) or not all(isinstance(x, str) and x for x in labels):
+        problems[f"{place}.labels"] = ["must be a list of label names"]
+        labels = []
+    merge = raw.get("merge", {})
+    if not isinstance(merge, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in merge.items()
+    ):
+        problems[f"{place}.merge"] = ["must map raw labels to labels"]
+        merge = {}
+    elif labels and (bad := sorted(set(merge.values()) - set(labels))):
+        problems[f"{place}.merge"] = [f"merges into labels not in the list: {bad}"]
+    return labels, merge
 
 
 def check_value(
@@ -234,37 +248,12 @@ def check_value(
         if value not in known:
             return [f"{value!r} is not a label of this question"]
     elif kind == "ranked":
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            return ["must be a list of labels, best first"]
-        if len(set(value)) != len(value):
-            return ["a label is ranked twice"]
-        if len(value) > form_field.max:
-            return [f"at most {form_field.max} labels may be ranked"]
-        if bad := [v for v in value if v not in known]:
-            return [f"not labels of this question: {', '.join(bad)}"]
+        return _ranked_problems(value, form_field.max, known)
     elif kind == "detection":
         if not isinstance(value, bool):
             return ["must be true (fallacious) or false (sound)"]
     elif kind == "segmentation":
-        if not isinstance(value, list):
-            return ["must be a list of [start, end, label] segments"]
-        problems = []
-        for index, segment in enumerate(value):
-            ok = (
-                isinstance(segment, list)
-                and len(segment) == 3
-                and all(isinstance(x, int) and not isinstance(x, bool) for x in segment[:2])
-            )
-            if not ok:
-                problems.append(f"[{index}]: must be [start, end, label]")
-            elif not 0 <= segment[0] < segment[1] <= len(text):
-                problems.append(
-                    f"[{index}]: range {segment[0]}-{segment[1]} is outside the text "
-                    f"(0-{len(text)}) or empty"
-                )
-            elif segment[2] not in known:
-                problems.append(f"[{index}]: {segment[2]!r} is not a label of this question")
-        return problems
+        return _segmentation_problems(value, text, known)
     elif kind == "free-text":
         if not isinstance(value, str):
             return ["must be text"]
@@ -274,6 +263,42 @@ def check_value(
         if not form_field.low <= value <= form_field.high:
             return [f"must be from {form_field.low} to {form_field.high}, not {value}"]
     return []
+
+
+def _ranked_problems(value: Any, most: int, known: set[str]) -> list[str]:
+    """Problems of a ranked answer: a list of at most ``most`` distinct known labels."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return ["must be a list of labels, best first"]
+    if len(set(value)) != len(value):
+        return ["a label is ranked twice"]
+    if len(value) > most:
+        return [f"at most {most} labels may be ranked"]
+    if bad := [v for v in value if v not in known]:
+        return [f"not labels of this question: {', '.join(bad)}"]
+    return []
+
+
+def _segmentation_problems(value: Any, text: str, known: set[str]) -> list[str]:
+    """Problems of a segmentation answer, one per bad ``[start, end, label]`` segment."""
+    if not isinstance(value, list):
+        return ["must be a list of [start, end, label] segments"]
+    problems = []
+    for index, segment in enumerate(value):
+        ok = (
+            isinstance(segment, list)
+            and len(segment) == 3
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in segment[:2])
+        )
+        if not ok:
+            problems.append(f"[{index}]: must be [start, end, label]")
+        elif not 0 <= segment[0] < segment[1] <= len(text):
+            problems.append(
+                f"[{index}]: range {segment[0]}-{segment[1]} is outside the text "
+                f"(0-{len(text)}) or empty"
+            )
+        elif segment[2] not in known:
+            problems.append(f"[{index}]: {segment[2]!r} is not a label of this question")
+    return problems
 
 
 def check_response(
