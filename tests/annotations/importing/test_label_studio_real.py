@@ -29,8 +29,8 @@ from annotations.services.label_studio_exports import project_labeling_config
 from annotations.services.projects import create_project
 from annotations.services.taxonomy import install_preset
 from evaluation.models import ModelRun, RunOutput
-from tests.annotations.importing.test_label_studio import label_studio_export, write
 from tests.support.label_studio import LabelStudio, label_studio_server
+from tests.support.label_studio_export import label_studio_export, write
 from tests.support.label_studio_project import (
     MODEL_VERSION,
     T1,
