@@ -21,8 +21,22 @@ from evaluation.synthesis.generation import run_job
 @performs(queued.gpu_generate)
 def gpu_generate(run_id: int, shard: int) -> str:
     return supervise_shard(
-        run_id=run_id, shard=shard, worker=f"{socket.gethostname()}:{os.getpid()}"
+        run_id=run_id,
+        shard=shard,
+        worker=f"{socket.gethostname()}:{os.getpid()}",
+        node=celery_node(),
     )
+
+
+def celery_node() -> str:
+    """The Celery worker running this task, as ``name:pid`` of its main process (the pool's
+    child processes share it; two workers given one name on a host still differ)."""
+    from billiard.process import current_process
+    from celery import current_task
+
+    name = getattr(getattr(current_task, "request", None), "hostname", None)
+    main = os.getppid() if getattr(current_process(), "_parent_pid", None) else os.getpid()
+    return f"{name or socket.gethostname()}:{main}"
 
 
 @performs(queued.score_run)

@@ -102,6 +102,10 @@ class Backend(ABC):
     #: whether ``spec.model`` names model files this machine loads (a path or a hub id),
     #: which a project admin may choose only from the operator's registry (``registry``)
     loads_model_files: ClassVar[bool] = False
+    #: how many requests a part of a run holds when the launch does not choose: parts are
+    #: what workers take as they free up, so a few dozen; a backend that batches a whole
+    #: part at once asks for more
+    chunk_requests: ClassVar[int] = 64
 
     def __init__(self, spec: ModelSpec, params: GenerationParams) -> None:
         self.spec = spec

@@ -144,7 +144,7 @@ def launch_item_runs(
     models: Sequence[ModelSpec],
     variants: Sequence[PromptVariant],
     limit: int | None = None,
-    shards: int = 1,
+    shards: int | None = None,
     params: dict[str, Any] | None = None,
     created_by: AbstractBaseUser | None = None,
     enqueue: bool = True,

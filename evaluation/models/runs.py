@@ -233,6 +233,11 @@ class RunShard(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     runner_pid = models.IntegerField(null=True, blank=True)
     worker = models.CharField(max_length=255, blank=True)
+    node = models.CharField(
+        max_length=255,
+        blank=True,
+        help_text="The Celery worker whose runner holds it (its name and main process).",
+    )
     attempts = models.PositiveSmallIntegerField(default=0)
     requeues = models.PositiveSmallIntegerField(
         default=0, help_text="Times the sweep queued it again after its worker died."

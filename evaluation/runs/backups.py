@@ -41,7 +41,7 @@ TABLES = (
            implicit="project", skipped="scoring_heartbeat_at"),
     table_of("run_shards", RunShard,
            "run index status runner_pid worker attempts error started_at finished_at",
-           skipped="heartbeat_at requeues"),  # the liveness of the process running it
+           skipped="heartbeat_at requeues node"),  # the process running it, and its liveness
     table_of("run_outputs", RunOutput,
            "run document unit_index unit_text raw_output prompt answer parsed_labels "
            "cache_key from_cache seconds created_at"),

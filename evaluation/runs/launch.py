@@ -8,7 +8,10 @@ it plans (which items or texts, which task, the judge's inputs). ``launch`` does
   ``prompt_variants[1]``, ``limit``…) and raises ``LaunchError`` with all of them,
   nothing created;
 - it creates the runs and their shards in one transaction (after the kind's ``recheck``,
-  which locks and reads again what may have changed since the check);
+  which locks and reads again what may have changed since the check). Unless the launch
+  names a number of shards, a run is cut into parts of about the backend's
+  ``chunk_requests`` (``RUN_CHUNK_REQUESTS`` overrides it), at most ``MAX_SHARDS``: every
+  worker that frees up takes the next part, its model kept loaded between parts;
 - it queues the shard tasks (``queued.gpu_generate``) through ``fallacy_platform.dispatch``
   once that transaction commits, so a worker never sees a run that is not there yet. When
   they cannot be queued (the broker is down) the runs are deleted again and
@@ -27,17 +30,19 @@ backend's ``tenant_settings``; a superuser or a command-line launch may also nam
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from fallacy_platform import dispatch
 
 from annotations.models import GoldStandard, Project, Sentence
 from evaluation import queued
-from evaluation.backends import GenerationParams, ModelSpec, SettingProblem
+from evaluation.backends import GenerationParams, ModelSpec, SettingProblem, get_backend
 from evaluation.backends.model_names import model_display_name
 from evaluation.backends.registry import launch_problems, may_choose_any_model
 from evaluation.benchmarks import TaskError, get_task
@@ -107,12 +112,13 @@ def model_problems(
     ]
 
 
-def size_problems(limit: int | None, shards: int) -> list[SettingProblem]:
-    """What is wrong with how much a launch runs: the first ``limit`` texts, in ``shards``."""
+def size_problems(limit: int | None, shards: int | None) -> list[SettingProblem]:
+    """What is wrong with how much a launch runs: the first ``limit`` texts, in ``shards``
+    (``None``: parts of the backend's size)."""
     problems: list[SettingProblem] = []
     if limit is not None and limit < 1:
         problems.append(SettingProblem("limit", "must be at least 1"))
-    if not 1 <= shards <= MAX_SHARDS:
+    if shards is not None and not 1 <= shards <= MAX_SHARDS:
         problems.append(SettingProblem("shards", f"must be between 1 and {MAX_SHARDS}"))
     return problems
 
@@ -165,7 +171,7 @@ class RunLaunch:
     models: Sequence[ModelSpec] = ()
     variants: Sequence[PromptVariant] = ()
     limit: int | None = None
-    shards: int = 1
+    shards: int | None = None
     params: dict[str, Any] | None = None
     name: str | None = None
     created_by: AbstractBaseUser | None = None
@@ -232,7 +238,7 @@ def launch(request: RunLaunch, *, enqueue: bool = True) -> list[ModelRun]:
                 model_name=plan.spec.model,
                 task=plan.variant.task,
                 prompt_variant=plan.variant,
-                shards=request.shards,
+                shards=request.shards or part_count(plan.total, plan.spec.backend),
                 config=plan.config,
                 status=Status.QUEUED,
                 total=plan.total,
@@ -240,12 +246,18 @@ def launch(request: RunLaunch, *, enqueue: bool = True) -> list[ModelRun]:
                 **columns,
             )
             RunShard.objects.bulk_create(
-                RunShard(run=run, index=index) for index in range(request.shards)
+                RunShard(run=run, index=index) for index in range(run.shards)
             )
             runs.append(run)
         if enqueue:
             _queue_launched(runs)
     return runs
+
+
+def part_count(requests: int, backend: str) -> int:
+    """How many parts a run of ``requests`` is cut into when the launch does not say."""
+    size = settings.RUN_CHUNK_REQUESTS or get_backend(backend).chunk_requests
+    return min(MAX_SHARDS, max(1, math.ceil(requests / size)))
 
 
 def _unique_name(project: Project, base: str, taken: set[str]) -> str:
@@ -339,7 +351,7 @@ def launch_runs(
     variants: Sequence[PromptVariant],
     level: int = 2,
     limit: int | None = None,
-    shards: int = 1,
+    shards: int | None = None,
     params: dict[str, Any] | None = None,
     created_by: AbstractBaseUser | None = None,
     name: str | None = None,

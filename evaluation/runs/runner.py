@@ -9,7 +9,8 @@ takes one of its tasks (a worker added mid-run joins at its next task), one mode
 per worker.
 
 Resumable and idempotent (see ``runs.outputs``): it builds every request of the
-run, keeps those of its shard (request i belongs to shard i mod K), skips the ones the run
+run once, keeps those of its shard (shard k of K holds the k-th of K consecutive ranges of
+requests, so a text's sentences stay together), skips the ones the run
 already has an output for, serves the ones whose key is in the cache without sending
 them, and sends only the rest, each distinct key once. It loads the model only when
 something is left to send. Outputs are written batch by batch as they complete.
@@ -131,24 +132,28 @@ def _output_readers(run: ModelRun) -> tuple[Callable[[str], str], Callable[[str]
     return answer_of, labels_of
 
 
-def _shard_units(
-    run: ModelRun, shard: int, *, fingerprint: str, params: GenerationParams
-) -> list[PendingUnit]:
-    """The shard's requests (request i belongs to shard i mod K) with their cache keys."""
-    units = [unit for i, unit in enumerate(run_prompts(run)) if i % run.shards == shard]
+def shard_range(total: int, shard: int, shards: int) -> range:
+    """The requests of shard ``shard`` of ``shards``: the shard-th of that many consecutive
+    ranges as equal as can be (a text's sentences stay together in most shards)."""
+    return range(shard * total // shards, (shard + 1) * total // shards)
+
+
+def _shard_units(context: RunContext, shard: int) -> list[PendingUnit]:
+    """The shard's requests with their cache keys."""
+    run, units = context.run, context.units()
     return [
         PendingUnit(
             unit,
             request_key(
                 backend=run.backend,
                 model=run.model_name,
-                fingerprint=fingerprint,
+                fingerprint=context.fingerprint,
                 prompt=unit.prompt,
                 guided_labels=unit.labels if unit.guided else (),
-                params=params,
+                params=context.params,
             ),
         )
-        for unit in units
+        for unit in (units[i] for i in shard_range(len(units), shard, run.shards))
     ]
 
 
@@ -291,6 +296,13 @@ class RunContext:
     fingerprint: str
     environment: dict[str, Any]
     model: LoadedModel
+    _units: list[Any] | None = None
+
+    def units(self) -> list[Any]:
+        """Every request of the run, built once for all the shards this runner takes."""
+        if self._units is None:
+            self._units = list(run_prompts(self.run))
+        return self._units
 
     @classmethod
     def of(cls, run_id: int) -> RunContext:
@@ -318,7 +330,7 @@ class RunContext:
 def _run_one(context: RunContext, shard: int, log: Callable[[str], None]) -> ShardSummary:
     """One shard: skip what the run has, serve what the cache has, send the rest."""
     run, (answer_of, labels_of) = context.run, context.readers
-    pending = _shard_units(run, shard, fingerprint=context.fingerprint, params=context.params)
+    pending = _shard_units(context, shard)
     summary = ShardSummary(requests=len(pending))
     have = set(RunOutput.objects.filter(run=run).values_list("document_id", "unit_index"))
     todo = [p for p in pending if (p.unit.document_id, p.unit.unit_index) not in have]

@@ -160,7 +160,12 @@ class LaunchSerializer(serializers.Serializer):
     prompt_variants = serializers.ListField(child=serializers.IntegerField())
     level = serializers.IntegerField(default=2)
     limit = serializers.IntegerField(allow_null=True, default=None)
-    shards = serializers.IntegerField(default=1)
+    shards = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Parts each run is cut into; null: parts of about the backend's chunk size.",
+    )
     params = ParamsSerializer(required=False, default=dict)
     name = serializers.CharField(required=False, allow_blank=True, max_length=180)
 
@@ -193,7 +198,7 @@ class RegisteredModelSerializer(serializers.Serializer):
 class LaunchDefaultsSerializer(serializers.Serializer):
     level = serializers.IntegerField()
     limit = serializers.IntegerField(allow_null=True)
-    shards = serializers.IntegerField()
+    shards = serializers.IntegerField(allow_null=True)
     params = ParamsSerializer()
 
 

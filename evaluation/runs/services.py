@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -147,16 +147,18 @@ class ShardStart:
 
 
 @transaction.atomic
-def start_shard(*, run_id: int, index: int, worker: str = "") -> ShardStart | None:
+def start_shard(*, run_id: int, index: int, worker: str = "", node: str = "") -> ShardStart | None:
     """Claim a shard for this worker's supervisor. ``None``: the run is gone (deleted, or
     withdrawn because its launch could not be queued). A shard starts when queued, or when
-    running with a stale heartbeat (its worker died and the task was redelivered)."""
+    running with a stale heartbeat (its worker died and the task was redelivered). A queued
+    shard stays queued when a runner of the same Celery worker (``node``) is already
+    running the run: that runner, its model loaded, takes it next."""
     run = ModelRun.objects.select_for_update().filter(pk=run_id).first()
     shard = RunShard.objects.select_for_update().filter(run_id=run_id, index=index).first()
     if run is None or shard is None:
         return None
+    cutoff = timezone.now() - timedelta(seconds=stale_seconds())
     if shard.status == RunShard.Status.RUNNING:
-        cutoff = timezone.now() - timedelta(seconds=stale_seconds())
         alive = not worker_gone(shard.worker)
         if (
             alive
@@ -165,21 +167,33 @@ def start_shard(*, run_id: int, index: int, worker: str = "") -> ShardStart | No
             return ShardStart(run, shard, go=False)  # its supervisor is alive
     elif shard.status != RunShard.Status.QUEUED:
         return ShardStart(run, shard, go=False)  # done, failed or cancelled: resume decides
+    elif node and _node_runs(run, node, cutoff):
+        return ShardStart(run, shard, go=False)  # this worker's runner takes it next
     if run.cancel_requested or run.status in (Status.CANCELLED, Status.DONE, Status.FAILED):
         if shard.status in (RunShard.Status.QUEUED, RunShard.Status.RUNNING):
             shard.status, shard.finished_at = RunShard.Status.CANCELLED, timezone.now()
             shard.save(update_fields=["status", "finished_at"])
         settle(run)
         return ShardStart(run, shard, go=False)
-    now = timezone.now()
-    shard.status, shard.worker, shard.started_at = RunShard.Status.RUNNING, worker, now
-    shard.heartbeat_at = now
-    shard.save(update_fields=["status", "worker", "started_at", "heartbeat_at"])
+    _mark_running(shard, worker=worker, node=node)
     if run.status != Status.RUNNING:
         run.status = Status.RUNNING
-        run.started_at = run.started_at or now
+        run.started_at = run.started_at or shard.started_at
         run.save(update_fields=["status", "started_at"])
     return ShardStart(run, shard, go=True)
+
+
+def _node_runs(run: ModelRun, node: str, cutoff: datetime) -> bool:
+    """Whether a runner of the Celery worker ``node`` is running the run (heartbeat fresh)."""
+    running = run.run_shards.filter(status=RunShard.Status.RUNNING, node=node)
+    return running.exists() and not stale_running(running, before=cutoff).exists()
+
+
+def _mark_running(shard: RunShard, *, worker: str, node: str) -> None:
+    now = timezone.now()
+    shard.status, shard.worker, shard.node = RunShard.Status.RUNNING, worker, node
+    shard.started_at = shard.heartbeat_at = now
+    shard.save(update_fields=["status", "worker", "node", "started_at", "heartbeat_at"])
 
 
 @transaction.atomic
@@ -190,24 +204,21 @@ def record_runner(*, run_id: int, index: int, pid: int | None, attempts: int) ->
 
 
 @transaction.atomic
-def claim_next_shard(*, run_id: int, worker: str) -> int | None:
+def claim_next_shard(*, run_id: int, worker: str, node: str | None = None) -> int | None:
     """Take the run's lowest queued shard for the runner of ``worker`` that has its model
-    loaded (its queued message then finds it running and does nothing); ``None`` when none
-    is queued, or the run is being cancelled or has ended."""
+    loaded (its queued message then finds it running and does nothing), on the Celery
+    worker ``node`` (by default that of the shard it holds); ``None`` when none is queued,
+    or the run is being cancelled or has ended."""
     run = _locked(run_id)
     if run.cancel_requested or run.status != Status.RUNNING:
         return None
     shard = run.run_shards.filter(status=RunShard.Status.QUEUED).order_by("index").first()
     if shard is None:
         return None
-    now = timezone.now()
-    shard.status, shard.worker, shard.started_at, shard.heartbeat_at = (
-        RunShard.Status.RUNNING,
-        worker,
-        now,
-        now,
-    )
-    shard.save(update_fields=["status", "worker", "started_at", "heartbeat_at"])
+    if node is None:
+        held = run.run_shards.filter(status=RunShard.Status.RUNNING, worker=worker)
+        node = held.values_list("node", flat=True).first() or ""
+    _mark_running(shard, worker=worker, node=node)
     return shard.index
 
 
@@ -224,12 +235,19 @@ def finish_worker_shards(
     """Record the end of the runner of ``worker`` (started for shard ``index``): every
     shard of the run it still holds running gets ``status`` (a runner pulls further queued
     shards once its own is done, marking each done as it goes). Without a worker, the
-    shard ``index`` alone."""
+    shard ``index`` alone. A failed runner cancels the run's shards still queued, so the
+    run fails once the running ones end instead of starting a runner for each (Resume
+    queues them again)."""
     run = _locked(run_id)
     held = run.run_shards.filter(status=RunShard.Status.RUNNING, worker=worker)
     if not worker or not held.exists():
         held = run.run_shards.filter(index=index)
-    held.update(status=status, error=error, runner_pid=None, finished_at=timezone.now())
+    now = timezone.now()
+    held.update(status=status, error=error, runner_pid=None, finished_at=now)
+    if status == RunShard.Status.FAILED:
+        run.run_shards.filter(status=RunShard.Status.QUEUED).update(
+            status=RunShard.Status.CANCELLED, finished_at=now
+        )
     return settle(run)
 
 

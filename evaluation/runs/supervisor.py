@@ -36,7 +36,12 @@ from fallacy_platform.liveness import heartbeat_seconds
 from evaluation.models import ModelRun, RunShard
 from evaluation.runs.liveness import beat_worker_shards
 from evaluation.runs.runner import failure_path, runner_command
-from evaluation.runs.services import finish_worker_shards, record_runner, start_shard
+from evaluation.runs.services import (
+    claim_next_shard,
+    finish_worker_shards,
+    record_runner,
+    start_shard,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -97,16 +102,29 @@ def _error_message(run_id: int, shard: int, path: Path, returncode: int) -> str:
     return failure or f"the runner stopped ({how}; the operator's log has the details)"
 
 
-def supervise_shard(*, run_id: int, shard: int, worker: str = "") -> str:
-    """Run the shard to its end; returns the shard's final status."""
-    start = start_shard(run_id=run_id, index=shard, worker=worker)
+def supervise_shard(*, run_id: int, shard: int, worker: str = "", node: str = "") -> str:
+    """Run the shard to its end, then, while its runner succeeded, any shard of the run
+    still queued (one the Celery worker ``node`` left to its runner, or one queued again
+    after its runner had stopped pulling); returns the last runner's final status."""
+    start = start_shard(run_id=run_id, index=shard, worker=worker, node=node)
     if start is None:
         return "missing"  # the run was deleted (or its launch withdrawn)
     if not start.go:
         return start.shard.status
-    limit = float(settings.EVALUATION_RUN_TIME_LIMIT)
+    deadline = time.monotonic() + float(settings.EVALUATION_RUN_TIME_LIMIT)
+    status = _supervise_runner(run_id, shard, worker, deadline)
+    while worker and status == RunShard.Status.DONE:
+        following = claim_next_shard(run_id=run_id, worker=worker, node=node)
+        if following is None:
+            break
+        status = _supervise_runner(run_id, following, worker, deadline)
+    return status
+
+
+def _supervise_runner(run_id: int, shard: int, worker: str, deadline: float) -> str:
+    """Start a runner for ``shard`` and watch it to its end (restarting it after a signal
+    nobody here sent); records the end of every shard it holds."""
     restarts = settings.EVALUATION_RUNNER_RESTARTS
-    deadline = time.monotonic() + limit
     path = log_path(run_id, shard)
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     attempts = 0
@@ -135,6 +153,7 @@ def supervise_shard(*, run_id: int, shard: int, worker: str = "") -> str:
         code = process.returncode
         if outcome == "exited" and code < 0 and attempts <= restarts:
             continue  # died from a signal nobody here sent: resume
+        limit = float(settings.EVALUATION_RUN_TIME_LIMIT)
         status, error = _ending(outcome, code, run_id, shard, path, limit)
         finish_worker_shards(run_id=run_id, index=shard, worker=worker, status=status, error=error)
         return status

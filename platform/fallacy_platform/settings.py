@@ -326,6 +326,8 @@ JOB_SWEEP_SECONDS = float(os.environ.get("JOB_SWEEP_SECONDS", "30"))
 # A run shard whose worker died goes back to the queue (any worker takes it, skipping what
 # was answered) up to JOB_REQUEUE_LIMIT times; then its run fails, resumable.
 JOB_REQUEUE_LIMIT = int(os.environ.get("JOB_REQUEUE_LIMIT", "2"))
+# Requests per part of a run whose launch names no number of shards (0: the backend's size).
+RUN_CHUNK_REQUESTS = int(os.environ.get("RUN_CHUNK_REQUESTS", "0"))
 # The worker keeps its running tasks through a lost broker connection and reconnects.
 CELERY_BROKER_CONNECTION_RETRY = True
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None  # retry for ever

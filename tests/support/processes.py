@@ -53,8 +53,9 @@ def manage(*args: str, env: dict[str, str], timeout: float = 120) -> subprocess.
 
 @contextmanager
 def celery_worker(
-    env: dict[str, str], queues: str = "default,gpu", pool: str = "solo"
+    env: dict[str, str], queues: str = "default,gpu", pool: str = "solo", concurrency: int = 0
 ) -> Iterator[subprocess.Popen]:
+    """A Celery worker (``concurrency``: its pool's processes, 0: Celery's default)."""
     process = start(
         [
             PYTHON,
@@ -71,6 +72,7 @@ def celery_worker(
             "warning",
             "--without-gossip",
             "--without-mingle",
+            *(["--concurrency", str(concurrency)] if concurrency else []),
         ],
         env,
     )

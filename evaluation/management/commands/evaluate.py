@@ -127,7 +127,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--level", type=int, default=2)
         parser.add_argument("--limit", type=int, help="only the first N texts of the version")
-        parser.add_argument("--shards", type=int, default=1)
+        parser.add_argument(
+            "--shards",
+            type=int,
+            help="parts a run is cut into (default: parts of about the backend's chunk size)",
+        )
         parser.add_argument("--backend-settings", default="{}", help="backend settings as JSON")
         parser.add_argument("--max-new-tokens", type=int)
         parser.add_argument("--temperature", type=float)

@@ -49,7 +49,7 @@ const options: LaunchOptions = {
   ],
   variants: [variant(3, "guided"), variant(11, "zero-shot", 2), variant(12, "zero-shot", 1)],
   levels: [2, 1, 0],
-  defaults: { level: 2, limit: null, shards: 1, params: { max_new_tokens: 48, temperature: 0, top_p: 1, seed: 0 } },
+  defaults: { level: 2, limit: null, shards: null, params: { max_new_tokens: 48, temperature: 0, top_p: 1, seed: 0 } },
 };
 
 describe("launch form defaults", () => {
@@ -63,7 +63,7 @@ describe("launch form defaults", () => {
     expect(f.goldStandard).toBe(5);
     expect(f.suggested).toEqual([1]);
     expect(f.variants).toEqual([11]);
-    expect([f.level, f.limit, f.shards, f.maxNewTokens, f.temperature, f.topP, f.seed]).toEqual([2, "", "1", "48", "0", "1", "0"]);
+    expect([f.level, f.limit, f.shards, f.maxNewTokens, f.temperature, f.topP, f.seed]).toEqual([2, "", "", "48", "0", "1", "0"]);
   });
 });
 
@@ -116,11 +116,12 @@ describe("the POST body", () => {
       prompt_variants: [11],
       level: 2,
       limit: 20,
-      shards: 1,
+      shards: null,
       params: { max_new_tokens: 48, temperature: 0.7, top_p: 1 },
       name: "trial",
     });
     expect(plan.modelKeys).toEqual([suggestedKey(0), suggestedKey(1), customKey(row)]);
+    expect(buildLaunch(9, { ...f, suggested: [0], shards: "4" }, options.suggested_models).body.shards).toBe(4);
     expect(modelPath(plan, customKey(row))).toBe("models[2]");
     expect(modelPath(plan, "custom:nope")).toBeNull();
     expect(variantPath(plan, 11)).toBe("prompt_variants[0]");

@@ -102,7 +102,7 @@ export function initialForm(options: LaunchOptions): LaunchForm {
     variants: preselectedVariants(variantsForField(options.variants, field)),
     level: d.level ?? 2,
     limit: str(d.limit),
-    shards: str(d.shards ?? 1),
+    shards: str(d.shards),
     maxNewTokens: str(d.params?.max_new_tokens),
     temperature: str(d.params?.temperature),
     topP: str(d.params?.top_p),
@@ -175,7 +175,7 @@ export function buildLaunch(projectId: number, form: LaunchForm, suggested: Sugg
     prompt_variants: [...form.variants],
     level: form.level,
     limit,
-    shards: shards ?? 1,
+    shards: shards ?? null,
     params,
   };
   const name = form.name.trim();

@@ -185,7 +185,7 @@ export interface LaunchOptions {
   credentials?: CredentialOption[];
   variants: Variant[];
   levels: number[];
-  defaults: { level: number; limit: number | null; shards: number; params: DecodingParams };
+  defaults: { level: number; limit: number | null; shards: number | null; params: DecodingParams };
 }
 
 export interface LaunchBody {
@@ -195,7 +195,7 @@ export interface LaunchBody {
   prompt_variants: number[];
   level: number;
   limit: number | null;
-  shards: number;
+  shards: number | null;
   params: DecodingParams;
   name?: string;
   /** Item projects: the form field the runs answer (then no gold version). */

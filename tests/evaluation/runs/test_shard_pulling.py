@@ -1,7 +1,8 @@
 """A runner goes on with its run's queued shards once its own is done, the model loaded
 once: one worker runs every shard of a run cut in five with one model load; two workers
-share one, each loading the model once; each request is answered exactly once (real
-Celery workers, runner processes and an OpenAI-compatible server with a delay)."""
+share one, each loading the model once; a worker whose pool has three processes still
+loads it once; each request is answered exactly once (real Celery workers, runner
+processes and an OpenAI-compatible server with a delay)."""
 
 from __future__ import annotations
 
@@ -98,4 +99,23 @@ def test_two_workers_share_a_run_each_loading_the_model_once(tmp_path, database_
         starts = job.one("SELECT SUM(attempts) FROM evaluation_runshard WHERE run_id = ?", run_id)
         # one runner (one model load) per worker that took part, never one per shard
         assert starts == len(workers) == model_loads(job, run_id) <= 2, (workers, took)
+        assert_every_request_once(job, run_id, server)
+
+
+def test_a_worker_s_pool_processes_leave_the_run_to_the_runner_it_has(
+    tmp_path, database_templates
+) -> None:
+    job = make_job(tmp_path, database_templates)
+    with openai_server(delay=0.2, answer=lambda prompt: "no fallacy") as server:
+        run_id = launch(job, server.base_url)
+        with celery_worker(job.env, pool="prefork", concurrency=3):
+            assert finished(job, run_id) == "done"
+        shards = job.query(
+            "SELECT status, worker, node FROM evaluation_runshard WHERE run_id = ?", run_id
+        )
+        assert [status for status, _, _ in shards] == ["done"] * SHARDS
+        assert len({node for _, _, node in shards}) == 1  # one Celery worker
+        starts = job.one("SELECT SUM(attempts) FROM evaluation_runshard WHERE run_id = ?", run_id)
+        # three pool processes took the five tasks; one runner (one model load) did the work
+        assert starts == 1 == model_loads(job, run_id)
         assert_every_request_once(job, run_id, server)

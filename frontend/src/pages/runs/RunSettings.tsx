@@ -149,7 +149,7 @@ export function RunSettings({ form, update, levels, errors, texts, sample }: Omi
           <NumberField id="launch-limit" label="Limit" path="limit" text={form.limit} onText={(t) => update({ limit: t })} errors={errors} hint="First N texts; empty = all." min={1} placeholder="all" testId="limit-input" />
           {texts != null && texts > 0 && <LimitChoices limit={form.limit} texts={texts} sample={sample ?? null} onLimit={(t) => update({ limit: t })} />}
         </div>
-        <NumberField id="launch-shards" label="Shards" path="shards" text={form.shards} onText={(t) => update({ shards: t })} errors={errors} hint="Parts the run is cut into: workers take them one after another, each loading the model once." min={1} testId="shards-input" />
+        <NumberField id="launch-shards" label="Shards" path="shards" text={form.shards} onText={(t) => update({ shards: t })} errors={errors} hint="Parts the run is cut into (blank: parts of a few dozen requests). Workers take them as they free up, each loading the model once." min={1} testId="shards-input" />
         <Field id="launch-name" label="Name (optional)" class="grow" hint="Default: model · variant · level." path="name" messages={nameMsgs}>
           <input id="launch-name" type="text" value={form.name} onInput={(e) => update({ name: value(e) })} data-testid="name-input" {...errorAttrs("name", nameMsgs)} />
         </Field>
