@@ -2,13 +2,13 @@
 
 Launches, as the launch page does by default, the launch options' first suggested model (the
 packaged SmolLM2 GGUF through ``transformers``, its suggested settings) with the zero-shot
-variant at level 2 and the page's default decoding (``runs.api.launch_defaults``: 24 new
-tokens, what ``bench/eval_throughput.py`` measures), over the first ``--texts`` texts (the
-page's default sample is 2; ``--texts 200`` is the whole gold) of the demo's MAFALDA gold
-version (``make demo`` seeds it). The run goes through ``manage.py evaluate --inline``
-(this process's child supervises the runner process, as a worker does), while this script
-samples what the run page reads (status, phase, done / total, ETA:
-``evaluation.runs.selectors.run_progress``) every ``--every`` seconds.
+variant at level 2 and the page's default decoding
+(``runs.launch_options_api.launch_defaults``: 24 new tokens, what ``bench/eval_throughput.py``
+measures), over the first ``--texts`` texts (the page's default sample is 2; ``--texts 200``
+is the whole gold) of the demo's MAFALDA gold version (``make demo`` seeds it). The run goes
+through ``manage.py evaluate --inline`` (this process's child supervises the runner process,
+as a worker does), while this script samples what the run page reads (status, phase, done /
+total, ETA: ``evaluation.runs.selectors.run_progress``) every ``--every`` seconds.
 
 Printed: the samples, the time to the end of generation and to the scored run, the model
 load the runner recorded, and the largest growth of the ETA between two samples once the
@@ -86,7 +86,7 @@ def main() -> None:
 
     django.setup()
     from evaluation.models import ModelRun
-    from evaluation.runs.api import launch_defaults
+    from evaluation.runs.launch_options_api import launch_defaults
     from evaluation.runs.progress import load_seconds_of
     from evaluation.runs.selectors import run_progress, suggested_models
 

@@ -1,5 +1,7 @@
-"""REST API of evaluation jobs: prompt variants, launch options, runs (launch, cancel,
-resume, rescore), a run's requests, and the leaderboard of a gold version.
+"""REST API of evaluation jobs: runs (launch, cancel, resume, rescore), a run's requests,
+and the leaderboard of a gold version. Prompt variants are ``evaluation.runs.variants_api``,
+the launch form's options ``evaluation.runs.launch_options_api``; they share this module's
+schema parts (``TAGS``, ``ERRORS``, ``CONFLICT``).
 
 Roles (``annotations.selectors.access``): project admins and superusers launch, cancel,
 resume and rescore runs, and save prompt variants in their project (its own copies; the
@@ -17,47 +19,29 @@ leaderboard is ``evaluation.runs.leaderboard``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from django.conf import settings
 from django.db.models import Prefetch, Q, QuerySet
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from fallacy_platform.api.lookups import body_project_id, require, staff_project
 from fallacy_platform.api.negotiation import IgnoreFormatParameter
 from fallacy_platform.api.serializers import DetailSerializer
-from fallacy_platform.query import query_id
 from rest_framework import generics, serializers, status
-from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import NotFound
 from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotations.items import FormError, parse_form
 from annotations.models import Project
 from annotations.selectors.access import gold_standards_for
-from annotations.selectors.policy import (
-    may_configure,
-    may_configure_somewhere,
-    may_edit_global,
-    may_launch,
-)
+from annotations.selectors.policy import may_launch
 from evaluation import ownership
-from evaluation.access import (
-    admin_project_ids,
-    is_staff_anywhere,
-    readable,
-    runs_for,
-    visible_run,
-)
-from evaluation.backends import BACKENDS, GenerationParams, ModelSpec
-from evaluation.backends.credentials import credentials
-from evaluation.backends.registry import registry
-from evaluation.benchmarks.items import ITEM_TASKS
-from evaluation.benchmarks.mafalda import MafaldaTask
+from evaluation.access import admin_project_ids, runs_for, visible_run
+from evaluation.backends import ModelSpec
 from evaluation.items.launch import launch_item_runs
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
 from evaluation.results import board_of, gold_results_json
@@ -67,7 +51,6 @@ from evaluation.runs.launch import LaunchError, launch_runs
 from evaluation.runs.prompts import parse_answer, run_parser
 from evaluation.runs.scores_api import ScoringErrorsMixin, visible_gold
 from evaluation.runs.serializers import (
-    LaunchOptionsSerializer,
     LaunchResponseSerializer,
     LaunchSerializer,
     LeaderboardQuerySerializer,
@@ -76,12 +59,10 @@ from evaluation.runs.serializers import (
     RunOutputSerializer,
     RunSerializer,
     RunsQuerySerializer,
-    VariantSerializer,
     flatten_errors,
 )
 from evaluation.runs.services import RunStateError, cancel_run, rescore_run, resume_run
 from evaluation.runs.stored import taxonomy_mapping
-from evaluation.runs.variants import VariantConflict, save_variant_version
 
 TAGS = ["evaluation jobs"]
 ERRORS = {
@@ -90,7 +71,6 @@ ERRORS = {
     404: OpenApiResponse(DetailSerializer, description="Not visible to the user."),
 }
 LAUNCHERS = "Only a project admin may do this."
-CONFIGURERS = "Only a project admin may save the project's prompt variants."
 CONFLICT = {409: OpenApiResponse(DetailSerializer, description="Not in a state that allows it.")}
 
 
@@ -139,184 +119,6 @@ def launched(request: Request, start: Callable[[], list[ModelRun]]) -> Response:
     except LaunchError as error:
         return Response(error.as_dict(), status=status.HTTP_400_BAD_REQUEST)
     return Response({"runs": serialize_runs(request, runs)}, status=status.HTTP_201_CREATED)
-
-
-# --- prompt variants ------------------------------------------------------------------------
-
-
-@extend_schema(tags=TAGS)
-class VariantListView(generics.ListCreateAPIView):
-    serializer_class = VariantSerializer
-    pagination_class = None
-
-    def check_permissions(self, request: Request) -> None:
-        super().check_permissions(request)
-        if not is_staff_anywhere(request.user):
-            raise PermissionDenied("Only reviewers and admins see prompt variants.")
-        if request.method == "POST" and not may_configure_somewhere(request.user):
-            raise PermissionDenied("Only a project admin may create prompt variants.")
-
-    def get_queryset(self) -> QuerySet[PromptVariant]:
-        project = query_id(self.request, "project")
-        if project is not None:
-            variants = ownership.variants_for(staff_project(self.request, project))
-        else:
-            variants = readable(PromptVariant.objects.all(), self.request.user)
-        task = self.request.query_params.get("task")
-        return variants.filter(task=task) if task else variants
-
-    @extend_schema(
-        summary="Prompt variants, every version (by task and name, newest version first)",
-        description="The global (built-in) variants and those of the projects I review or "
-        "administer; with `project`, that project's own and the global ones.",
-        parameters=[
-            OpenApiParameter("task", str, description="Only this task's variants (mafalda)."),
-            OpenApiParameter("project", int, description="A project's own and the global ones."),
-        ],
-    )
-    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
-
-    @extend_schema(
-        summary="Create a prompt variant (a new version when the name exists)",
-        description="`project` names the owner: the variant is that project's own (its admins "
-        "only; copying a built-in makes the project's copy, numbered one past the highest "
-        "version the project sees). Without `project` the variant is global: superusers only "
-        '(403 for others). "Copy and edit" a variant by posting it again.',
-        responses={201: VariantSerializer, **ERRORS, **CONFLICT},
-    )
-    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        project_id = body_project_id(request.data)
-        if project_id is not None:  # roles first: 404 / 403 before a 400
-            require(may_configure(request.user, staff_project(request, project_id)), CONFIGURERS)
-        variant = VariantSerializer(data=request.data)
-        if not variant.is_valid():
-            return Response(flatten_errors(variant.errors), status=status.HTTP_400_BAD_REQUEST)
-        values = dict(variant.validated_data)
-        project_id = values.pop("project_id", None)
-        project = None
-        if project_id is not None:
-            project = staff_project(request, project_id)
-            require(may_configure(request.user, project), CONFIGURERS)
-        elif not may_edit_global(request.user):
-            raise PermissionDenied(
-                "Global (built-in) variants are edited by superusers only; name your project "
-                "(project) to save the project's own copy."
-            )
-        try:
-            created = save_variant_version(values=values, project=project, created_by=request.user)
-        except VariantConflict as error:
-            return Response({"detail": str(error)}, status=status.HTTP_409_CONFLICT)
-        return Response(VariantSerializer(created).data, status=status.HTTP_201_CREATED)
-
-
-@extend_schema(tags=TAGS, summary="A prompt variant")
-class VariantDetailView(generics.RetrieveAPIView):
-    serializer_class = VariantSerializer
-
-    def get_queryset(self) -> QuerySet[PromptVariant]:
-        return readable(PromptVariant.objects.all(), self.request.user)
-
-    def check_permissions(self, request: Request) -> None:
-        super().check_permissions(request)
-        if not is_staff_anywhere(request.user):
-            raise PermissionDenied("Only reviewers and admins see prompt variants.")
-
-
-# --- launch options -------------------------------------------------------------------------
-
-
-#: A first span run reads this many texts (the whole gold version is one click away).
-SAMPLE_TEXTS = 2
-#: The decoding the launch form offers: what ``bench/eval_throughput.py`` measures.
-LAUNCH_MAX_NEW_TOKENS = 24
-
-
-def launch_defaults(kind: str) -> dict[str, Any]:
-    """The launch form's defaults (``bench/demo_run.py`` launches with them too): a short
-    sample of a span project's gold texts, all of an item project's items."""
-    return {
-        "level": 2,
-        "limit": None if kind == "items" else SAMPLE_TEXTS,
-        "shards": 1,
-        "params": GenerationParams(max_new_tokens=LAUNCH_MAX_NEW_TOKENS).to_dict(),
-    }
-
-
-def registered_models() -> list[dict[str, Any]]:
-    """The operator's registered models a launch may name: names and backends, no path."""
-    return [
-        {"name": entry.name, "backends": list(entry.backends)}
-        for entry in sorted(registry().values(), key=lambda e: e.name)
-    ]
-
-
-def credential_options(projects: Sequence[Project] | None) -> list[dict[str, Any]]:
-    """The operator's credentials a run of one of ``projects`` may name (None: of any
-    project): names and servers, never keys."""
-    return [
-        {"name": name, "base_urls": list(credential.base_urls)}
-        for name, credential in sorted(credentials().items())
-        if projects is None or any(credential.allows_project(p) for p in projects)
-    ]
-
-
-def newest_first(variants: list[PromptVariant]) -> list[PromptVariant]:
-    """The newest version of each name first (by name), then the older versions."""
-    newest: dict[str, int] = {}
-    for variant in variants:
-        newest[variant.name] = max(newest.get(variant.name, 0), variant.version)
-    return sorted(
-        variants, key=lambda v: (v.version != newest[v.name], v.name.casefold(), -v.version)
-    )
-
-
-@extend_schema(tags=TAGS)
-class LaunchOptionsView(APIView):
-    @extend_schema(
-        summary="What a launch form offers for a project",
-        parameters=[OpenApiParameter("project", int, required=True)],
-        responses={200: LaunchOptionsSerializer, **ERRORS},
-    )
-    def get(self, request: Request) -> Response:
-        project_id = query_id(request, "project", required=True)
-        assert project_id is not None  # required
-        project = staff_project(request, project_id)
-        golds = gold_standards_for(request.user).filter(project=project).order_by("-version")
-        fields: list[dict[str, str]] = []
-        if project.kind == "items":
-            try:
-                form_fields = parse_form(project.form).fields
-            except FormError:
-                form_fields = ()
-            fields = [{"name": f.name, "kind": f.kind, "title": f.title} for f in form_fields]
-            variants = ownership.variants_for(project).filter(task__in=sorted(ITEM_TASKS))
-        else:
-            variants = ownership.variants_for(project).filter(task=MafaldaTask.name)
-        return Response(
-            {
-                "can_launch": may_launch(request.user, project),
-                "kind": project.kind,
-                "fields": fields,
-                "gold_standards": [
-                    {
-                        "id": gold.pk,
-                        "version": gold.version,
-                        "status": gold.status,
-                        "documents": gold.documents.count(),
-                    }
-                    for gold in golds
-                ],
-                "backends": sorted(BACKENDS),
-                "suggested_models": selectors.suggested_models(),
-                "registered_models": registered_models(),
-                "hub_allowed": list(settings.MODEL_HUB_ALLOWED),
-                "credentials": credential_options([project]),
-                "variants": VariantSerializer(newest_first(list(variants)), many=True).data,
-                "levels": [2, 1, 0],
-                "defaults": launch_defaults(project.kind),
-            }
-        )
 
 
 # --- runs -----------------------------------------------------------------------------------

@@ -3,20 +3,27 @@ imported outputs (mounted at /api/evaluation/)."""
 
 from django.urls import path
 
-from evaluation.runs import api, imports_api, preview_api, scores_api
+from evaluation.runs import (
+    api,
+    imports_api,
+    launch_options_api,
+    preview_api,
+    scores_api,
+    variants_api,
+)
 
 urlpatterns = [
     path("score/", scores_api.ScoreView.as_view(), name="evaluation-score"),
     path("agreement/", scores_api.AgreementView.as_view(), name="evaluation-agreement"),
-    path("variants/", api.VariantListView.as_view(), name="evaluation-variants"),
+    path("variants/", variants_api.VariantListView.as_view(), name="evaluation-variants"),
     path(
         "variants/<int:pk>/",
-        api.VariantDetailView.as_view(),
+        variants_api.VariantDetailView.as_view(),
         name="evaluation-variant-detail",
     ),
     path(
         "launch-options/",
-        api.LaunchOptionsView.as_view(),
+        launch_options_api.LaunchOptionsView.as_view(),
         name="evaluation-launch-options",
     ),
     path(

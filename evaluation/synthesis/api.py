@@ -43,8 +43,8 @@ from annotations.selectors.policy import may_create_projects, may_generate, may_
 from evaluation import access
 from evaluation.backends import BACKENDS, ModelSpec
 from evaluation.models import GeneratedItem, GenerationJob, GenerationRelease
-from evaluation.runs.api import credential_options
 from evaluation.runs.launch import LaunchError
+from evaluation.runs.launch_options_api import credential_options
 from evaluation.runs.serializers import CredentialOptionSerializer, flatten_errors
 from evaluation.synthesis.options import BASELINES, generation_models, generation_projects
 from evaluation.synthesis.review import (
