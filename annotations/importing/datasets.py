@@ -22,7 +22,7 @@ Shared rules for labelled records:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -223,23 +223,10 @@ def import_texts(
     lock_project(project)
     matcher = DocumentMatcher(project, name)
     position = next_position(project)
-
-    id_lines: dict[str, int] = {}
-
-    def checked(record: TextRecord) -> TextRecord:
-        matcher.check_repeat(record.line, record.text)
-        if record.external_id:
-            if record.external_id in id_lines:
-                raise DatasetFormatError(
-                    name, record.line, "id", f"same id as line {id_lines[record.external_id]}"
-                )
-            id_lines[record.external_id] = record.line
-        return record
-
     if records is None:
         records = read_texts(path, name=name)
     default_source = Path(name).name
-    batches = batched(checked(record) for record in records)
+    batches = batched(_checked_texts(records, matcher, name))
     for batch, ranges in split_ahead(batches, lambda record: record.text):
         split = {record.text: r for record, r in zip(batch, ranges, strict=True)}
         existing = matcher.existing(record.text for record in batch)
@@ -267,6 +254,22 @@ def import_texts(
         report.documents_reused += len(batch) - len(created)
         report.sentences += sentence_count
     return report
+
+
+def _checked_texts(
+    records: Iterable[TextRecord], matcher: DocumentMatcher, name: str
+) -> Iterator[TextRecord]:
+    """The records, each checked against the earlier ones: a repeated text or id is an error."""
+    id_lines: dict[str, int] = {}
+    for record in records:
+        matcher.check_repeat(record.line, record.text)
+        if record.external_id:
+            if record.external_id in id_lines:
+                raise DatasetFormatError(
+                    name, record.line, "id", f"same id as line {id_lines[record.external_id]}"
+                )
+            id_lines[record.external_id] = record.line
+        yield record
 
 
 def _check_external_ids(project: Project, name: str, records: list[TextRecord]) -> None:
