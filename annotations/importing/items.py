@@ -39,7 +39,6 @@ on the project row.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -53,11 +52,11 @@ from annotations.importing.formats.item_columns import (
     GOLD_ROLES,
     ItemColumns,
     ItemRecord,
-    parse_columns,
     read_item_columns,
 )
 from annotations.importing.formats.jsonl import Source, source_name
 from annotations.importing.formats.smartypat import SmartyPatRecord, read_smartypat
+from annotations.importing.item_settings import ItemImportError, columns_from, parse_set_metadata
 from annotations.items import Form, FormError, FormField, json_safe, parse_form
 from annotations.labels import LabelResolver, normalise_label
 from annotations.models import Document, Project
@@ -71,54 +70,6 @@ from annotations.services.documents import (
 )
 
 ITEM_FORMATS = ("flub", "smartypat", "items")
-
-
-class ItemImportError(ValueError):
-    """The import cannot start: not an item project, a bad column mapping or form."""
-
-
-#: top-level metadata keys the item layout uses (``set_metadata`` may not write them)
-LAYOUT_KEYS = frozenset(
-    {"format", "record", "record_keys", "nan_fields", "options", "candidate", "gold"}
-    | {"gold_text", "text_column", "doccano_ids"}
-)
-_METADATA_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
-MAX_METADATA_VALUE = 200
-
-
-def parse_set_metadata(settings: Sequence[str] | Mapping[str, str] | None) -> dict[str, str]:
-    """``["split=bench", ...]`` (or a mapping) as ``{key: value}``; ``ItemImportError``
-    naming the bad setting (no ``=``, a key that is no name or that the layout uses, a
-    blank or long value, a key given twice)."""
-    if not settings:
-        return {}
-    pairs = (
-        list(settings.items())
-        if isinstance(settings, Mapping)
-        else [tuple(str(s).partition("=")[::2]) for s in settings if "=" in str(s)]
-    )
-    if not isinstance(settings, Mapping) and len(pairs) != len(settings):
-        bad = next(s for s in settings if "=" not in str(s))
-        raise ItemImportError(f"set_metadata: {bad!r} is not key=value (e.g. split=bench)")
-    found: dict[str, str] = {}
-    for raw_key, raw_value in pairs:
-        key, value = str(raw_key).strip(), str(raw_value).strip()
-        if not _METADATA_KEY.match(key):
-            raise ItemImportError(
-                f"set_metadata: {key!r} is not a key (a letter, then letters, digits, _ . -)"
-            )
-        if key in LAYOUT_KEYS:
-            raise ItemImportError(
-                f"set_metadata: {key!r} is a key the item layout uses; choose another name"
-            )
-        if not value or len(value) > MAX_METADATA_VALUE:
-            raise ItemImportError(
-                f"set_metadata: the value of {key!r} must be 1 to {MAX_METADATA_VALUE} characters"
-            )
-        if key in found:
-            raise ItemImportError(f"set_metadata: {key!r} is given twice")
-        found[key] = value
-    return found
 
 
 @dataclass
@@ -414,16 +365,6 @@ class IdCheck:
         return sorted(errors, key=lambda error: error.line)
 
 
-def columns_from(data: Any) -> ItemColumns:
-    """A column mapping from JSON; ``ItemImportError`` naming ``columns.<role>``."""
-    from annotations.importing.formats.item_columns import ColumnMappingError
-
-    try:
-        return parse_columns(data)
-    except ColumnMappingError as error:
-        raise ItemImportError(str(error)) from error
-
-
 @transaction.atomic
 def import_items(
     *,
@@ -454,16 +395,7 @@ def import_items(
     ids = IdCheck(converter)
     report = ItemImportReport(format=format, file=name)
     position = next_position(project)
-
-    def drafts() -> Iterator[ItemDraft]:
-        for record in converter.records(path):
-            draft = converter.draft(record)
-            error = ids.repeated(draft)
-            if error is not None:
-                raise error
-            yield draft
-
-    for batch in batched(drafts(), BATCH_SIZE):
+    for batch in batched(_drafts(converter, ids, path), BATCH_SIZE):
         taken = ids.taken(batch)
         if taken:
             raise taken[0]
@@ -481,11 +413,28 @@ def import_items(
             first_position=position,
         )
         position += len(created)
-        report.items += len(batch)
-        report.documents_created += len(created)
-        report.sentences += sentence_count
-        for draft in batch:
-            for field_name in draft.metadata["gold"]:
-                report.gold[field_name] = report.gold.get(field_name, 0) + 1
-            report.nan_values += len(draft.metadata.get("nan_fields", ()))
+        _count_batch(report, batch, created=len(created), sentences=sentence_count)
     return report
+
+
+def _drafts(converter: ItemConverter, ids: IdCheck, path: Source) -> Iterator[ItemDraft]:
+    """The file's items, read and checked one by one; an id repeated in the file raises."""
+    for record in converter.records(path):
+        draft = converter.draft(record)
+        error = ids.repeated(draft)
+        if error is not None:
+            raise error
+        yield draft
+
+
+def _count_batch(
+    report: ItemImportReport, batch: Sequence[ItemDraft], *, created: int, sentences: int
+) -> None:
+    """A written batch's items, documents, sentences, gold answers and NaN values."""
+    report.items += len(batch)
+    report.documents_created += created
+    report.sentences += sentences
+    for draft in batch:
+        for field_name in draft.metadata["gold"]:
+            report.gold[field_name] = report.gold.get(field_name, 0) + 1
+        report.nan_values += len(draft.metadata.get("nan_fields", ()))
