@@ -31,14 +31,8 @@ from annotations.importing.formats.plaintext import TextRecord, read_text_blocks
 from annotations.importing.formats.smartypat import smartypat_columns
 from annotations.importing.formats.text_limit import checked_text
 from annotations.importing.hf_archive import check_hf_folder, read_hf_archive
-from annotations.importing.items import (
-    ITEM_FORMATS,
-    IdCheck,
-    ItemConverter,
-    ItemDraft,
-    ItemImportError,
-    columns_from,
-)
+from annotations.importing.item_settings import ItemImportError, columns_from
+from annotations.importing.items import ITEM_FORMATS, IdCheck, ItemConverter, ItemDraft
 from annotations.importing.label_spans import group_spans
 from annotations.importing.label_studio_annotators import dropped_keys, is_dropped
 from annotations.importing.sentences import SentenceError, sentences_from_units
@@ -386,65 +380,82 @@ class FileCheck:
         except ItemImportError as error:
             self.errors.add(None, None, str(error))
             return
-        ids = IdCheck(converter)
-        pending: list[ItemDraft] = []
-
-        def take(record: Any) -> None:
-            try:
-                draft = converter.draft(record)
-            except DatasetFormatError as error:
-                self.errors.add_error(error)
-                return
-            repeated = ids.repeated(draft)
-            if repeated is not None:
-                self.errors.add_error(repeated)
-                return
-            pending.append(draft)
-            if len(pending) >= ID_BATCH:
-                flush()
-
-        def flush() -> None:
-            for error in ids.taken(pending):
-                self.errors.add_error(error)
-            pending.clear()
-
+        drafts = _ItemDrafts(converter, self.errors)
         if self.job.format == "flub" or (self.job.format == "items" and is_jsonl(self.name)):
-            for line, single in self.lines():
-                if self.job.format == "flub":
-                    record = self.read_one(read_flub, line, single)
-                else:
-                    record = self.read_one(
-                        lambda source, name: read_item_columns(
-                            source, columns=converter.columns, name=name
-                        ),
-                        line,
-                        single,
-                    )
-                if record is not None:
-                    take(dataclasses.replace(record, line=line))
+            self.item_lines(converter, drafts)
         else:
-            rows = csv_rows(io.BytesIO(self.content), name=self.name)
-            try:
-                first_line, header = next(rows)
-                reader: Any
-                if self.job.format == "smartypat":
-                    reader, has_header = smartypat_columns(
-                        self.name, header, text_column=self.job.options.get("text_column")
-                    )
-                    if not has_header:
-                        rows = itertools.chain([(first_line, header)], rows)
-                else:
-                    reader = ItemRows(self.name, converter.columns, header)
-                for line, fields in rows:
-                    self.progress(line)
-                    try:
-                        record = reader.record(line, fields)
-                    except DatasetFormatError as error:
-                        self.errors.add_error(error)
-                        continue
-                    take(record)
-            except StopIteration:
-                self.errors.add(1, None, "the file has no header row")
-            except DatasetFormatError as error:
-                self.errors.add_error(error)
-        flush()
+            self.item_rows(converter, drafts)
+        drafts.flush()
+
+    def item_lines(self, converter: ItemConverter, drafts: _ItemDrafts) -> None:
+        """A JSON Lines item file, line by line."""
+        for line, single in self.lines():
+            if self.job.format == "flub":
+                record = self.read_one(read_flub, line, single)
+            else:
+                record = self.read_one(
+                    lambda source, name: read_item_columns(
+                        source, columns=converter.columns, name=name
+                    ),
+                    line,
+                    single,
+                )
+            if record is not None:
+                drafts.take(dataclasses.replace(record, line=line))
+
+    def item_rows(self, converter: ItemConverter, drafts: _ItemDrafts) -> None:
+        """A CSV item file (SmartyPat's, or column-mapped), row by row."""
+        rows = csv_rows(io.BytesIO(self.content), name=self.name)
+        try:
+            first_line, header = next(rows)
+            reader: Any
+            if self.job.format == "smartypat":
+                reader, has_header = smartypat_columns(
+                    self.name, header, text_column=self.job.options.get("text_column")
+                )
+                if not has_header:
+                    rows = itertools.chain([(first_line, header)], rows)
+            else:
+                reader = ItemRows(self.name, converter.columns, header)
+            for line, fields in rows:
+                self.progress(line)
+                try:
+                    record = reader.record(line, fields)
+                except DatasetFormatError as error:
+                    self.errors.add_error(error)
+                    continue
+                drafts.take(record)
+        except StopIteration:
+            self.errors.add(1, None, "the file has no header row")
+        except DatasetFormatError as error:
+            self.errors.add_error(error)
+
+
+class _ItemDrafts:
+    """Item records made drafts, their problems noted; ids repeated in the file are found
+    at once, ids already taken in the project every ``ID_BATCH`` drafts."""
+
+    def __init__(self, converter: ItemConverter, errors: Errors) -> None:
+        self.converter = converter
+        self.errors = errors
+        self.ids = IdCheck(converter)
+        self.pending: list[ItemDraft] = []
+
+    def take(self, record: Any) -> None:
+        try:
+            draft = self.converter.draft(record)
+        except DatasetFormatError as error:
+            self.errors.add_error(error)
+            return
+        repeated = self.ids.repeated(draft)
+        if repeated is not None:
+            self.errors.add_error(repeated)
+            return
+        self.pending.append(draft)
+        if len(self.pending) >= ID_BATCH:
+            self.flush()
+
+    def flush(self) -> None:
+        for error in self.ids.taken(self.pending):
+            self.errors.add_error(error)
+        self.pending.clear()
