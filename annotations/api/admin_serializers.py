@@ -9,7 +9,7 @@ from fallacy_platform.inputs import StrictBooleanField
 from rest_framework import serializers
 
 from annotations.form_presets import FORM_PRESETS
-from annotations.importing.jobs import FORMATS
+from annotations.importing.job_options import FORMATS
 from annotations.items import PROJECT_KINDS
 from annotations.models import ImportJob, Membership, Project
 from annotations.models.projects import TEMPLATE_MODES

@@ -47,7 +47,6 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from fallacy_platform import dispatch
@@ -68,16 +67,10 @@ from annotations.importing.formats.jsonl import RecordChecker, iter_json_objects
 from annotations.importing.formats.plaintext import TextRecord
 from annotations.importing.formats.text_limit import checked_text
 from annotations.importing.hf_archive import import_hf_archive, read_hf_archive
-from annotations.importing.items import (
-    ITEM_FORMATS,
-    ItemConverter,
-    ItemImportError,
-    columns_from,
-    import_items,
-    parse_set_metadata,
-)
+from annotations.importing.items import ITEM_FORMATS, import_items
+from annotations.importing.job_options import check_upload, job_options
 from annotations.importing.label_studio import import_label_studio
-from annotations.importing.label_studio_annotators import parse_choices, prepare_choices
+from annotations.importing.label_studio_annotators import parse_choices
 from annotations.importing.liveness import beat_import_job
 from annotations.importing.parsing import parse_upload
 from annotations.importing.validation import FileCheck, error_entry, format_error_entry
@@ -86,11 +79,7 @@ from annotations.services import search_index
 
 logger = logging.getLogger(__name__)
 
-FORMATS = ("mafalda", "doccano", "text", "csv", "labelstudio", "hf", *ITEM_FORMATS)
-#: Formats either kind of project takes (the file says which kind it holds).
-ANY_KIND_FORMATS = ("hf",)
 INLINE_MAX_BYTES = settings.IMPORT_INLINE_MAX_BYTES
-MAX_UPLOAD_BYTES = settings.UPLOAD_MAX_BYTES
 
 
 # --- creating and starting jobs ----------------------------------------------------------
@@ -126,48 +115,22 @@ def create_import_job(
     doccano files are one annotator's work (``annotator``, by default ``created_by``);
     item formats need an item project, and ``items`` a column mapping (``columns``);
     ``set_metadata`` (``["split=bench"]``) writes keys on every item of an item file;
-    Label Studio: ``texts_only``, ``annotators`` (see the module docstring)."""
-    if format not in FORMATS:
-        raise ValidationError(
-            {"format": [f"unknown format '{format}'; one of {', '.join(FORMATS)}"]}
-        )
-    if not content:
-        raise ValidationError({"file": [f"{file_name} is empty"]})
-    if len(content) > MAX_UPLOAD_BYTES:
-        raise ValidationError(
-            {"file": [f"{file_name} is larger than {MAX_UPLOAD_BYTES // (1024 * 1024)} MiB"]}
-        )
-    options: dict[str, Any] = {}
-    if format in ITEM_FORMATS:
-        options = _item_options(project, format, file_name, columns)
-    elif project.kind == "items" and format not in ANY_KIND_FORMATS:
-        raise ValidationError(
-            {
-                "format": [
-                    f"project '{project.name}' is an item project; import "
-                    f"{', '.join(ITEM_FORMATS)} files into it"
-                ]
-            }
-        )
-    if format == "smartypat" and text_column:
-        options = {"text_column": text_column}
-    if set_metadata:
-        options = {**options, "set_metadata": _metadata_option(format, set_metadata)}
-    if format == "csv":
-        options = {"text_column": text_column or "text", "id_column": id_column}
-    elif format == "doccano":
-        annotator = annotator or created_by
-        if annotator is None:
-            raise ValidationError({"annotator": ["a doccano file needs its annotator"]})
-        options = {"annotator": annotator.pk}
-    new_invitations: list = []
-    if format == "labelstudio":
-        options, new_invitations = _label_studio_options(
-            project, created_by, texts_only, annotators
-        )
-    elif texts_only or annotators:
-        field_name = "texts_only" if texts_only else "annotators"
-        raise ValidationError({field_name: ["goes with the labelstudio format"]})
+    Label Studio: ``texts_only``, ``annotators`` (see the module docstring).
+    ``ValidationError`` names a bad choice (``job_options``)."""
+    check_upload(format=format, file_name=file_name, content=content)
+    options, new_invitations = job_options(
+        project=project,
+        format=format,
+        file_name=file_name,
+        created_by=created_by,
+        text_column=text_column,
+        id_column=id_column,
+        annotator=annotator,
+        columns=columns,
+        set_metadata=set_metadata,
+        texts_only=texts_only,
+        annotators=annotators,
+    )
     job = ImportJob.objects.create(
         project=project,
         created_by=created_by,
@@ -180,58 +143,6 @@ def create_import_job(
     ImportUpload.objects.create(job=job, content=content)
     job.new_invitations = new_invitations
     return job
-
-
-def _label_studio_options(
-    project: Project,
-    created_by: AbstractBaseUser | None,
-    texts_only: bool,
-    annotators: dict[str, Any] | str | None,
-) -> tuple[dict[str, Any], list]:
-    choices = {} if texts_only else parse_choices(annotators)
-    ready, created = prepare_choices(
-        project=project, choices=choices, created_by=created_by, members_only=True
-    )
-    options = {
-        "texts_only": texts_only,
-        "annotators": {key: choice.as_dict() for key, choice in ready.items()},
-    }
-    return options, created
-
-
-def _item_options(
-    project: Project, format: str, file_name: str, columns: dict[str, Any] | str | None
-) -> dict[str, Any]:
-    if project.kind != "items":
-        raise ValidationError(
-            {
-                "format": [
-                    f"{format} files hold items; project '{project.name}' is a"
-                    f" {project.kind} project (create a project of kind items)"
-                ]
-            }
-        )
-    if format != "items":
-        return {}
-    if not columns:
-        raise ValidationError({"columns": ["the items format needs a column mapping (text)"]})
-    try:
-        mapping = columns_from(columns)
-        ItemConverter(project=project, format=format, name=file_name, columns=mapping)
-    except ItemImportError as error:
-        raise ValidationError({"columns": [str(error)]}) from error
-    return {"columns": mapping.as_dict()}
-
-
-def _metadata_option(format: str, settings: Sequence[str]) -> dict[str, str]:
-    if format not in ITEM_FORMATS:
-        raise ValidationError(
-            {"set_metadata": [f"metadata keys go with the formats {', '.join(ITEM_FORMATS)}"]}
-        )
-    try:
-        return parse_set_metadata(settings)
-    except ItemImportError as error:
-        raise ValidationError({"set_metadata": [str(error)]}) from error
 
 
 def start_import_job(*, job: ImportJob) -> ImportJob:
@@ -361,20 +272,8 @@ def _import(
     project, name = job.project, job.file_name
     source = io.BytesIO(content)
     later = {"defer_search_index": True}  # indexed once the job succeeded
-    if job.format == "mafalda" and texts_only:
-        texts = (TextRecord(line=line, text=text) for line, text in _mafalda_texts(source, name))
-        report = import_texts(path=source, name=name, project=project, records=texts, **later)
-        return {
-            **report.as_dict(),
-            "format": "mafalda",
-            "texts_only": True,
-            "note": "no record carries labels: the texts were imported, no gold standard",
-        }
     if job.format == "mafalda":
-        report = import_mafalda_gold(
-            path=source, name=name, project=project, created_by=job.created_by, **later
-        )
-        return {**report.as_dict(), "texts_only": False}
+        return _import_mafalda(job, source, texts_only=texts_only)
     if job.format == "doccano":
         annotator = get_user_model().objects.get(pk=job.options["annotator"])
         return import_doccano_annotations(
@@ -404,15 +303,47 @@ def _import(
             set_metadata=job.options.get("set_metadata"),
         ).as_dict()
     if job.format == "csv":
-        rows = read_csv_texts(
-            source,
-            name=name,
-            text_column=job.options["text_column"],
-            id_column=job.options.get("id_column", ""),
-        )
-        report = import_texts(path=source, name=name, project=project, records=rows, **later)
-        return {**report.as_dict(), "format": "csv"}
+        return _import_csv(job, source)
     return import_texts(path=source, name=name, project=project, records=records, **later).as_dict()
+
+
+def _import_mafalda(job: ImportJob, source: io.BytesIO, *, texts_only: bool) -> dict[str, Any]:
+    """A MAFALDA file: its texts alone when no record carries labels, else a gold standard."""
+    project, name = job.project, job.file_name
+    if texts_only:
+        texts = (TextRecord(line=line, text=text) for line, text in _mafalda_texts(source, name))
+        report = import_texts(
+            path=source, name=name, project=project, records=texts, defer_search_index=True
+        )
+        return {
+            **report.as_dict(),
+            "format": "mafalda",
+            "texts_only": True,
+            "note": "no record carries labels: the texts were imported, no gold standard",
+        }
+    report = import_mafalda_gold(
+        path=source,
+        name=name,
+        project=project,
+        created_by=job.created_by,
+        defer_search_index=True,
+    )
+    return {**report.as_dict(), "texts_only": False}
+
+
+def _import_csv(job: ImportJob, source: io.BytesIO) -> dict[str, Any]:
+    """A CSV file's rows as texts, read with the job's column choices."""
+    name = job.file_name
+    rows = read_csv_texts(
+        source,
+        name=name,
+        text_column=job.options["text_column"],
+        id_column=job.options.get("id_column", ""),
+    )
+    report = import_texts(
+        path=source, name=name, project=job.project, records=rows, defer_search_index=True
+    )
+    return {**report.as_dict(), "format": "csv"}
 
 
 def _mafalda_texts(source: io.BytesIO, name: str) -> Iterator[tuple[int, str]]:
