@@ -25,6 +25,7 @@
   evaluation app registers, ``register_prediction_importer``), one output per sentence of
   each predicted document: the labels of the regions over it, or "no fallacy".
 
+Regions are snapped in ``label_studio_regions``; the report is ``label_studio_report``.
 All or nothing: one transaction; the first problem raises ``DatasetFormatError`` naming the
 file, the task's line and id, and the region.
 """
@@ -33,7 +34,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,23 +42,22 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from annotations.adjudication import snap
 from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.jsonl import Source, source_name
-from annotations.importing.formats.label_studio import (
-    Completion,
-    LabelStudioTask,
-    Region,
-    checker,
-    explanations,
-    read_label_studio,
-)
+from annotations.importing.formats.label_studio import LabelStudioTask, checker, read_label_studio
 from annotations.importing.formats.label_studio_sources import (
     SourceAnnotator,
     read_annotators,
     source_key,
 )
 from annotations.importing.label_studio_annotators import AnnotatorChoice, AnnotatorResolver
+from annotations.importing.label_studio_regions import (
+    Bounds,
+    Details,
+    PreparedTask,
+    snapped_regions,
+)
+from annotations.importing.label_studio_report import LabelStudioReport
 from annotations.importing.sentences import Range, split_sentences
 from annotations.labels import NO_FALLACY, LabelResolver
 from annotations.models import (
@@ -72,8 +72,6 @@ from annotations.models import (
 from annotations.selectors.taxonomy import label_resolver
 from annotations.services.documents import BATCH_SIZE, NewDocument, create_documents, next_position
 
-Bounds = list[Range]
-Details = dict[Range, dict[str, Any]]  # a span's details: {label: {slots, explanation}}
 Row = tuple[AbstractBaseUser, int, str, dict[Range, set[str]], Details]
 
 
@@ -99,93 +97,6 @@ _prediction_importer: PredictionImporter | None = None
 def register_prediction_importer(importer: PredictionImporter) -> None:
     global _prediction_importer
     _prediction_importer = importer
-
-
-@dataclass
-class LabelStudioReport:
-    """What the import did; ``summary()`` is the few lines the command prints."""
-
-    file: str
-    format: str = "labelstudio"
-    texts_only: bool = False
-    texts: int = 0
-    documents_created: int = 0
-    documents_reused: int = 0
-    sentences: int = 0  # stored with the documents created
-    annotators: list[str] = field(default_factory=list)
-    # per source annotator: {source, key, user (None: dropped), annotations, spans}
-    per_annotator: list[dict[str, Any]] = field(default_factory=list)
-    placeholders: list[str] = field(default_factory=list)  # accounts created to hold work
-    invited: list[str] = field(default_factory=list)  # e-mails whose work waits for them
-    annotations_created: int = 0
-    annotations_dropped: int = 0  # of annotators dropped, or skipped by texts_only
-    annotations_replaced: int = 0
-    annotations_cancelled: int = 0
-    spans: int = 0
-    span_labels: int = 0
-    spans_with_alternatives: int = 0
-    explanations: int = 0  # labels of stored spans with an explanation
-    regions: int = 0
-    regions_moved: int = 0
-    chars_moved: int = 0  # characters added by snapping, over all moved regions
-    max_chars_moved: int = 0
-    other_results: int = 0
-    predictions: int = 0  # predictions read (each a task's model version)
-    predictions_skipped: int = 0  # skipped by texts_only
-    prediction_ids: int = 0  # given as ids only (the Export button's): no body to import
-    runs: list[dict[str, Any]] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def summary(self) -> str:
-        lines = [
-            f"Imported {self.texts} tasks from {Path(self.file).name} (Label Studio"
-            f"{', texts only' if self.texts_only else ''}):",
-            f"  documents: {self.documents_created} created, {self.documents_reused} reused;"
-            f" {self.sentences} sentences stored",
-            f"  annotations: {self.annotations_created} submitted by {len(self.annotators)}"
-            f" annotators ({self.annotations_replaced} replaced,"
-            f" {self.annotations_cancelled} cancelled skipped,"
-            f" {self.annotations_dropped} dropped)",
-            *(
-                f"    {row['source']}: {row['annotations']} annotations, {row['spans']} spans"
-                f" -> {row['user'] or 'dropped'}"
-                for row in self.per_annotator
-            ),
-            f"  spans: {self.spans} ({self.span_labels} labels,"
-            f" {self.spans_with_alternatives} with alternatives,"
-            f" {self.explanations} explanations)",
-            f"  regions snapped to sentences: {self.regions_moved} of {self.regions} moved,"
-            f" {self.chars_moved} characters added (at most {self.max_chars_moved} for one)",
-        ]
-        if self.placeholders:
-            lines.append(f"  placeholder accounts created: {', '.join(self.placeholders)}")
-        if self.invited:
-            lines.append(f"  waiting for their invitation: {', '.join(self.invited)}")
-        if self.predictions_skipped:
-            lines.append(f"  predictions skipped (texts only): {self.predictions_skipped}")
-        if self.prediction_ids:
-            lines.append(
-                f"  predictions skipped, given as ids only (Label Studio's Export button"
-                f" writes no prediction bodies; export a snapshot): {self.prediction_ids}"
-            )
-        if self.other_results:
-            lines.append(f"  skipped results that are not text labels: {self.other_results}")
-        lines += [
-            f"  predictions: run {run['name']!r} ({run['outputs']} sentence outputs)"
-            for run in self.runs
-        ]
-        return "\n".join(lines)
-
-
-@dataclass
-class _Prepared:
-    """A task with its document and sentence bounds, its regions snapped and resolved."""
-
-    task: LabelStudioTask
-    document_id: int = 0
-    bounds: Bounds = field(default_factory=list)
 
 
 def _digest(text: str) -> bytes:
@@ -242,11 +153,11 @@ def _stored(project: Project, tasks: list[LabelStudioTask]) -> tuple[dict, dict]
 
 def _documents(
     project: Project, tasks: list[LabelStudioTask], name: str, report: LabelStudioReport
-) -> list[_Prepared]:
+) -> list[PreparedTask]:
     """Each task's document (reused or created) and sentence bounds."""
     by_text, by_key = _stored(project, tasks)
-    prepared = [_Prepared(task) for task in tasks]
-    new: list[tuple[_Prepared, NewDocument]] = []
+    prepared = [PreparedTask(task) for task in tasks]
+    new: list[tuple[PreparedTask, NewDocument]] = []
     for item in prepared:
         task = item.task
         if task.text in by_text:
@@ -292,69 +203,8 @@ def _documents(
     return prepared
 
 
-def _resolved(
-    region: Region, resolver: LabelResolver, fail: Callable[[str, str], DatasetFormatError]
-) -> set[str]:
-    labels = set()
-    for index, raw in enumerate(region.labels):
-        label = resolver.resolve(raw)
-        if label is None:
-            raise fail(
-                f"{region.place}.value.labels[{index}]",
-                f"unknown label {raw!r} (not in the project's taxonomy)",
-            )
-        labels.add(label)
-    return labels
-
-
-def _snapped(
-    item: _Prepared,
-    completion: Completion,
-    resolver: LabelResolver,
-    name: str,
-    report: LabelStudioReport,
-    details: Details | None = None,
-) -> dict[Range, set[str]]:
-    """The completion's regions snapped to sentences, labels grouped by snapped range;
-    ``details`` gets each range's explanations."""
-    fail = checker(item.task, name).fail
-    groups: dict[Range, set[str]] = {}
-    for region in completion.regions:
-        labels = _resolved(region, resolver, fail)
-        explained = explanations(sorted(labels - {NO_FALLACY}), region.explanation)
-        start, end = snap(item.bounds, region.start, region.end)
-        if (start, end) == (region.start, region.end) and not any(
-            s < end and start < e for s, e in item.bounds
-        ):
-            raise fail(region.place, f"region [{start}, {end}) covers no sentence (only spaces)")
-        moved = (region.start - start) + (end - region.end)
-        report.regions += 1
-        if moved:
-            report.regions_moved += 1
-            report.chars_moved += moved
-            report.max_chars_moved = max(report.max_chars_moved, moved)
-        groups.setdefault((start, end), set()).update(labels)
-        if details is not None:
-            _add_explanations(details.setdefault((start, end), {}), explained)
-    for (start, end), labels in groups.items():
-        if labels == {NO_FALLACY}:
-            raise fail(
-                completion.place,
-                f"span [{start}, {end}) has no fallacy label, only ⊥ (a span needs one)",
-            )
-    return groups
-
-
-def _add_explanations(details: dict[str, Any], explained: dict[str, str]) -> None:
-    """Each label's explanation into a span's details; a second one is joined on a line."""
-    for label, text in explained.items():
-        entry = details.setdefault(label, {"slots": {}, "explanation": ""})
-        if text not in entry["explanation"].split("\n"):
-            entry["explanation"] = "\n".join(filter(None, [entry["explanation"], text]))
-
-
 def _annotation_rows(
-    prepared: list[_Prepared],
+    prepared: list[PreparedTask],
     users: dict[str, AbstractBaseUser | None],
     resolver: LabelResolver,
     name: str,
@@ -376,7 +226,7 @@ def _annotation_rows(
                 )
             seen[user.pk] = completion.place
             details: Details = {}
-            groups = _snapped(item, completion, resolver, name, report, details)
+            groups = snapped_regions(item, completion, resolver, name, report, details)
             rows.append((user, item.document_id, key, groups, details))
         report.annotations_cancelled += item.task.cancelled
         report.other_results += item.task.other_results
@@ -385,7 +235,7 @@ def _annotation_rows(
 
 def _write_annotations(
     project: Project,
-    prepared: list[_Prepared],
+    prepared: list[PreparedTask],
     resolver: LabelResolver,
     name: str,
     report: LabelStudioReport,
@@ -467,7 +317,7 @@ def _per_annotator(
     ]
 
 
-def _predicted_units(item: _Prepared, groups: dict[Range, set[str]]) -> list[PredictedUnit]:
+def _predicted_units(item: PreparedTask, groups: dict[Range, set[str]]) -> list[PredictedUnit]:
     units = []
     for index, (start, end) in enumerate(item.bounds):
         labels = {
@@ -483,17 +333,17 @@ def _predicted_units(item: _Prepared, groups: dict[Range, set[str]]) -> list[Pre
 
 def _write_predictions(
     project: Project,
-    prepared: list[_Prepared],
+    prepared: list[PreparedTask],
     resolver: LabelResolver,
     name: str,
     created_by: AbstractBaseUser | None,
     report: LabelStudioReport,
 ) -> None:
     """One imported run per model version (see the module docstring)."""
-    versions: dict[str, dict[int, tuple[_Prepared, dict[Range, set[str]]]]] = {}
+    versions: dict[str, dict[int, tuple[PreparedTask, dict[Range, set[str]]]]] = {}
     for item in prepared:
         for completion in item.task.predictions:
-            groups = _snapped(item, completion, resolver, name, report)
+            groups = snapped_regions(item, completion, resolver, name, report)
             per_document = versions.setdefault(completion.model_version, {})
             _, merged = per_document.setdefault(item.document_id, (item, {}))
             for span_range, labels in groups.items():

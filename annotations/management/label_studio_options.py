@@ -16,13 +16,14 @@ from django.core.management.base import CommandError, CommandParser
 
 from annotations.importing.formats.label_studio import read_label_studio
 from annotations.importing.formats.label_studio_sources import read_annotators
-from annotations.importing.label_studio import LabelStudioReport, import_label_studio
+from annotations.importing.label_studio import import_label_studio
 from annotations.importing.label_studio_annotators import (
     AnnotatorChoice,
     default_holders,
     parse_choices,
     prepare_choices,
 )
+from annotations.importing.label_studio_report import LabelStudioReport
 from annotations.models import Project
 
 

@@ -60,14 +60,9 @@ from annotations.importing.datasets import (
 )
 from annotations.importing.formats import DatasetFormatError
 from annotations.importing.hf import import_hf_folder
-from annotations.importing.items import (
-    ITEM_FORMATS,
-    ItemImportError,
-    ItemImportReport,
-    import_items,
-    parse_set_metadata,
-)
-from annotations.importing.label_studio import LabelStudioReport
+from annotations.importing.item_settings import ItemImportError, parse_set_metadata
+from annotations.importing.items import ITEM_FORMATS, ItemImportReport, import_items
+from annotations.importing.label_studio_report import LabelStudioReport
 from annotations.importing.parsing import parse_upload
 from annotations.importing.uima import import_uima
 from annotations.management import label_studio_options
