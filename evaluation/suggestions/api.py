@@ -41,7 +41,7 @@ from annotations.selectors.access import documents_for
 from annotations.selectors.policy import may_configure, may_launch
 from evaluation.access import suggestions_for
 from evaluation.models import ModelRun, Suggestion, SuggestionDecision
-from evaluation.suggestions import services
+from evaluation.suggestions import reports, services
 
 TAGS = ["suggestions"]
 
@@ -270,15 +270,15 @@ class SuggestionReportView(APIView):
         "time per document with and without suggestions",
         description="Reviewers and admins of the project. The acceptance rate is accepted / "
         "decided (null when nothing was decided); a suggestion with several labels counts "
-        "under each. timing.measure says exactly what the times are: " + services.TIMING_MEASURE,
+        "under each. timing.measure says exactly what the times are: " + reports.TIMING_MEASURE,
         responses={200: ReportSerializer, **NOT_FOUND},
     )
     def get(self, request: Request, pk: int) -> Response:
         project = staff_project(request, pk)
         return Response(
             {
-                "rows": services.suggestion_report(project),
-                "timing": services.suggestion_timing(project),
+                "rows": reports.suggestion_report(project),
+                "timing": reports.suggestion_timing(project),
             }
         )
 

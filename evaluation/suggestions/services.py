@@ -16,8 +16,9 @@ who accept them (each becomes a span of their own) or reject them.
   document (``DocumentDisagreement``) by ``create_suggestions`` (``update_disagreement``),
   so ordering the queue reads one row per document, never the suggestions.
 - ``record_shown``: the first time suggestions of a document were served to an annotator
-  it is assigned to (assisted project); ``suggestion_timing`` compares the time per
-  document of annotations with and without suggestions shown (``TIMING_MEASURE``).
+  it is assigned to (assisted project); ``evaluation.suggestions.reports`` compares the
+  time per document of annotations with and without suggestions shown, and counts the
+  decisions per run and label.
 
 A suggestion is never an annotation: agreement, adjudication, gold and the leaderboard
 read spans only.
@@ -47,7 +48,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from annotations.labels import NO_FALLACY, normalise_label
-from annotations.models import Annotation, Assignment, Document, Project, Sentence
+from annotations.models import Assignment, Document, Project, Sentence
 from annotations.selectors.policy import may_annotate, may_configure, may_launch
 from annotations.services.annotations import create_or_get_span, start_annotation
 from annotations.spans import label_index
@@ -386,124 +387,10 @@ def record_shown(*, document: Document, annotator: Any) -> None:
     SuggestionShown.objects.get_or_create(document=document, annotator=annotator)
 
 
-TIMING_MEASURE = (
-    "Seconds from an annotation's start (its first saved change or accepted suggestion: "
-    "opening a document creates nothing) to its submission, per submitted annotation of "
-    "the project (a reopened one: to its latest submission). With suggestions: the API had "
-    "served that annotator suggestions of the document before the submission (assisted "
-    "project); without: every other submitted annotation. Per run: the annotations with "
-    "suggestions of a document where the run has at least one."
-)
-
-
-def _timing(seconds: list[float]) -> dict[str, Any]:
-    ordered = sorted(seconds)
-    n = len(ordered)
-    if not n:
-        return {"annotations": 0, "mean_seconds": None, "median_seconds": None}
-    middle = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
-    return {
-        "annotations": n,
-        "mean_seconds": round(sum(ordered) / n, 3),
-        "median_seconds": round(middle, 3),
-    }
-
-
-def suggestion_timing(project: Project) -> dict[str, Any]:
-    """Time per document with and without suggestions shown (``TIMING_MEASURE``):
-    {measure, with_suggestions, without_suggestions, runs: [{run, run_name, ...}]}, each
-    {annotations, mean_seconds, median_seconds} (null seconds when there is none)."""
-    shown = {
-        (doc, annotator): at
-        for doc, annotator, at in SuggestionShown.objects.filter(
-            document__project=project
-        ).values_list("document_id", "annotator_id", "shown_at")
-    }
-    runs_of: dict[int, set[int]] = defaultdict(set)
-    for doc, run_id in (
-        Suggestion.objects.filter(document__project=project)
-        .values_list("document_id", "run_id")
-        .distinct()
-    ):
-        runs_of[doc].add(run_id)
-    with_shown: list[float] = []
-    without: list[float] = []
-    per_run: dict[int, list[float]] = defaultdict(list)
-    submitted = Annotation.objects.filter(
-        document__project=project,
-        status=Annotation.Status.SUBMITTED,
-        submitted_at__isnull=False,
-    ).values_list("document_id", "annotator_id", "created_at", "submitted_at")
-    for doc, annotator, started, finished in submitted:
-        seconds = max(0.0, (finished - started).total_seconds())
-        at = shown.get((doc, annotator))
-        if at is not None and at <= finished:
-            with_shown.append(seconds)
-            for run_id in runs_of[doc]:
-                per_run[run_id].append(seconds)
-        else:
-            without.append(seconds)
-    names = dict(ModelRun.objects.filter(pk__in=per_run).values_list("pk", "name"))
-    runs = [
-        {"run": run_id, "run_name": names.get(run_id, ""), **_timing(values)}
-        for run_id, values in sorted(per_run.items(), key=lambda kv: (names.get(kv[0], ""), kv[0]))
-    ]
-    return {
-        "measure": TIMING_MEASURE,
-        "with_suggestions": _timing(with_shown),
-        "without_suggestions": _timing(without),
-        "runs": runs,
-    }
-
-
-def suggestion_report(project: Project) -> list[dict[str, Any]]:
-    """Per run and label: suggestions, decisions, acceptances, rejections and the
-    acceptance rate (accepted / decided; null when nothing was decided). A suggestion with
-    several labels counts under each."""
-    rows: dict[tuple[int, str], dict[str, Any]] = {}
-    runs = dict(ModelRun.objects.filter(project=project).values_list("pk", "name"))
-    suggestions = Suggestion.objects.filter(run__project=project).values_list(
-        "pk", "run_id", "labels"
-    )
-    labels_of: dict[int, tuple[int, list[str]]] = {}
-    for pk, run_id, labels in suggestions:
-        labels_of[pk] = (run_id, list(labels))
-        for label in labels:
-            row = rows.setdefault(
-                (run_id, label),
-                {
-                    "run": run_id,
-                    "run_name": runs.get(run_id, ""),
-                    "label": label,
-                    "suggestions": 0,
-                    "accepted": 0,
-                    "rejected": 0,
-                },
-            )
-            row["suggestions"] += 1
-    counts: dict[tuple[int, str, str], int] = defaultdict(int)
-    decisions = SuggestionDecision.objects.filter(suggestion__run__project=project).values_list(
-        "suggestion_id", "decision"
-    )
-    for suggestion_id, decision in decisions:
-        run_id, labels = labels_of[suggestion_id]
-        for label in labels:
-            counts[(run_id, label, decision)] += 1
-    out = []
-    for (run_id, label), row in sorted(rows.items(), key=lambda kv: (kv[1]["run_name"], kv[0][1])):
-        row["accepted"] = counts[(run_id, label, ACCEPT)]
-        row["rejected"] = counts[(run_id, label, REJECT)]
-        decided = row["accepted"] + row["rejected"]
-        row["acceptance_rate"] = row["accepted"] / decided if decided else None
-        out.append(row)
-    return out
-
-
 __all__ = [
     "DecisionConflict",
     "SuggestionReport",
     "accept_sentence",
-    "TIMING_MEASURE",
     "create_suggestions",
     "decide_suggestion",
     "disagreement_first",
@@ -512,7 +399,5 @@ __all__ = [
     "record_shown",
     "set_assisted",
     "set_ordering",
-    "suggestion_report",
-    "suggestion_timing",
     "update_disagreement",
 ]

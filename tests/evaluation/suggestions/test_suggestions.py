@@ -24,12 +24,12 @@ from annotations.services.annotations import start_annotation, submit_annotation
 from annotations.services.exports import export_doccano
 from evaluation.agreement.data import project_work
 from evaluation.models import ModelRun, Suggestion, SuggestionDecision
+from evaluation.suggestions.reports import suggestion_report
 from evaluation.suggestions.services import (
     DecisionConflict,
     accept_sentence,
     create_suggestions,
     decide_suggestion,
-    suggestion_report,
 )
 from tests.support.suggestions import (
     BASE,

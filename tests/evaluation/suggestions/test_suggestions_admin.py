@@ -21,13 +21,8 @@ from django.utils import timezone
 from annotations.models import Annotation
 from annotations.services.annotations import start_annotation, submit_annotation
 from evaluation.models import DocumentDisagreement, SuggestionSettings, SuggestionShown
-from evaluation.suggestions.services import (
-    TIMING_MEASURE,
-    create_suggestions,
-    set_assisted,
-    set_ordering,
-    suggestion_timing,
-)
+from evaluation.suggestions.reports import TIMING_MEASURE, suggestion_timing
+from evaluation.suggestions.services import create_suggestions, set_assisted, set_ordering
 from tests.support.suggestions import BASE, World, build_world, client_for, make
 
 pytestmark = pytest.mark.django_db
