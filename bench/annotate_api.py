@@ -32,27 +32,19 @@ flags).
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
-import random
-import signal
-import statistics
 import subprocess
-import threading
-import time
 import uuid
-from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotate_report import print_cpu, print_table  # bench/ is the script's folder
+from annotate_clients import Fixture, merge, run_level  # bench/ is the script's folder
+from annotate_report import print_cpu, print_setup, print_table
+from annotate_server import ServerConfig, effective_settings, start_server, stop_server
 from machine import machine_facts
 from profiles import CpuMeter, record, summary, workers_of
 from servers import (
-    HOST,
-    ROOT,
     add_db_url_argument,
     create_database,
     document_of_sentences,
@@ -61,22 +53,12 @@ from servers import (
     setup_django,
 )
 
-VENV_BIN = ROOT / ".venv" / "bin"
 SENTENCES = [
     f"Sentence number {i} says that policy {i} will surely ruin everything." for i in range(20)
 ]
 
 
 # --- fixtures --------------------------------------------------------------------------------
-
-
-@dataclass
-class Fixture:
-    document: int
-    tokens: list[str]
-    sentences: list[tuple[int, int]]
-    labels: list[str]
-    pg_version: str = ""
 
 
 def build_fixture(db_url: str, annotators: int) -> Fixture:
@@ -114,260 +96,12 @@ def build_fixture(db_url: str, annotators: int) -> Fixture:
     return Fixture(document.pk, tokens, sentences, labels, pg_version)
 
 
-# --- server -----------------------------------------------------------------------------------
-
-
-GUNICORN_CONF = ROOT / "platform" / "fallacy_platform" / "gunicorn.conf.py"
-
-
-@dataclass(frozen=True)
-class ServerConfig:
-    """A gunicorn configuration; ``None`` fields keep gunicorn.conf.py's value."""
-
-    worker_class: str | None = None
-    workers: int | None = None
-    threads: int | None = None
-    synchronous_commit: bool = True
-    health_checks: bool = True
-    prepared: bool = True
-
-    @classmethod
-    def parse(cls, text: str) -> ServerConfig:
-        if text == "default":
-            return cls()
-        parts = text.split(":")
-        flags = set(parts[3:])
-        unknown = flags - {"nosync", "nohc", "noprep"}
-        if len(parts) < 3 or unknown:
-            raise ValueError(f"{text!r}: expected CLASS:WORKERS:THREADS[:nosync][:nohc][:noprep]")
-        switches = tuple(f not in flags for f in ("nosync", "nohc", "noprep"))
-        if parts[0] == "default":
-            return cls(None, None, None, *switches)
-        return cls(parts[0], int(parts[1]), int(parts[2]), *switches)
-
-    def label(self) -> str:
-        if self.worker_class is None:
-            base = "default"
-        else:
-            base = f"{self.worker_class}:{self.workers}:{self.threads}"
-        return (
-            base
-            + ("" if self.synchronous_commit else ":nosync")
-            + ("" if self.health_checks else ":nohc")
-            + ("" if self.prepared else ":noprep")
-        )
-
-
-def effective_settings(config: ServerConfig) -> dict[str, Any]:
-    """What gunicorn.conf.py gives, with the configuration's overrides."""
-    values: dict[str, Any] = {"__file__": str(GUNICORN_CONF)}
-    exec(compile(GUNICORN_CONF.read_text(), str(GUNICORN_CONF), "exec"), values)  # noqa: S102
-    out = {k: values[k] for k in ("worker_class", "workers", "threads", "keepalive")}
-    for key in ("worker_class", "workers", "threads"):
-        if getattr(config, key) is not None:
-            out[key] = getattr(config, key)
-    return out
-
-
-def start_server(db_url: str, port: int, config: ServerConfig) -> subprocess.Popen:
-    if not config.synchronous_commit:
-        db_url += "?options=-c%20synchronous_commit%3Doff"
-    env = {
-        **os.environ,
-        "DATABASE_URL": db_url,
-        "DB_CONN_HEALTH_CHECKS": "1" if config.health_checks else "0",
-        # empty: Django's client-side binding, no prepared statements (settings.py)
-        "DB_PREPARE_THRESHOLD": os.environ.get("DB_PREPARE_THRESHOLD", "5")
-        if config.prepared
-        else "",
-        "ALLOWED_HOSTS": HOST,
-        "LOG_LEVEL": "ERROR",
-    }
-    env["DB_CONN_MAX_AGE"] = os.environ.get("DB_CONN_MAX_AGE", "60")
-    cmd = [
-        str(VENV_BIN / "gunicorn"),
-        "--config",
-        str(GUNICORN_CONF),
-        "--bind",
-        f"{HOST}:{port}",
-        "--log-level",
-        "warning",
-    ]
-    if config.worker_class is not None:
-        cmd += ["--worker-class", config.worker_class, "--workers", str(config.workers)]
-        cmd += ["--threads", str(config.threads)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {proc.returncode}")
-        try:
-            conn = http.client.HTTPConnection(HOST, port, timeout=2)
-            conn.request("GET", "/api/auth/csrf/")
-            if conn.getresponse().status == 200:
-                return proc
-        except OSError:
-            time.sleep(0.2)
-    stop_server(proc)
-    raise RuntimeError("gunicorn did not answer within 60 s")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        os.killpg(proc.pid, signal.SIGTERM)  # the group we started (master + workers)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-
-
-# --- clients ----------------------------------------------------------------------------------
-
-
-@dataclass
-class ClientResult:
-    latencies: dict[str, list[float]] = field(default_factory=lambda: {"create": [], "update": []})
-    statuses: Counter = field(default_factory=Counter)
-    errors: Counter = field(default_factory=Counter)
-
-
-class ApiClient:
-    def __init__(self, port: int, token: str) -> None:
-        self.conn = http.client.HTTPConnection(HOST, port, timeout=30)
-        self.headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
-
-    def call(self, method: str, path: str, body: Any = None) -> tuple[int, Any, float]:
-        payload = None if body is None else json.dumps(body)
-        started = time.perf_counter()
-        try:
-            self.conn.request(method, path, body=payload, headers=self.headers)
-            response = self.conn.getresponse()
-            raw = response.read()
-        except (OSError, http.client.HTTPException):
-            self.conn.close()  # reconnect on the next call
-            raise
-        elapsed = time.perf_counter() - started
-        return response.status, json.loads(raw) if raw else None, elapsed
-
-
-def run_client(
-    port: int, token: str, fx: Fixture, requests: int, seed: int, barrier: threading.Barrier
-) -> ClientResult:
-    result = ClientResult()
-    rng = random.Random(seed)
-    client = ApiClient(port, token)
-    status, annotation, _ = client.call("POST", f"/api/documents/{fx.document}/my-annotation/")
-    assert status in (200, 201), (status, annotation)
-    barrier.wait()
-    span: dict[str, Any] | None = None
-    for i in range(requests):
-        first = rng.randrange(len(fx.sentences))
-        last = min(len(fx.sentences) - 1, first + rng.randrange(3))
-        labels = rng.sample(fx.labels, rng.choice([1, 2]))
-        if i % 2 == 0 or span is None:
-            op, method, path = "create", "POST", f"/api/annotations/{annotation['id']}/spans/"
-            body: dict[str, Any] = {
-                "start": fx.sentences[first][0],
-                "end": fx.sentences[last][1],
-                "labels": labels,
-                "client_id": str(uuid.uuid4()),
-            }
-            expected = 201
-        else:
-            op, method, path = "update", "PATCH", f"/api/spans/{span['id']}/"
-            body = {"revision": span["revision"], "labels": [*labels, "no fallacy"]}
-            expected = 200
-        try:
-            status, data, elapsed = client.call(method, path, body)
-        except (OSError, http.client.HTTPException) as exc:
-            result.errors[type(exc).__name__] += 1
-            continue
-        result.statuses[status] += 1
-        result.latencies[op].append(elapsed)
-        if status != expected:
-            result.errors[f"{op}: HTTP {status}"] += 1
-        elif op == "create":
-            span = data
-        else:
-            span = None
-    return result
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    k = max(0, min(len(ordered) - 1, round(q / 100 * len(ordered) + 0.5) - 1))
-    return ordered[k]
-
-
-def run_level(port: int, tokens: list[str], fx: Fixture, requests: int) -> dict[str, Any]:
-    barrier = threading.Barrier(len(tokens) + 1)
-    results: list[ClientResult] = [ClientResult() for _ in tokens]
-
-    def work(i: int) -> None:
-        results[i] = run_client(port, tokens[i], fx, requests, seed=i, barrier=barrier)
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(tokens))]
-    for t in threads:
-        t.start()
-    barrier.wait()
-    started = time.perf_counter()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - started
-    summary: dict[str, Any] = {"clients": len(tokens), "wall_s": round(wall, 2)}
-    every: list[float] = []
-    for op in ("create", "update"):
-        values = [v for r in results for v in r.latencies[op]]
-        every += values
-        summary[op] = latency_summary(values)
-    summary["all"] = latency_summary(every)
-    summary["_raw"] = {
-        "create": [v for r in results for v in r.latencies["create"]],
-        "update": [v for r in results for v in r.latencies["update"]],
-        "all": every,
-    }
-    summary["throughput_rps"] = round(len(every) / wall, 1)
-    summary["statuses"] = dict(sum((r.statuses for r in results), Counter()))
-    summary["errors"] = dict(sum((r.errors for r in results), Counter()))
-    return summary
-
-
-def latency_summary(values: list[float]) -> dict[str, Any]:
-    ms = [v * 1000 for v in values]
-    return {
-        "n": len(ms),
-        "p50_ms": round(percentile(ms, 50), 1),
-        "p95_ms": round(percentile(ms, 95), 1),
-        "p99_ms": round(percentile(ms, 99), 1),
-        "mean_ms": round(statistics.fmean(ms), 1) if ms else None,
-        "max_ms": round(max(ms), 1) if ms else None,
-    }
-
-
 def load_average() -> str:
+    """The machine's 1, 5 and 15-minute load averages."""
     try:
         return " ".join(Path("/proc/loadavg").read_text().split()[:3])
     except OSError:
         return "?"
-
-
-def merge(summaries: list[dict[str, Any]]) -> dict[str, Any]:
-    """One level's summary over several rounds (latencies pooled, throughput per round)."""
-    out: dict[str, Any] = {"clients": summaries[0]["clients"], "rounds": len(summaries)}
-    for op in ("create", "update", "all"):
-        out[op] = latency_summary([v for s in summaries for v in s["_raw"][op]])
-    out["throughput_rps"] = round(statistics.median(s["throughput_rps"] for s in summaries), 1)
-    done = sum(len(s["_raw"]["all"]) for s in summaries)
-    out["cpu_ms_per_request"] = {
-        party: round(sum(s["cpu_s"][party] for s in summaries) / done * 1000, 2)
-        for party in summaries[0]["cpu_s"]
-    }
-    out["statuses"] = dict(sum((Counter(s["statuses"]) for s in summaries), Counter()))
-    out["errors"] = dict(sum((Counter(s["errors"]) for s in summaries), Counter()))
-    return out
 
 
 def parse_args() -> argparse.Namespace:
@@ -499,13 +233,16 @@ def measure(
     return fx, raw, profiles
 
 
-def main() -> None:
-    args = parse_args()
-    configs = configs_of(args)
-    levels = [int(x) for x in args.levels.split(",")]
-    load_before = load_average()
-    fx, raw, profiles = measure(args, configs, levels)
-    report: dict[str, Any] = {
+def build_report(
+    args: argparse.Namespace,
+    configs: list[ServerConfig],
+    levels: list[int],
+    fx: Fixture,
+    raw: Raw,
+    load_before: str,
+) -> dict[str, Any]:
+    """The figures of every configuration and level (rounds merged), with the machine."""
+    return {
         "machine": {**machine_facts(), "postgresql": fx.pg_version},
         "load_average": {"before": load_before, "after": load_average()},
         "requests_per_client": args.requests,
@@ -521,22 +258,16 @@ def main() -> None:
             for config in configs
         ],
     }
-    m = report["machine"]
-    print(f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, ", end="")
-    print(f"PostgreSQL {m['postgresql']}")
-    print(f"load average: {load_before} before, {report['load_average']['after']} after")
-    print(
-        f"{args.requests} requests per client (create/update alternating, keep-alive, token "
-        f"auth), {args.rounds} round(s); clients run on this machine too"
-    )
-    for c in report["configs"]:
-        g = c["gunicorn"]
-        print(
-            f"server {c['config']}: gunicorn {g['worker_class']}, {g['workers']} workers x "
-            f"{g['threads']} threads, keepalive {g['keepalive']} s; PostgreSQL connections kept "
-            f"60 s, health checks {'on' if c['conn_health_checks'] else 'off'}, "
-            f"synchronous_commit {'on' if c['synchronous_commit'] else 'off'}"
-        )
+
+
+def main() -> None:
+    args = parse_args()
+    configs = configs_of(args)
+    levels = [int(x) for x in args.levels.split(",")]
+    load_before = load_average()
+    fx, raw, profiles = measure(args, configs, levels)
+    report = build_report(args, configs, levels, fx, raw, load_before)
+    print_setup(report)
     print_table(report, levels)
     print_cpu(report)
     for (config, level), lines in profiles.items():

@@ -1,11 +1,33 @@
-"""The tables ``annotate_api.py`` prints: latency and throughput per configuration and level,
-the ratios to the first configuration, and the CPU each request cost.
+"""What ``annotate_api.py`` prints: the machine and the servers measured, latency and
+throughput per configuration and level, the ratios to the first configuration, and the CPU
+each request cost.
 """
 
 from __future__ import annotations
 
 import os
 from typing import Any
+
+
+def print_setup(report: dict[str, Any]) -> None:
+    """The machine, the load, the clients' work and each server configuration."""
+    m = report["machine"]
+    print(f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, ", end="")
+    print(f"PostgreSQL {m['postgresql']}")
+    load = report["load_average"]
+    print(f"load average: {load['before']} before, {load['after']} after")
+    print(
+        f"{report['requests_per_client']} requests per client (create/update alternating,"
+        f" keep-alive, token auth), {report['rounds']} round(s); clients run on this machine too"
+    )
+    for c in report["configs"]:
+        g = c["gunicorn"]
+        print(
+            f"server {c['config']}: gunicorn {g['worker_class']}, {g['workers']} workers x "
+            f"{g['threads']} threads, keepalive {g['keepalive']} s; PostgreSQL connections kept "
+            f"60 s, health checks {'on' if c['conn_health_checks'] else 'off'}, "
+            f"synchronous_commit {'on' if c['synchronous_commit'] else 'off'}"
+        )
 
 
 def print_table(report: dict[str, Any], levels: list[int]) -> None:

@@ -124,11 +124,11 @@ MEASURED_ELSEWHERE = (
 
 
 def setup(db_url: str, documents: int) -> dict[str, Any]:
-    """Django on the scratch database, filled by ``read_api.build``."""
+    """Django on the scratch database, filled by ``read_fixture.build``."""
     os.environ["DATABASE_URL"] = db_url
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fallacy_platform.settings")
     sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
-    from read_api import build
+    from read_fixture import build
 
     return build(documents)
 
