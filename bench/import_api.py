@@ -258,6 +258,75 @@ def describe(result: dict[str, Any], texts: int) -> str:
     )
 
 
+Results = dict[Path, list[dict[str, Any]]]
+
+
+def start_servers(
+    backend: str, roots: list[Path], args: argparse.Namespace, tmp: str, databases: list[str]
+) -> list[Server]:
+    """A server per checkout on ``backend`` (each its own data folder; on PostgreSQL its own
+    scratch database, whose name is added to ``databases``)."""
+    servers: list[Server] = []
+    for index, root in enumerate(roots):
+        database_url = None
+        if backend == "postgresql":
+            name = f"bench_import_api_{os.getpid()}_{index}"
+            database_url = create_database(args.db_url, name)
+            databases.append(name)
+        data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=tmp))
+        servers.append(Server(root, database_url, data_dir))
+    return servers
+
+
+def run_backend(
+    backend: str, roots: list[Path], args: argparse.Namespace, tmp: str, corpus: bytes, texts: int
+) -> Results:
+    """The timed imports on ``backend``, the checkouts alternating run by run; the servers
+    stopped and the databases dropped whatever happens."""
+    servers: list[Server] = []
+    databases: list[str] = []
+    try:
+        servers = start_servers(backend, roots, args, tmp, databases)
+        polls = {
+            server.root: (args.poll_ms or page_poll_ms(server.root)) / 1000 for server in servers
+        }
+        for server in servers:
+            warm_up(server, corpus, polls[server.root])
+        results: Results = {s.root: [] for s in servers}
+        for run in range(args.runs):
+            for server in servers if run % 2 == 0 else servers[::-1]:
+                result = browser_import(server, corpus, texts, polls[server.root])
+                results[server.root].append(result)
+                print(
+                    f"{backend} / {server.root} (poll {polls[server.root] * 1000:.0f} ms)"
+                    f" run {run + 1}: {describe(result, texts)}",
+                    flush=True,
+                )
+    finally:
+        for server in servers:
+            server.stop()
+        for name in databases:
+            drop_database(args.db_url, name)
+    return results
+
+
+def print_medians(backend: str, results: Results, roots: list[Path], texts: int, runs: int) -> None:
+    """Each checkout's median time and server CPU, and their ratio when there are two."""
+    medians = {
+        root: statistics.median(r["seconds"] for r in runs) for root, runs in results.items()
+    }
+    for root, median in medians.items():
+        cpu = statistics.median(r["server_cpu"] for r in results[root])
+        print(
+            f"{backend} / {root}: median {median:.2f} s ="
+            f" {texts / median:,.0f} docs/s over {runs} runs;"
+            f" server CPU median {cpu:.2f} s"
+        )
+    if len(roots) > 1:
+        ratio = medians[roots[0]] / medians[roots[1]]
+        print(f"{backend}: {roots[0]} / {roots[1]} = {ratio:.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_db_url_argument(parser)
@@ -279,52 +348,8 @@ def main() -> None:
         corpus = path.read_bytes()
         print(f"Corpus: {len(texts)} texts, {len(corpus) / 1e6:.1f} MB (bench/import_texts.py)")
         for backend in [b.strip() for b in args.backends.split(",") if b.strip()]:
-            servers: list[Server] = []
-            databases: list[str] = []
-            try:
-                for index, root in enumerate(roots):
-                    database_url = None
-                    if backend == "postgresql":
-                        name = f"bench_import_api_{os.getpid()}_{index}"
-                        database_url = create_database(args.db_url, name)
-                        databases.append(name)
-                    data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=tmp))
-                    servers.append(Server(root, database_url, data_dir))
-                polls = {
-                    server.root: (args.poll_ms or page_poll_ms(server.root)) / 1000
-                    for server in servers
-                }
-                for server in servers:
-                    warm_up(server, corpus, polls[server.root])
-                results: dict[Path, list[dict[str, Any]]] = {s.root: [] for s in servers}
-                for run in range(args.runs):
-                    for server in servers if run % 2 == 0 else servers[::-1]:
-                        result = browser_import(server, corpus, len(texts), polls[server.root])
-                        results[server.root].append(result)
-                        print(
-                            f"{backend} / {server.root} (poll {polls[server.root] * 1000:.0f} ms)"
-                            f" run {run + 1}: {describe(result, len(texts))}",
-                            flush=True,
-                        )
-            finally:
-                for server in servers:
-                    server.stop()
-                for name in databases:
-                    drop_database(args.db_url, name)
-            medians = {
-                root: statistics.median(r["seconds"] for r in runs)
-                for root, runs in results.items()
-            }
-            for root, median in medians.items():
-                cpu = statistics.median(r["server_cpu"] for r in results[root])
-                print(
-                    f"{backend} / {root}: median {median:.2f} s ="
-                    f" {len(texts) / median:,.0f} docs/s over {args.runs} runs;"
-                    f" server CPU median {cpu:.2f} s"
-                )
-            if len(roots) > 1:
-                ratio = medians[roots[0]] / medians[roots[1]]
-                print(f"{backend}: {roots[0]} / {roots[1]} = {ratio:.2f}")
+            results = run_backend(backend, roots, args, tmp, corpus, len(texts))
+            print_medians(backend, results, roots, len(texts), args.runs)
 
 
 if __name__ == "__main__":

@@ -175,7 +175,7 @@ def describe(result: dict, texts: int, size: float) -> str:
     return line
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--texts", type=int, default=10_000)
     parser.add_argument("--backends", default="sqlite", help="sqlite,postgresql")
@@ -197,7 +197,36 @@ def main() -> None:
         help="PostgreSQL: also import once with the document search's trigram indexes dropped"
         " (migration 0004), to show what maintaining them costs",
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def import_once(
+    args: argparse.Namespace,
+    backend: str,
+    variant: tuple[Path, str, bool],
+    corpus: Path,
+    tmp: str,
+) -> dict:
+    """One ``import_dataset`` of the corpus by ``variant`` ((checkout, splitter, with the
+    search index)) into a fresh data folder, on PostgreSQL into a scratch database."""
+    root, splitter, search_index = variant
+    data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=tmp))
+    database_url, drop = None, None
+    if backend == "postgresql":
+        from servers import create_database, drop_database
+
+        name = f"bench_import_texts_{os.getpid()}"
+        database_url = create_database(args.db_url, name)
+        drop = lambda name=name: drop_database(args.db_url, name)  # noqa: E731
+    try:
+        return run_import(corpus, data_dir, database_url, splitter, root, search_index)
+    finally:
+        if drop is not None:
+            drop()
+
+
+def main() -> None:
+    args = parse_args()
     if not GOLD.exists():
         sys.exit(f"MAFALDA gold file not found at {GOLD}")
     print(f"Machine: {describe_machine()}")
@@ -223,21 +252,7 @@ def main() -> None:
             if backend == "postgresql" and args.without_search_index:
                 variants = [*runs, (ROOT, "default", False)]
             for root, splitter, search_index in variants:
-                data_dir = Path(tempfile.mkdtemp(prefix="data-", dir=tmp))
-                database_url, drop = None, None
-                if backend == "postgresql":
-                    from servers import create_database, drop_database
-
-                    name = f"bench_import_texts_{os.getpid()}"
-                    database_url = create_database(args.db_url, name)
-                    drop = lambda name=name: drop_database(args.db_url, name)  # noqa: E731
-                try:
-                    result = run_import(
-                        corpus, data_dir, database_url, splitter, root, search_index
-                    )
-                finally:
-                    if drop is not None:
-                        drop()
+                result = import_once(args, backend, (root, splitter, search_index), corpus, tmp)
                 label = f"splitter {splitter}" if root == ROOT else f"{root} (its default)"
                 if not search_index:
                     label += ", without the search's trigram indexes"

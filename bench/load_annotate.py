@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from load_clients import ClientState, Fixture, Timeline, run_client  # bench/ is its folder
-from load_verdict import summarise
+from load_verdict import print_report, summarise
 from machine import machine_facts
 from pg_scratch import ScratchCluster
 from servers import HOST, ROOT, document_of_sentences, free_port, setup_django
@@ -256,6 +256,39 @@ def server_env(db_url: str, work: Path, args: argparse.Namespace) -> dict[str, s
     return env
 
 
+def start_clients(
+    clients: list[ClientState],
+    fx: Fixture,
+    timeline: Timeline,
+    args: argparse.Namespace,
+    barrier: threading.Barrier,
+    events: tuple[threading.Event, threading.Event],
+) -> list[threading.Thread]:
+    """A started thread per client, each saving ``args.saves`` times once ``barrier`` opens;
+    ``events``: (stop, gate), the end of the run and the fault controller's last restart."""
+    stop, gate = events
+    threads = [
+        threading.Thread(
+            target=run_client,
+            kwargs=dict(
+                state=c,
+                fx=fx,
+                saves=args.saves,
+                seed=args.seed * 1000 + c.index,
+                barrier=barrier,
+                timeline=timeline,
+                stop=stop,
+                gate=gate,
+            ),
+            daemon=True,
+        )
+        for c in clients
+    ]
+    for t in threads:
+        t.start()
+    return threads
+
+
 def drive(
     clients: list[ClientState],
     fx: Fixture,
@@ -269,25 +302,7 @@ def drive(
     done = threading.Event()
     restarts_done = threading.Event()  # clients hold their last 10% of saves until set
     barrier = threading.Barrier(args.annotators + 1)
-    threads = [
-        threading.Thread(
-            target=run_client,
-            kwargs=dict(
-                state=c,
-                fx=fx,
-                saves=args.saves,
-                seed=args.seed * 1000 + c.index,
-                barrier=barrier,
-                timeline=timeline,
-                stop=done,
-                gate=restarts_done,
-            ),
-            daemon=True,
-        )
-        for c in clients
-    ]
-    for t in threads:
-        t.start()
+    threads = start_clients(clients, fx, timeline, args, barrier, (done, restarts_done))
     barrier.wait()
     started = time.monotonic()
     timeline.origin = started
@@ -391,43 +406,6 @@ def run(args: argparse.Namespace) -> int:
             import shutil
 
             shutil.rmtree(work, ignore_errors=True)
-
-
-def print_report(r: dict[str, Any]) -> None:
-    m = r["machine"]
-    print(f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, ", end="")
-    print(f"PostgreSQL {m['postgresql']}")
-    print(f"server:  gunicorn {r['server']}")
-    s = r["settings"]
-    print(
-        f"load:    {s['annotators']} annotators x {s['saves_per_annotator']} saves "
-        f"({r['saves']} saves in {r['wall_s']} s, {r['saves_per_s']} saves/s); "
-        f"ops {r['ops']}"
-    )
-    for w in r["windows"]:
-        print(f"window:  {w['name']}: {w['from_s']} s .. {w['to_s']} s ({w['length_s']} s down)")
-    print(f"retries: {r['failed_attempts']}")
-    print(f"         server errors outside the windows: {r['errors_outside_windows']}")
-    print(f"ambiguous saves resolved by retry: {r['ambiguous_resolved']}")
-    c = r["conflicts"]
-    print(
-        f"conflicts: {c['deliberate']} deliberate, {c['got_409']} answered 409 with the saved "
-        f"span, {c['wrong']} not; replays {r['replays']}"
-    )
-    v = r["verdict"]
-    print(
-        f"read-back: {v['spans_server']} spans on the server, {v['spans_believed']} believed; "
-        f"lost {v['lost']}, duplicated {v['duplicated']}, mismatched {v['mismatched']}, "
-        f"resurrected {v['resurrected']}, annotation revisions off {v['revision_off']}, "
-        f"gave up {v['gave_up']}, unexpected answers {v['unexpected']}"
-    )
-    for sample in r["samples"][:10]:
-        print(f"  - {sample}")
-    heads = ("n", "p50_ms", "p95_ms", "p99_ms", "max_ms")
-    print(f"latency (answered at the first attempt, outside the windows): {' '.join(heads)}")
-    for op, lat in r["latency"].items():
-        print(f"  {op:>16} " + " ".join(str(lat[h]) for h in heads))
-    print("RESULT: " + ("OK, 0 lost" if r["ok"] else "FAILED"))
 
 
 def main() -> int:

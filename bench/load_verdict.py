@@ -1,6 +1,6 @@
 """The verdict of ``load_annotate.py``: what the server holds against what each client of
 ``load_clients.py`` believes it saved, its failed attempts inside and outside the restart
-windows, and the latencies.
+windows, and the latencies; and the report printed.
 """
 
 from __future__ import annotations
@@ -219,3 +219,42 @@ def summarise(
         "samples": samples[:50],
         "latency": latencies(clients, timeline),
     }
+
+
+def print_report(r: dict[str, Any]) -> None:
+    """The report of ``summarise`` as text: the load, the restart windows, the retries and
+    conflicts, the read-back's verdict and the latencies."""
+    m = r["machine"]
+    print(f"machine: {m['cpu']}, {m['cores']} cores, Python {m['python']}, ", end="")
+    print(f"PostgreSQL {m['postgresql']}")
+    print(f"server:  gunicorn {r['server']}")
+    s = r["settings"]
+    print(
+        f"load:    {s['annotators']} annotators x {s['saves_per_annotator']} saves "
+        f"({r['saves']} saves in {r['wall_s']} s, {r['saves_per_s']} saves/s); "
+        f"ops {r['ops']}"
+    )
+    for w in r["windows"]:
+        print(f"window:  {w['name']}: {w['from_s']} s .. {w['to_s']} s ({w['length_s']} s down)")
+    print(f"retries: {r['failed_attempts']}")
+    print(f"         server errors outside the windows: {r['errors_outside_windows']}")
+    print(f"ambiguous saves resolved by retry: {r['ambiguous_resolved']}")
+    c = r["conflicts"]
+    print(
+        f"conflicts: {c['deliberate']} deliberate, {c['got_409']} answered 409 with the saved "
+        f"span, {c['wrong']} not; replays {r['replays']}"
+    )
+    v = r["verdict"]
+    print(
+        f"read-back: {v['spans_server']} spans on the server, {v['spans_believed']} believed; "
+        f"lost {v['lost']}, duplicated {v['duplicated']}, mismatched {v['mismatched']}, "
+        f"resurrected {v['resurrected']}, annotation revisions off {v['revision_off']}, "
+        f"gave up {v['gave_up']}, unexpected answers {v['unexpected']}"
+    )
+    for sample in r["samples"][:10]:
+        print(f"  - {sample}")
+    heads = ("n", "p50_ms", "p95_ms", "p99_ms", "max_ms")
+    print(f"latency (answered at the first attempt, outside the windows): {' '.join(heads)}")
+    for op, lat in r["latency"].items():
+        print(f"  {op:>16} " + " ".join(str(lat[h]) for h in heads))
+    print("RESULT: " + ("OK, 0 lost" if r["ok"] else "FAILED"))

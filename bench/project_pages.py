@@ -78,8 +78,9 @@ def texts(count: int, rng: random.Random) -> list[tuple[str, list[tuple[int, int
     return out
 
 
-def build(db_url: str, documents: int, annotators: int) -> dict[str, Any]:
-    """Migrate and fill the scratch database in this process; returns ids and timings."""
+def setup_django(db_url: str) -> None:
+    """Django in this process on the scratch database (connections kept, the test Client's
+    host allowed), migrated."""
     os.environ["DATABASE_URL"] = db_url
     os.environ["DB_CONN_MAX_AGE"] = "60"
     os.environ["ALLOWED_HOSTS"] = f"{HOST},localhost,testserver"
@@ -88,18 +89,51 @@ def build(db_url: str, documents: int, annotators: int) -> dict[str, Any]:
     import django
 
     django.setup()
-    from django.contrib.auth.models import User
     from django.core.management import call_command
-    from django.db import connection, transaction
+
+    call_command("migrate", verbosity=0)
+
+
+def annotate_a_third(rng: random.Random, project: Any) -> int:
+    """Annotations on a third of the project's assignments, half of them submitted; returns
+    their number."""
     from django.utils import timezone
 
-    from annotations.models import Annotation, Assignment, Membership
+    from annotations.models import Annotation, Assignment
+
+    pairs = list(
+        Assignment.objects.filter(document__project=project).values_list(
+            "document_id", "annotator_id"
+        )
+    )
+    worked = rng.sample(pairs, len(pairs) // 3)
+    Annotation.objects.bulk_create(
+        [
+            Annotation(
+                document_id=doc,
+                annotator_id=user,
+                status="submitted" if i % 2 else "in_progress",
+                submitted_at=timezone.now() if i % 2 else None,
+            )
+            for i, (doc, user) in enumerate(worked)
+        ],
+        batch_size=2000,
+    )
+    return len(worked)
+
+
+def build(db_url: str, documents: int, annotators: int) -> dict[str, Any]:
+    """Migrate and fill the scratch database in this process; returns ids and timings."""
+    setup_django(db_url)
+    from django.contrib.auth.models import User
+    from django.db import connection, transaction
+
+    from annotations.models import Membership
     from annotations.services.assignments import assign_to_annotators
     from annotations.services.documents import NewDocument, create_documents
     from annotations.services.projects import create_project
     from annotations.services.taxonomy import install_preset
 
-    call_command("migrate", verbosity=0)
     rng = random.Random(10)
     taxonomy = install_preset(name="mafalda")
     project = create_project(name="bench pages", taxonomy=taxonomy, annotators_per_document=2)
@@ -123,24 +157,7 @@ def build(db_url: str, documents: int, annotators: int) -> dict[str, Any]:
     report = assign_to_annotators(project=project, annotators=team, per_document=2, seed=1)
     assign_s = time.perf_counter() - started
 
-    pairs = list(
-        Assignment.objects.filter(document__project=project).values_list(
-            "document_id", "annotator_id"
-        )
-    )
-    worked = rng.sample(pairs, len(pairs) // 3)
-    Annotation.objects.bulk_create(
-        [
-            Annotation(
-                document_id=doc,
-                annotator_id=user,
-                status="submitted" if i % 2 else "in_progress",
-                submitted_at=timezone.now() if i % 2 else None,
-            )
-            for i, (doc, user) in enumerate(worked)
-        ],
-        batch_size=2000,
-    )
+    annotations = annotate_a_third(rng, project)
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")  # what autovacuum does soon after a bulk load
         cursor.execute("SHOW server_version")
@@ -150,7 +167,7 @@ def build(db_url: str, documents: int, annotators: int) -> dict[str, Any]:
         "admin": admin,
         "annotator": team[0],
         "assignments": report.created,
-        "annotations": len(worked),
+        "annotations": annotations,
         "import_s": import_s,
         "assign_s": assign_s,
         "pg_version": pg_version,
@@ -273,7 +290,7 @@ def browser_part(db_url: str, project: int, runs: int) -> dict[str, Any]:
 # --- main -----------------------------------------------------------------------------------------
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_db_url_argument(parser)
     parser.add_argument("--documents", type=int, default=10_000)
@@ -281,8 +298,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=50, help="requests per API case")
     parser.add_argument("--browser-runs", type=int, default=10, help="0: no browser")
     parser.add_argument("--only", default="", help="only the cases whose label holds this")
-    args = parser.parse_args()
+    return parser.parse_args()
 
+
+def measure(
+    args: argparse.Namespace,
+) -> tuple[dict[str, Any], list[tuple[str, float, float, int]], dict[str, Any]]:
+    """The fixture, the API cases' times and the browser's; the scratch database dropped
+    whatever happens."""
     db_name = f"fallacy_bench_pages_{os.getpid()}"
     db_url = create_database(args.db_url, db_name)
     try:
@@ -304,7 +327,26 @@ def main() -> None:
         except Exception:  # noqa: BLE001 - Django may not be set up yet
             pass
         drop_database(args.db_url, db_name)
+    return fx, api, browser
 
+
+def print_browser(browser: dict[str, Any]) -> None:
+    """The page's time to ready in Chromium, or why it was not measured."""
+    if "error" in browser:
+        print(f"Chromium:  not measured: {browser['error']}")
+        return
+    ready = browser["ready"]
+    print(
+        f"Chromium {browser['chromium']} (headless), gunicorn 2x4 on {HOST}, "
+        f"{len(ready)} runs, fresh context each: /projects/<id>/ until "
+        f'data-ready="project" ({browser["rows"]} table rows on screen): '
+        f"p50 {statistics.median(ready):.0f} ms, p95 {percentile(ready, 0.95):.0f} ms"
+    )
+
+
+def main() -> None:
+    args = parse_args()
+    fx, api, browser = measure(args)
     print(f"machine:   {describe_machine()}; PostgreSQL {fx['pg_version']}")
     print(
         f"project:   {args.documents} documents (100-3,000 characters), {args.annotators} "
@@ -320,16 +362,7 @@ def main() -> None:
     for label, p50, p95, count in api:
         shown = str(count) if count >= 0 else ""
         print(f"  {label:<34} {p50:>8.1f} {p95:>8.1f} {shown:>7}")
-    if "error" in browser:
-        print(f"Chromium:  not measured: {browser['error']}")
-    else:
-        ready = browser["ready"]
-        print(
-            f"Chromium {browser['chromium']} (headless), gunicorn 2x4 on {HOST}, "
-            f"{len(ready)} runs, fresh context each: /projects/<id>/ until "
-            f'data-ready="project" ({browser["rows"]} table rows on screen): '
-            f"p50 {statistics.median(ready):.0f} ms, p95 {percentile(ready, 0.95):.0f} ms"
-        )
+    print_browser(browser)
     if not api:
         return
     first = api[0][1]

@@ -22,9 +22,11 @@ import sys
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from annotate_api import build_fixture  # bench/ is the script's folder
+from annotate_clients import Fixture
 from machine import describe_machine
 from profiles import layer_of_path
 from servers import add_db_url_argument, create_database, drop_database
@@ -90,6 +92,50 @@ def own_time_by_layer(stats: dict) -> Counter[str]:
     return layers
 
 
+def span_pair(fx: Fixture) -> Callable[[], None]:
+    """One annotator's create-then-change of a span, through the WSGI handler, checked."""
+    call = Caller(fx.tokens[0])
+    status, annotation = call("POST", f"/api/documents/{fx.document}/my-annotation/")
+    assert status in (200, 201), (status, annotation)
+    spans = f"/api/annotations/{annotation['id']}/spans/"
+    first, last = fx.sentences[0][0], fx.sentences[1][1]
+
+    def pair() -> None:
+        body = {"start": first, "end": last, "labels": fx.labels[:2]}
+        status, span = call("POST", spans, {**body, "client_id": str(uuid.uuid4())})
+        assert status == 201, (status, span)
+        change = {"revision": span["revision"], "labels": fx.labels[2:3]}
+        status, span = call("PATCH", f"/api/spans/{span['id']}/", change)
+        assert status == 200, (status, span)
+
+    return pair
+
+
+def print_profile(pair: Callable[[], None], pairs: int) -> None:
+    """``pairs`` more writes under cProfile: own CPU time by layer and the top functions."""
+    profiler = cProfile.Profile(time.process_time)
+    profiler.enable()
+    for _ in range(pairs):
+        pair()
+    profiler.disable()
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    layers = own_time_by_layer(stats)
+    functions: Counter[str] = Counter()
+    for (filename, line, function), (_, _, own, _, _) in stats.items():
+        where = filename.split("site-packages/")[-1].split("/work/main/")[-1]
+        functions[f"{function} ({where}:{line})"] += own
+    total = sum(layers.values())
+    print(
+        f"CPU profile (cProfile's own time by layer, the standard library's counted"
+        f" for its callers; {total:.2f} s profiled):"
+    )
+    for layer, own in layers.most_common():
+        print(f"  {own / total:6.1%}  {layer}")
+    print("  functions of most own CPU time:")
+    for function, own in functions.most_common(12):
+        print(f"  {own / total:6.1%}  {function}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_db_url_argument(parser)
@@ -101,20 +147,7 @@ def main() -> None:
     db_url = create_database(args.db_url, name)
     try:
         fx = build_fixture(db_url, 1)
-        call = Caller(fx.tokens[0])
-        status, annotation = call("POST", f"/api/documents/{fx.document}/my-annotation/")
-        assert status in (200, 201), (status, annotation)
-        spans = f"/api/annotations/{annotation['id']}/spans/"
-        first, last = fx.sentences[0][0], fx.sentences[1][1]
-
-        def pair() -> None:
-            body = {"start": first, "end": last, "labels": fx.labels[:2]}
-            status, span = call("POST", spans, {**body, "client_id": str(uuid.uuid4())})
-            assert status == 201, (status, span)
-            change = {"revision": span["revision"], "labels": fx.labels[2:3]}
-            status, span = call("PATCH", f"/api/spans/{span['id']}/", change)
-            assert status == 200, (status, span)
-
+        pair = span_pair(fx)
         for _ in range(30):  # warm-up: prepared statements, caches
             pair()
         pairs = max(1, args.writes // 2)
@@ -130,27 +163,7 @@ def main() -> None:
             f" {wall_ms - cpu_ms:.2f} ms"
         )
         if args.profile:
-            profiler = cProfile.Profile(time.process_time)
-            profiler.enable()
-            for _ in range(pairs):
-                pair()
-            profiler.disable()
-            stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
-            layers = own_time_by_layer(stats)
-            functions: Counter[str] = Counter()
-            for (filename, line, function), (_, _, own, _, _) in stats.items():
-                where = filename.split("site-packages/")[-1].split("/work/main/")[-1]
-                functions[f"{function} ({where}:{line})"] += own
-            total = sum(layers.values())
-            print(
-                f"CPU profile (cProfile's own time by layer, the standard library's counted"
-                f" for its callers; {total:.2f} s profiled):"
-            )
-            for layer, own in layers.most_common():
-                print(f"  {own / total:6.1%}  {layer}")
-            print("  functions of most own CPU time:")
-            for function, own in functions.most_common(12):
-                print(f"  {own / total:6.1%}  {function}")
+            print_profile(pair, pairs)
     finally:
         from django.db import connections
 
