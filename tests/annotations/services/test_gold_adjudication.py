@@ -1,56 +1,26 @@
-"""Adjudication: proposals, the gold draft, revisions and conflicts, publishing and diffs,
-exports of a version, and a document's history."""
+"""Adjudication: proposals, the gold draft, revisions and conflicts, a document's history,
+and an archived project's gold. Publishing and exports of a version:
+test_gold_publishing.py; the adjudication queue: test_adjudication_queue.py."""
 
 from __future__ import annotations
 
-import io
-import json
 import threading
 
 import pytest
-from django.core.management import call_command
-from django.core.management.base import CommandError
 from django.db import connection
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from annotations.adjudication import AnnotatorSpan, proposals
 from annotations.labels import NO_FALLACY
-from annotations.models import (
-    ADJUDICATION,
-    Annotation,
-    Document,
-    GoldDocument,
-    GoldSpan,
-    GoldStandard,
-    Span,
-)
-from annotations.services.gold import GoldConflict, publish_draft, save_document_gold
-from tests.support.factories import BOUNDS, World, make_world
-
-S0, S1, S2 = BOUNDS[0], BOUNDS[1], BOUNDS[2]
+from annotations.models import ADJUDICATION, GoldDocument, GoldSpan, GoldStandard, Span
+from annotations.services.gold import GoldConflict, save_document_gold
+from tests.support.adjudication import S0, adjudication_world, client, url
+from tests.support.factories import World, make_world
 
 
 @pytest.fixture
 def world(db: None) -> World:
-    world = make_world()
-    Span.objects.create(annotation=world.a1, start=S0[0], end=S0[1], labels=["ad hominem"])
-    Span.objects.create(annotation=world.a2, start=S0[0], end=S1[1], labels=["slippery slope"])
-    Span.objects.create(annotation=world.a1, start=S2[0], end=S2[1], labels=["slippery slope"])
-    Annotation.objects.filter(pk__in=[world.a1.pk, world.a2.pk]).update(
-        status="submitted", submitted_at=timezone.now()
-    )
-    return world
-
-
-def client(user) -> APIClient:
-    c = APIClient()
-    c.force_authenticate(user)
-    return c
-
-
-def url(world: World) -> str:
-    return f"/api/documents/{world.d1.pk}/adjudication/"
+    return adjudication_world()
 
 
 def test_proposals_unite_labels_and_propose_no_fallacy_where_someone_was_silent() -> None:
@@ -199,98 +169,6 @@ def test_two_concurrent_first_saves_never_both_win() -> None:
     )
 
 
-def test_publish_numbers_records_and_diffs_then_a_new_draft_starts_from_it(world) -> None:
-    reviewer = client(world.reviewer)
-    span = {"start": S0[0], "end": S0[1], "labels": ["ad hominem", "slippery slope"]}
-    reviewer.put(url(world), {"revision": 0, "spans": [span]}, format="json")
-    assert (
-        reviewer.post(
-            f"/api/projects/{world.p1.pk}/gold/publish/", {"note": ""}, format="json"
-        ).status_code
-        == 400
-    )  # a note is required
-    published = reviewer.post(
-        f"/api/projects/{world.p1.pk}/gold/publish/", {"note": "first round"}, format="json"
-    )
-    assert published.status_code == 201
-    body = published.json()
-    assert (body["version"], body["status"], body["note"]) == (2, "published", "first round")
-    assert body["published_by"] == "reviewer"
-    assert body["diff"]["previous"] is None
-    assert body["diff"]["summary"]["added"] == 1
-    assert body["diff"]["added"][0]["labels"] == ["ad hominem", "slippery slope"]
-    assert body["diff"]["added"][0]["text"].startswith("Politicians")
-
-    # the next save starts a new draft from version 2: the document is at revision 1 there
-    state = reviewer.get(url(world)).json()
-    assert state["draft"] is None and state["gold"]["revision"] == 1
-    changed = {**span, "labels": ["ad hominem"]}
-    added = {"start": S2[0], "end": S2[1], "labels": ["slippery slope", NO_FALLACY]}
-    assert (
-        reviewer.put(
-            url(world), {"revision": 1, "spans": [changed, added]}, format="json"
-        ).status_code
-        == 200
-    )
-    version3 = publish_draft(project=world.p1, note="second round", by=world.admin)
-    assert version3.version == 3 and version3.based_on.version == 2
-    assert version3.diff["summary"] == {
-        "added": 1,
-        "removed": 0,
-        "changed": 1,
-        "documents_added": 0,
-        "documents_removed": 0,
-    }
-    assert version3.diff["changed"][0]["before"] == ["ad hominem", "slippery slope"]
-    overview = reviewer.get(f"/api/projects/{world.p1.pk}/gold/").json()
-    assert overview["draft"] is None
-    assert [v["version"] for v in overview["versions"]] == [3, 2]
-    assert overview["versions"][0]["summary"]["changed"] == 1
-    page = reviewer.get(f"/api/projects/{world.p1.pk}/gold/3/").json()
-    assert page["diff"]["previous"] == 2
-
-
-def test_a_version_exports_its_alternatives_over_rest_and_from_the_command(world, tmp_path):
-    reviewer = client(world.reviewer)
-    span = {"start": S0[0], "end": S0[1], "labels": ["ad hominem", "slippery slope", NO_FALLACY]}
-    reviewer.put(url(world), {"revision": 0, "spans": [span]}, format="json")
-    reviewer.post(f"/api/projects/{world.p1.pk}/gold/publish/", {"note": "n"}, format="json")
-    assert reviewer.get(f"/api/projects/{world.p1.pk}/gold/1/export/").status_code == 404  # draft
-    response = reviewer.get(f"/api/projects/{world.p1.pk}/gold/2/export/")
-    assert response.status_code == 200
-    assert "attachment" in response["Content-Disposition"]
-    (record,) = [json.loads(line) for line in response.content.decode().splitlines()]
-    labels = sorted(label for start, end, label in record["labels"] if (start, end) == S0)
-    assert labels == ["ad hominem", "nothing", "slippery slope"]
-    path = tmp_path / "v2.jsonl"
-    call_command(
-        "export_dataset",
-        "--project",
-        "P1",
-        "--format",
-        "mafalda",
-        "--version",
-        "2",
-        "--out",
-        str(path),
-        stdout=io.StringIO(),
-    )
-    assert json.loads(path.read_text().splitlines()[0])["labels"] == record["labels"]
-    with pytest.raises(CommandError, match="version 1 is a draft"):
-        call_command(
-            "export_dataset",
-            "--project",
-            "P1",
-            "--format",
-            "mafalda",
-            "--version",
-            "1",
-            "--out",
-            str(path),
-            stdout=io.StringIO(),
-        )
-
-
 def test_history_records_who_changed_annotations_and_the_gold(world) -> None:
     reviewer = client(world.reviewer)
     span = Span.objects.filter(annotation=world.a1).first()
@@ -319,171 +197,6 @@ def test_history_records_who_changed_annotations_and_the_gold(world) -> None:
     assert span_changes[0]["owner"] == "annotator ann1"
     assert [e["at"] for e in history] == sorted((e["at"] for e in history), reverse=True)
     assert client(world.ann1).get(f"/api/documents/{world.d1.pk}/history/").status_code == 404
-
-
-def test_a_page_loaded_before_a_publication_saves_on_the_next_draft(world) -> None:
-    reviewer = client(world.reviewer)
-    span = {"start": S0[0], "end": S0[1], "labels": ["ad hominem"]}
-    reviewer.put(url(world), {"revision": 0, "spans": [span]}, format="json")
-    reviewer.put(
-        url(world),
-        {"revision": 1, "spans": [span, {**span, "start": S2[0], "end": S2[1]}]},
-        format="json",
-    )
-    loaded = reviewer.get(url(world)).json()["gold"]
-    assert loaded["revision"] == 2
-    publish_draft(project=world.p1, note="v2", by=world.reviewer)
-    assert reviewer.get(url(world)).json()["gold"]["revision"] == 2  # the copy keeps it
-    saved = reviewer.put(url(world), {"revision": 2, "spans": [span]}, format="json")
-    assert saved.status_code == 200 and saved.json()["revision"] == 3
-    draft = GoldStandard.objects.get(project=world.p1, source=ADJUDICATION, status="draft")
-    assert draft.version == 3 and draft.based_on.version == 2
-    assert (
-        GoldSpan.objects.filter(gold_standard__version=2, gold_standard__project=world.p1).count()
-        == 2
-    )
-
-
-def test_the_queue_sorts_by_highest_disagreement_then_position(world) -> None:
-    from evaluation.agreement import jobs as agreement_jobs
-    from evaluation.models import AgreementResult
-
-    # d2: both annotators agree; d3: they disagree everywhere; d1 (the world's): partly.
-    # The scorer refuses two documents with the same text: same sentences, other words.
-    Document.objects.filter(pk=world.d2.pk).update(text=world.d2.text.replace("Smith", "Jones"))
-    Document.objects.filter(pk=world.d3.pk).update(text=world.d3.text.replace("taxes", "roads"))
-    for doc, spans in [
-        (world.d2, {world.ann1: [(S0, ["ad hominem"])], world.ann2: [(S0, ["ad hominem"])]}),
-        (
-            world.d3,
-            {world.ann1: [(S0, ["ad hominem"])], world.ann2: [(S1, ["slippery slope"])]},
-        ),
-    ]:
-        for user, ranges in spans.items():
-            annotation = Annotation.objects.create(
-                document=doc, annotator=user, status="submitted", submitted_at=timezone.now()
-            )
-            for (start, end), labels in ranges:
-                Span.objects.create(annotation=annotation, start=start, end=end, labels=labels)
-    reviewer = client(world.reviewer)
-    queue_url = f"/api/projects/{world.p1.pk}/adjudication/"
-    before = reviewer.get(queue_url).json()
-    assert before["agreement"] == {"status": "computing"}  # started, by position meanwhile
-    assert [r["document"]["id"] for r in before["results"]] == [
-        world.d1.pk,
-        world.d2.pk,
-        world.d3.pk,
-    ]
-    assert before["count"] == 3 and before["results"][0]["annotators"] == 2
-    assert before["results"][0]["document"]["length"] == len(world.d1.text)
-    result = AgreementResult.objects.get(project=world.p1)
-    assert agreement_jobs.compute(result.pk) == "done"
-    after = reviewer.get(queue_url).json()
-    assert after["agreement"] == {"status": "done"}
-    rows = after["results"]
-    keys = agreement_jobs.document_sort_keys(world.p1)
-    assert [r["sort_key"] for r in rows] == [keys[r["document"]["id"]] for r in rows]
-    assert [r["sort_key"] for r in rows] == sorted((r["sort_key"] for r in rows), reverse=True)
-    # the annotators differ on three of d1's four sentences, on two of d3's; d2 (full
-    # agreement) comes last with none
-    assert [(r["document"]["id"], r["sort_key"]) for r in rows] == [
-        (world.d1.pk, 0.75),
-        (world.d3.pk, 0.5),
-        (world.d2.pk, 0.0),
-    ]
-    assert not any(r["adjudicated"] for r in rows)
-    reviewer.put(
-        url(world),
-        {"revision": 0, "spans": [{"start": S0[0], "end": S0[1], "labels": ["ad hominem"]}]},
-        format="json",
-    )
-    page = reviewer.get(queue_url, {"page": 1, "page_size": 1}).json()
-    assert page["count"] == 3 and len(page["results"]) == 1
-    adjudicated = {
-        r["document"]["id"]: r["adjudicated"] for r in reviewer.get(queue_url).json()["results"]
-    }
-    assert adjudicated == {world.d1.pk: True, world.d2.pk: False, world.d3.pk: False}
-    assert reviewer.get(queue_url, {"page_size": 0}).status_code == 400
-
-
-def _in_thread(target, *args) -> threading.Thread:
-    def run() -> None:
-        from django.db import connection as thread_connection
-
-        try:
-            target(*args)
-        finally:
-            thread_connection.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread
-
-
-@pytest.mark.django_db(transaction=True)
-def test_a_publication_waits_for_a_save_in_progress_and_a_waiting_save_moves_on() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("row locks need PostgreSQL")
-    from django.db import transaction
-
-    world = make_world()
-    one = {"start": S0[0], "end": S0[1], "labels": ["ad hominem"]}
-    two = {"start": S2[0], "end": S2[1], "labels": ["slippery slope"]}
-    save_document_gold(document=world.d1, revision=0, spans=[one], by=world.reviewer)
-    saving, release = threading.Event(), threading.Event()
-
-    def slow_save() -> None:
-        with transaction.atomic():
-            save_document_gold(document=world.d1, revision=1, spans=[one, two], by=world.admin)
-            saving.set()
-            release.wait(10)
-
-    saver = _in_thread(slow_save)
-    assert saving.wait(10)
-    published: list[GoldStandard] = []
-    publisher = _in_thread(
-        lambda: published.append(publish_draft(project=world.p1, note="n", by=world.reviewer))
-    )
-    publisher.join(0.5)
-    assert publisher.is_alive()  # waits for the save's lock
-    release.set()
-    saver.join()
-    publisher.join()
-    (version,) = published
-    assert version.diff["summary"]["added"] == 2  # the diff saw the save
-    assert GoldSpan.objects.filter(gold_standard=version).count() == 2
-
-    # now the other way round: a save waiting on a publication goes to the next draft
-    save_document_gold(document=world.d1, revision=2, spans=[one], by=world.reviewer)
-    publishing, release = threading.Event(), threading.Event()
-
-    def slow_publish() -> None:
-        with transaction.atomic():
-            publish_draft(project=world.p1, note="n", by=world.reviewer)
-            publishing.set()
-            release.wait(10)
-
-    results: list[GoldDocument] = []
-    publisher = _in_thread(slow_publish)
-    assert publishing.wait(10)
-    saver = _in_thread(
-        lambda: results.append(
-            save_document_gold(document=world.d1, revision=3, spans=[two], by=world.admin)
-        )
-    )
-    saver.join(0.5)
-    assert saver.is_alive()
-    release.set()
-    publisher.join()
-    saver.join()
-    (entry,) = results
-    draft = GoldStandard.objects.get(pk=entry.gold_standard_id)
-    assert (draft.status, draft.version, draft.based_on.version) == ("draft", 4, 3)
-    assert [
-        s.labels
-        for s in GoldSpan.objects.filter(gold_standard__version=3, gold_standard__project=world.p1)
-    ] == [["ad hominem"]]
-    assert [s.labels for s in GoldSpan.objects.filter(gold_standard=draft)] == [["slippery slope"]]
 
 
 def test_spans_in_one_sentence_give_one_proposal_even_without_overlapping() -> None:
