@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from annotations.api import admin_views, invitation_views, label_studio_views
+from annotations.api import admin_views, import_views, invitation_views, label_studio_views
 
 urlpatterns = [
     path("projects/", admin_views.ProjectListView.as_view(), name="project-list"),
@@ -10,7 +10,7 @@ urlpatterns = [
     path("taxonomies/", admin_views.TaxonomyListView.as_view(), name="taxonomy-list"),
     path(
         "projects/<int:pk>/imports/inspect/",
-        admin_views.ImportInspectView.as_view(),
+        import_views.ImportInspectView.as_view(),
         name="project-import-inspect",
     ),
     path(
@@ -20,10 +20,10 @@ urlpatterns = [
     ),
     path(
         "projects/<int:pk>/imports/",
-        admin_views.ProjectImportsView.as_view(),
+        import_views.ProjectImportsView.as_view(),
         name="project-imports",
     ),
-    path("imports/<int:pk>/", admin_views.ImportJobView.as_view(), name="import-job"),
+    path("imports/<int:pk>/", import_views.ImportJobView.as_view(), name="import-job"),
     path(
         "projects/<int:pk>/members/", admin_views.MemberListView.as_view(), name="project-members"
     ),
