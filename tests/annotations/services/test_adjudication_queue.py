@@ -18,8 +18,8 @@ def world(db: None) -> World:
     return adjudication_world()
 
 
-def test_the_queue_sorts_by_highest_disagreement_then_position(world) -> None:
-    # d2: both annotators agree; d3: they disagree everywhere; d1 (the world's): partly.
+def _agreeing_and_disagreeing_documents(world: World) -> None:
+    """d2: both annotators agree; d3: they disagree everywhere; d1 (the world's): partly."""
     # The scorer refuses two documents with the same text: same sentences, other words.
     Document.objects.filter(pk=world.d2.pk).update(text=world.d2.text.replace("Smith", "Jones"))
     Document.objects.filter(pk=world.d3.pk).update(text=world.d3.text.replace("taxes", "roads"))
@@ -36,6 +36,10 @@ def test_the_queue_sorts_by_highest_disagreement_then_position(world) -> None:
             )
             for (start, end), labels in ranges:
                 Span.objects.create(annotation=annotation, start=start, end=end, labels=labels)
+
+
+def test_the_queue_sorts_by_highest_disagreement_then_position(world) -> None:
+    _agreeing_and_disagreeing_documents(world)
     reviewer = client(world.reviewer)
     queue_url = f"/api/projects/{world.p1.pk}/adjudication/"
     before = reviewer.get(queue_url).json()
