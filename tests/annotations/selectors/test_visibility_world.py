@@ -1,11 +1,12 @@
 """Every read path returns exactly what the one definition of visibility allows.
 
-A randomised world (fixed seed) of three projects (one archived) with every kind of user:
-a superuser without membership, a superuser who is an annotator member of one project,
-admins, reviewers, annotators, a non-member and an anonymous visitor; documents assigned to
-some annotators and to none; submitted and in-progress annotations (with a span each), some
-on documents no longer assigned to their author; draft and published gold versions; a run,
-a generation job, suggestions (one project assisted) and prompt variants per project.
+A randomised world (fixed seed; ``tests/support/visibility_world.py``) of three projects (one
+archived) with every kind of user: a superuser without membership, a superuser who is an
+annotator member of one project, admins, reviewers, annotators, a non-member and an
+anonymous visitor; documents assigned to some annotators and to none; submitted and
+in-progress annotations (with a span each), some on documents no longer assigned to their
+author; draft and published gold versions; a run, a generation job, suggestions (one
+project assisted) and prompt variants per project.
 
 ``Oracle`` states the documented rules (``annotations.selectors.access`` and
 ``evaluation.access`` docstrings) in plain Python over the world's facts; ``observe`` asks
@@ -20,146 +21,32 @@ from the definition.
 from __future__ import annotations
 
 import pprint
-import random
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import AnonymousUser, User
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotations.models import (
     Annotation,
-    Assignment,
     Document,
-    GoldStandard,
-    Membership,
-    Project,
     Span,
-    Taxonomy,
 )
 from annotations.selectors import access
 from annotations.selectors.opening import document_opened, project_with_role
 from annotations.selectors.project_page import project_page
 from annotations.services.span_sql import read_for_span_write
 from evaluation import access as evaluation_access
-from evaluation.benchmarks import VARIANT_KINDS
-from evaluation.models import (
-    GeneratedItem,
-    GenerationJob,
-    ModelRun,
-    PrologRule,
-    PromptVariant,
-    Suggestion,
-    SuggestionSettings,
+from tests.support.visibility_world import (
+    ADMIN,
+    REVIEWER,
+    SUBMITTED,
+    World,
+    build_world,
 )
 
 pytestmark = pytest.mark.django_db
-
-SEED = 28
-ADMIN, REVIEWER, ANNOTATOR = "admin", "reviewer", "annotator"
-SUBMITTED, IN_PROGRESS = "submitted", "in_progress"
-
-
-# --- the world ---------------------------------------------------------------------------
-
-
-@dataclass
-class World:
-    users: dict[str, Any] = field(default_factory=dict)  # name -> user (anonymous included)
-    superusers: set[int] = field(default_factory=set)
-    roles: dict[tuple[int, int], str] = field(default_factory=dict)  # (user, project) -> role
-    projects: dict[int, bool] = field(default_factory=dict)  # project -> archived
-    documents: dict[int, int] = field(default_factory=dict)  # document -> project
-    assigned: set[tuple[int, int]] = field(default_factory=set)  # (user, document)
-    annotations: dict[int, tuple[int, int, str]] = field(default_factory=dict)  # doc, user, status
-    spans: dict[int, int] = field(default_factory=dict)  # span -> annotation
-    gold: dict[int, int] = field(default_factory=dict)  # gold version -> project
-    runs: dict[int, int] = field(default_factory=dict)
-    jobs: dict[int, int] = field(default_factory=dict)
-    items: dict[int, int] = field(default_factory=dict)  # generated item -> project
-    assisted: set[int] = field(default_factory=set)
-    suggestions: dict[int, int] = field(default_factory=dict)  # suggestion -> document
-    variants: dict[int, int | None] = field(default_factory=dict)  # variant -> project|global
-
-
-def build_world(seed: int = SEED) -> World:
-    rng = random.Random(seed)
-    w = World()
-    taxonomy = Taxonomy.objects.create(name="world", version="1", title="World")
-    for name in ("root", "root-annotator"):
-        w.users[name] = User.objects.create_superuser(name)
-        w.superusers.add(w.users[name].pk)
-    people = [User.objects.create_user(f"u{i}") for i in range(6)]
-    w.users |= {u.username: u for u in people}
-    w.users["outsider"] = User.objects.create_user("outsider")
-    w.users["anonymous"] = AnonymousUser()
-    rule = PrologRule.objects.create(type="world", source="fallacy(x).")
-    variant_kind = sorted(VARIANT_KINDS)[0]
-    global_variant = PromptVariant.objects.create(name="g", kind=variant_kind, template="t")
-    w.variants[global_variant.pk] = None
-    for n in range(3):
-        archived = n == 2
-        project = Project.objects.create(
-            name=f"P{n}", taxonomy=taxonomy, archived_at=timezone.now() if archived else None
-        )
-        w.projects[project.pk] = archived
-        shuffled = rng.sample(people, len(people))
-        roles = [ADMIN, REVIEWER, ANNOTATOR, ANNOTATOR, ANNOTATOR, None]
-        members = list(zip(shuffled, roles, strict=True))
-        if n == 0:
-            members.append((w.users["root-annotator"], ANNOTATOR))
-        for user, role in members:
-            if role is not None:
-                Membership.objects.create(project=project, user=user, role=role)
-                w.roles[(user.pk, project.pk)] = role
-        annotators = [u for u, r in members if r == ANNOTATOR]
-        run = ModelRun.objects.create(project=project, name=f"run {n}")
-        w.runs[run.pk] = project.pk
-        job = GenerationJob.objects.create(project=project, rule=rule, backend="fake")
-        w.jobs[job.pk] = project.pk
-        variant = PromptVariant.objects.create(
-            name=f"v{n}", kind=variant_kind, template="t", project=project
-        )
-        w.variants[variant.pk] = project.pk
-        if n == 0:
-            SuggestionSettings.objects.create(project=project, assisted=True)
-            w.assisted.add(project.pk)
-        for version, status in ((1, "published"), (2, "draft")):
-            gold = GoldStandard.objects.create(
-                project=project,
-                version=version,
-                status=status,
-                published_at=timezone.now() if status == "published" else None,
-            )
-            w.gold[gold.pk] = project.pk
-        for d in range(2 if archived else 3):
-            document = Document.objects.create(
-                project=project, name=f"P{n}-{d}", text=f"Text {n} {d}.", position=d
-            )
-            w.documents[document.pk] = project.pk
-            item = GeneratedItem.objects.create(job=job, document=document, position=d)
-            w.items[item.pk] = project.pk
-            suggestion = Suggestion.objects.create(
-                run=run, document=document, unit_index=0, start=0, end=4, labels=["x"]
-            )
-            w.suggestions[suggestion.pk] = document.pk
-            for user in rng.sample(annotators, rng.randint(0, 2)):
-                Assignment.objects.create(document=document, annotator=user)
-                w.assigned.add((user.pk, document.pk))
-            for user, role in members:
-                if role is None or rng.random() < 0.4:
-                    continue
-                status = rng.choice([SUBMITTED, IN_PROGRESS])
-                annotation = Annotation.objects.create(
-                    document=document, annotator=user, status=status
-                )
-                w.annotations[annotation.pk] = (document.pk, user.pk, status)
-                span = Span.objects.create(annotation=annotation, start=0, end=4, labels=["x"])
-                w.spans[span.pk] = annotation.pk
-    return w
 
 
 # --- the rules, from the documentation -----------------------------------------------------
@@ -318,7 +205,78 @@ def _may(read: Callable[[], Any]) -> bool:
     return True
 
 
+Add = Callable[..., None]  # add(path, facts): records (user's name, fact) under the path
+
+
+def _observe_projects(w: World, user: Any, client: APIClient, add: Add) -> None:
+    """The projects ``user`` sees: the queryset, the SQL project page and role read, the API."""
+    add("orm projects", access.projects_for(user).values_list("pk", flat=True))
+    if user.is_authenticated:
+        for archived in (False, True):
+            rows, _ = project_page(user, archived=archived, offset=0, limit=50)
+            add("sql project page", [(row["id"], archived) for row in rows])
+        for p in w.projects:
+            found = project_with_role(user, p)
+            if found.visible:
+                add("sql project and role", [(p, found.role)])
+    for archived in (0, 1):
+        rows = _rows(client.get(f"/api/projects/?archived={archived}&limit=50"))
+        add("api project list", [(row["id"], bool(archived)) for row in rows])
+
+
+def _observe_documents(w: World, user: Any, client: APIClient, add: Add) -> None:
+    """The documents and annotations ``user`` sees, on every path that reads them."""
+    documents = access.documents_for(user).values_list("pk", flat=True)
+    add("orm documents", documents)
+    annotations = access.annotations_for(user).values_list("pk", flat=True)
+    add("orm annotations", annotations)
+    add("sql span read", [a for a in w.annotations if _may(_span_read(user, annotation=a))])
+    add("sql span read by span", [s for s in w.spans if _may(_span_read(user, span_id=s))])
+    for d in w.documents:
+        if client.get(f"/api/documents/{d}/").status_code == 200:
+            add("api document detail", [d])
+        document = Document.objects.filter(pk=d, pk__in=access.documents_for(user)).first()
+        if document is not None:
+            listed = access.listed_annotations(user, document).values_list("pk", flat=True)
+            add("orm listed annotations", [(d, a) for a in listed])
+        response = client.get(f"/api/documents/{d}/annotations/")
+        add("api document annotations", [(d, row["id"]) for row in _rows(response)])
+        opened = document_opened(user, d) if user.is_authenticated else None
+        if opened is not None:
+            add("sql opening", [(d, None), *[(d, a["id"]) for a in opened["annotations"]]])
+        rows = client.get(f"/api/evaluation/documents/{d}/suggestions/")
+        if rows.status_code == 200:
+            add("api suggestions", [s["id"] for s in rows.json()["suggestions"]])
+    for a in _responses(w):
+        d, author, _ = w.annotations[a]
+        response = client.get(f"/api/documents/{d}/response/?annotator={author}")
+        if response.status_code == 200 and response.json()["annotation"] is not None:
+            add("api item responses", [response.json()["annotation"]["id"]])
+
+
+def _observe_project_data(w: World, user: Any, client: APIClient, add: Add) -> None:
+    """The document page, gold, runs, generation jobs and items, and variants ``user`` sees."""
+    for p in w.projects:
+        response = client.get(f"/api/projects/{p}/documents/?limit=100")
+        if response.status_code == 200:
+            add("sql document page", [(p, None), *[(p, r["id"]) for r in _rows(response)]])
+        if client.get(f"/api/projects/{p}/gold/").status_code == 200:
+            add("api gold page", [p])
+    add("orm gold", access.gold_standards_for(user).values_list("pk", flat=True))
+    add("orm runs", evaluation_access.runs_for(user).values_list("pk", flat=True))
+    add("api runs", [r["id"] for r in _rows(client.get("/api/evaluation/runs/?limit=100"))])
+    jobs = evaluation_access.generation_jobs_for(user).values_list("pk", flat=True)
+    add("orm generation jobs", jobs)
+    response = client.get("/api/evaluation/generation-jobs/")
+    add("api generation jobs", [j["id"] for j in _rows(response)])
+    items = evaluation_access.generated_items_for(user).values_list("pk", flat=True)
+    add("orm generated items", items)
+    variants = [v["id"] for v in _rows(client.get("/api/evaluation/variants/"))]
+    add("api variants", [v for v in variants if v in w.variants])  # not the built-ins
+
+
 def observe(w: World) -> Facts:
+    """What every read path gives each user: path -> (user's name, fact)."""
     out: dict[str, set] = {}
     for name, user in w.users.items():
 
@@ -326,61 +284,9 @@ def observe(w: World) -> Facts:
             out.setdefault(path, set()).update((name, fact) for fact in facts)
 
         client = _client(user)
-        add("orm projects", access.projects_for(user).values_list("pk", flat=True))
-        if user.is_authenticated:
-            for archived in (False, True):
-                rows, _ = project_page(user, archived=archived, offset=0, limit=50)
-                add("sql project page", [(row["id"], archived) for row in rows])
-            for p in w.projects:
-                found = project_with_role(user, p)
-                if found.visible:
-                    add("sql project and role", [(p, found.role)])
-        for archived in (0, 1):
-            rows = _rows(client.get(f"/api/projects/?archived={archived}&limit=50"))
-            add("api project list", [(row["id"], bool(archived)) for row in rows])
-        documents = access.documents_for(user).values_list("pk", flat=True)
-        add("orm documents", documents)
-        annotations = access.annotations_for(user).values_list("pk", flat=True)
-        add("orm annotations", annotations)
-        add("sql span read", [a for a in w.annotations if _may(_span_read(user, annotation=a))])
-        add("sql span read by span", [s for s in w.spans if _may(_span_read(user, span_id=s))])
-        for d in w.documents:
-            if client.get(f"/api/documents/{d}/").status_code == 200:
-                add("api document detail", [d])
-            document = Document.objects.filter(pk=d, pk__in=access.documents_for(user)).first()
-            if document is not None:
-                listed = access.listed_annotations(user, document).values_list("pk", flat=True)
-                add("orm listed annotations", [(d, a) for a in listed])
-            response = client.get(f"/api/documents/{d}/annotations/")
-            add("api document annotations", [(d, row["id"]) for row in _rows(response)])
-            opened = document_opened(user, d) if user.is_authenticated else None
-            if opened is not None:
-                add("sql opening", [(d, None), *[(d, a["id"]) for a in opened["annotations"]]])
-            rows = client.get(f"/api/evaluation/documents/{d}/suggestions/")
-            if rows.status_code == 200:
-                add("api suggestions", [s["id"] for s in rows.json()["suggestions"]])
-        for a in _responses(w):
-            d, author, _ = w.annotations[a]
-            response = client.get(f"/api/documents/{d}/response/?annotator={author}")
-            if response.status_code == 200 and response.json()["annotation"] is not None:
-                add("api item responses", [response.json()["annotation"]["id"]])
-        for p in w.projects:
-            response = client.get(f"/api/projects/{p}/documents/?limit=100")
-            if response.status_code == 200:
-                add("sql document page", [(p, None), *[(p, r["id"]) for r in _rows(response)]])
-            if client.get(f"/api/projects/{p}/gold/").status_code == 200:
-                add("api gold page", [p])
-        add("orm gold", access.gold_standards_for(user).values_list("pk", flat=True))
-        add("orm runs", evaluation_access.runs_for(user).values_list("pk", flat=True))
-        add("api runs", [r["id"] for r in _rows(client.get("/api/evaluation/runs/?limit=100"))])
-        jobs = evaluation_access.generation_jobs_for(user).values_list("pk", flat=True)
-        add("orm generation jobs", jobs)
-        response = client.get("/api/evaluation/generation-jobs/")
-        add("api generation jobs", [j["id"] for j in _rows(response)])
-        items = evaluation_access.generated_items_for(user).values_list("pk", flat=True)
-        add("orm generated items", items)
-        variants = [v["id"] for v in _rows(client.get("/api/evaluation/variants/"))]
-        add("api variants", [v for v in variants if v in w.variants])  # not the built-ins
+        _observe_projects(w, user, client, add)
+        _observe_documents(w, user, client, add)
+        _observe_project_data(w, user, client, add)
     return {path: frozenset(facts) for path, facts in out.items()}
 
 
