@@ -45,7 +45,7 @@ def launch_defaults(kind: str) -> dict[str, Any]:
     return {
         "level": 2,
         "limit": None if kind == "items" else SAMPLE_TEXTS,
-        "shards": 1,
+        "shards": None,
         "params": GenerationParams(max_new_tokens=LAUNCH_MAX_NEW_TOKENS).to_dict(),
     }
 

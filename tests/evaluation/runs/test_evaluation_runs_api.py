@@ -327,7 +327,7 @@ def test_launch_options(world: World) -> None:
     assert options["defaults"] == {
         "level": 2,
         "limit": 2,  # a first sample of the gold texts
-        "shards": 1,
+        "shards": None,  # parts of the backend's size
         # the decoding bench/eval_throughput.py measures
         "params": {"max_new_tokens": 24, "temperature": 0.0, "top_p": 1.0, "seed": 0},
     }
