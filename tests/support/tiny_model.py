@@ -7,12 +7,13 @@ loads them like any local checkpoint. Nothing is downloaded. The same call gives
 files (seeded weights, deterministic tokenizer training).
 
 Positions are rotary, so prompts of several thousand tokens run (``max_position_embeddings``
-is 8192). torch, tokenizers and transformers are imported inside the function.
+is 8192). torch, tokenizers and transformers are imported inside the functions.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 CORPUS = """\
 A fallacy is an error of reasoning that makes an argument look stronger than it is. Some
@@ -84,22 +85,12 @@ VOCAB_SIZE = 600
 SPECIAL_TOKENS = ["<unk>", "<s>", "</s>", "<pad>", USER_MARKER, ASSISTANT_MARKER]
 
 
-def build_tiny_llama(
-    folder: Path, *, chat_template: bool = True, pad_token: bool = True, seed: int = 0
-) -> Path:
-    """Save a tiny random Llama model and its tokenizer into ``folder``; return ``folder``.
-
-    Without ``chat_template`` the tokenizer has none (backends then use the raw prompt);
-    without ``pad_token`` it has no pad token (backends then pad with EOS).
-    """
-    import torch
+def _tiny_tokenizer(*, chat_template: bool, pad_token: bool) -> Any:
+    """A byte-level BPE tokenizer trained on ``CORPUS`` and ``LABELS``, as a fast tokenizer
+    (every string is encodable, and decoding gives the text back)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-
-    # Byte-level BPE: every string is encodable, and decoding gives the text back.
     tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.decoder = decoders.ByteLevel()
@@ -126,6 +117,23 @@ def build_tiny_llama(
     )
     if chat_template:
         fast.chat_template = CHAT_TEMPLATE
+    return fast
+
+
+def build_tiny_llama(
+    folder: Path, *, chat_template: bool = True, pad_token: bool = True, seed: int = 0
+) -> Path:
+    """Save a tiny random Llama model and its tokenizer into ``folder``; return ``folder``.
+
+    Without ``chat_template`` the tokenizer has none (backends then use the raw prompt);
+    without ``pad_token`` it has no pad token (backends then pad with EOS).
+    """
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    fast = _tiny_tokenizer(chat_template=chat_template, pad_token=pad_token)
     fast.save_pretrained(folder)
 
     config = LlamaConfig(
@@ -138,7 +146,7 @@ def build_tiny_llama(
         max_position_embeddings=8192,
         # Wider than the default 0.02, so greedy choices are clear (not near-ties).
         initializer_range=0.2,
-        bos_token_id=bos_id,
+        bos_token_id=fast.bos_token_id,
         eos_token_id=fast.eos_token_id,
         pad_token_id=fast.pad_token_id if pad_token else None,
         tie_word_embeddings=False,
