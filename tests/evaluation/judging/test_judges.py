@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -212,69 +213,47 @@ def test_launch_creates_a_queued_judge_run(items_project) -> None:
     assert run.gold_standard_id is None
 
 
+def _refusals(project: Project, **launch: Any) -> dict[str, list[str]]:
+    """The problems, by field, of a judge launch that must be refused (random judge unless
+    ``judge_model`` is given)."""
+    launch.setdefault("judge_model", ModelSpec("random", ""))
+    with pytest.raises(LaunchError) as error:
+        launch_judge_run(project=project, enqueue=False, **launch)
+    return problems(error)
+
+
 def test_launch_refusals_name_the_field(items_project) -> None:
     project, documents = items_project["project"], items_project["documents"]
     reference = builtin("judge-reference", "reference-guided")
     running = free_text_run(project, documents, status="running")
-    with pytest.raises(LaunchError) as error:
-        launch_judge_run(
-            project=project,
-            judge_model=ModelSpec("random", ""),
-            variant=reference,
-            judged_run=running,
-            enqueue=False,
-        )
-    assert "only a finished (done) run is judged" in problems(error)["judged_run"][0]
+    found = _refusals(project, variant=reference, judged_run=running)
+    assert "only a finished (done) run is judged" in found["judged_run"][0]
 
     labels = free_text_run(project, documents, field="type")
-    with pytest.raises(LaunchError) as error:
-        launch_judge_run(
-            project=project,
-            judge_model=ModelSpec("nope", "m"),
-            variant=reference,
-            judged_run=labels,
-            repeats=50,
-            enqueue=False,
-        )
-    found = problems(error)
+    found = _refusals(
+        project,
+        judge_model=ModelSpec("nope", "m"),
+        variant=reference,
+        judged_run=labels,
+        repeats=50,
+    )
     assert "not a free-text field" in found["judged_run"][0]
     assert "unknown backend 'nope'" in found["judge_model.backend"][0]
     assert "from 1 to 20" in found["repeats"][0]
 
     other = Project.objects.create(name="Other", taxonomy=project.taxonomy, kind="items", form=FORM)
     elsewhere = free_text_run(other, [Document.objects.create(project=other, text="t")])
-    with pytest.raises(LaunchError) as error:
-        launch_judge_run(
-            project=project,
-            judge_model=ModelSpec("random", ""),
-            variant=reference,
-            judged_run=elsewhere,
-            enqueue=False,
-        )
-    assert "belongs to another project ('Other')" in problems(error)["judged_run"][0]
+    found = _refusals(project, variant=reference, judged_run=elsewhere)
+    assert "belongs to another project ('Other')" in found["judged_run"][0]
 
     mafalda = PromptVariant.objects.create(
         task="mafalda", name="m", kind="zero-shot", template="{text}{sentence}"
     )
     done = free_text_run(project, documents)
-    with pytest.raises(LaunchError) as error:
-        launch_judge_run(
-            project=project,
-            judge_model=ModelSpec("random", ""),
-            variant=mafalda,
-            judged_run=done,
-            enqueue=False,
-        )
-    assert "not a judge" in problems(error)["prompt_variant"][0]
+    found = _refusals(project, variant=mafalda, judged_run=done)
+    assert "not a judge" in found["prompt_variant"][0]
 
-    with pytest.raises(LaunchError) as error:  # no run: the items have no candidates
-        launch_judge_run(
-            project=project,
-            judge_model=ModelSpec("random", ""),
-            variant=reference,
-            enqueue=False,
-        )
-    found = problems(error)
+    found = _refusals(project, variant=reference)  # no run: the items have no candidates
     assert "no candidate texts" in found["judged_run"][0]
     assert "name the free-text field" in found["field"][0]
     assert not ModelRun.objects.filter(task__startswith="judge").exists()
