@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth.models import User
 
-from annotations.models import Membership
+from annotations.models import GoldStandard, Membership
 from annotations.services.projects import add_member
 from evaluation.models import RunScore
 from tests.support.runs import (
@@ -29,6 +29,58 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def world(tmp_path: Path):
     return twenty_text_world(tmp_path)
+
+
+def _assert_neighbours_tested_like_scipy(rows: dict[str, dict]) -> None:
+    """Neighbours in one group: the paired test equals scipy on the same per-text F1."""
+    strong_f1 = [0.0, 0.0] + [1.0] * 18
+    weak_f1 = [1.0] * 8 + [0.0] * 12
+    low, high, p = scipy_paired(strong_f1, weak_f1)
+    test = rows["strong"]["next"]
+    assert (test["name"], test["texts"]) == ("weak", 20)
+    assert test["difference"] == pytest.approx(0.5)
+    assert (test["a"], test["b"]) == (pytest.approx(0.9), pytest.approx(0.4))
+    assert (test["ci_low"], test["ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    assert test["p_value"] == pytest.approx(p) and p < 0.05 and test["significant"] is True
+    assert rows["weak"]["next"] is None and rows["tiny"]["next"] is None
+
+
+def _assert_apart_rows_tested_against_the_top(rows: dict[str, dict], board: dict) -> None:
+    """Apart rows are compared with the top row on the texts both scored."""
+    versus = rows["tiny"]["versus"]
+    assert (versus["name"], versus["texts"], versus["difference"]) == ("strong", 2, 1.0)
+    assert versus["p_value"] == 0.5 and versus["significant"] is False  # 2 texts: 4 swaps
+    low, high, p = scipy_paired([1.0, 1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0, 1.0])
+    versus = rows["human"]["versus"]
+    assert versus["texts"] == 5 and versus["p_value"] == pytest.approx(p)
+    assert (versus["ci_low"], versus["ci_high"]) == (pytest.approx(low), pytest.approx(high))
+    assert rows["strong"]["versus"] is None
+    assert board["significance"]["alpha"] == 0.05 and board["significance"]["level"] == 2
+
+
+def _assert_the_csv_and_latex_exports(admin: User, gold: GoldStandard) -> None:
+    """The CSV lists each row's group, rank, coverage and next test; LaTeX marks them."""
+    table = list(
+        csv.DictReader(
+            io.StringIO(
+                client_for(admin)
+                .get(LEADERBOARD, {"gold_standard": gold.pk, "format": "csv"})
+                .content.decode()
+            )
+        )
+    )
+    assert [(r["name"], r["group"], r["rank"], r["texts"], r["of_texts"]) for r in table] == [
+        ("strong", "0", "1", "20", "20"),
+        ("weak", "0", "2", "20", "20"),
+        ("human", "1", "1", "5", "20"),
+        ("tiny", "2", "1", "2", "20"),
+    ]
+    assert (table[0]["next_name"], table[0]["next_significant"]) == ("weak", "yes")
+    assert table[0]["next_L2_F1_diff"] == "0.5000" and table[1]["next_p"] == ""
+    latex = client_for(admin).get(LEADERBOARD, {"gold_standard": gold.pk, "format": "latex"})
+    text = latex.content.decode()
+    # (the runs are the random backend's: marked as baselines)
+    assert r"strong (baseline)$^{*}$" in text and "tiny (baseline) (2/20 texts)" in text
 
 
 def test_partial_runs_and_humans_are_not_ranked_among_full_runs(world, tmp_path: Path) -> None:
@@ -57,55 +109,15 @@ def test_partial_runs_and_humans_are_not_ranked_among_full_runs(world, tmp_path:
     assert rows["human"]["coverage"] == {"texts": 5, "of": 20}
     assert rows["human"]["levels"]["2"]["f1"] == pytest.approx(0.8)
 
-    # neighbours in one group: the paired test equals scipy on the same per-text F1
-    strong_f1 = [0.0, 0.0] + [1.0] * 18
-    weak_f1 = [1.0] * 8 + [0.0] * 12
-    low, high, p = scipy_paired(strong_f1, weak_f1)
-    test = rows["strong"]["next"]
-    assert (test["name"], test["texts"]) == ("weak", 20)
-    assert test["difference"] == pytest.approx(0.5)
-    assert (test["a"], test["b"]) == (pytest.approx(0.9), pytest.approx(0.4))
-    assert (test["ci_low"], test["ci_high"]) == (pytest.approx(low), pytest.approx(high))
-    assert test["p_value"] == pytest.approx(p) and p < 0.05 and test["significant"] is True
-    assert rows["weak"]["next"] is None and rows["tiny"]["next"] is None
-
-    # apart rows are compared with the top row on the texts both scored
-    versus = rows["tiny"]["versus"]
-    assert (versus["name"], versus["texts"], versus["difference"]) == ("strong", 2, 1.0)
-    assert versus["p_value"] == 0.5 and versus["significant"] is False  # 2 texts: 4 swaps
-    low, high, p = scipy_paired([1.0, 1.0, 1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0, 1.0])
-    versus = rows["human"]["versus"]
-    assert versus["texts"] == 5 and versus["p_value"] == pytest.approx(p)
-    assert (versus["ci_low"], versus["ci_high"]) == (pytest.approx(low), pytest.approx(high))
-    assert rows["strong"]["versus"] is None
-    assert board["significance"]["alpha"] == 0.05 and board["significance"]["level"] == 2
+    _assert_neighbours_tested_like_scipy(rows)
+    _assert_apart_rows_tested_against_the_top(rows, board)
 
     # per-text scores are stored with the scores (and are not sent to the browser)
     report = RunScore.objects.get(run=tiny, profile="paper").report
     assert report["per_text"]["f1"]["2"] == [1.0, 1.0] and "per_text" not in rows["tiny"]
     assert weak.pk and strong.pk
 
-    table = list(
-        csv.DictReader(
-            io.StringIO(
-                client_for(admin)
-                .get(LEADERBOARD, {"gold_standard": gold.pk, "format": "csv"})
-                .content.decode()
-            )
-        )
-    )
-    assert [(r["name"], r["group"], r["rank"], r["texts"], r["of_texts"]) for r in table] == [
-        ("strong", "0", "1", "20", "20"),
-        ("weak", "0", "2", "20", "20"),
-        ("human", "1", "1", "5", "20"),
-        ("tiny", "2", "1", "2", "20"),
-    ]
-    assert (table[0]["next_name"], table[0]["next_significant"]) == ("weak", "yes")
-    assert table[0]["next_L2_F1_diff"] == "0.5000" and table[1]["next_p"] == ""
-    latex = client_for(admin).get(LEADERBOARD, {"gold_standard": gold.pk, "format": "latex"})
-    text = latex.content.decode()
-    # (the runs are the random backend's: marked as baselines)
-    assert r"strong (baseline)$^{*}$" in text and "tiny (baseline) (2/20 texts)" in text
+    _assert_the_csv_and_latex_exports(admin, gold)
 
 
 def test_a_score_stored_without_per_text_scores_is_compared_on_the_fly(world) -> None:
