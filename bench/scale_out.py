@@ -4,10 +4,11 @@ Each worker is a separate process, as it would be on a machine of its own: its o
 ``FALLACY_DATA_DIR`` and ``HOME`` (temporary folders), and only TCP to what the machines
 would share: one scratch PostgreSQL database (``--db-url``'s server; dropped at the end), one
 Redis broker (``redis://127.0.0.1:6379/9`` under a random ``CELERY_BROKER_KEY_PREFIX``) and
-the model server. They still share this machine's cores, so the figures show what the
-platform costs per request, not what K machines would give. (Network namespaces were
-tried: ``unshare -n`` works here, but a new namespace has only its own loopback, and
-reaching the host's PostgreSQL and Redis would need a veth pair and routes: not done.)
+the model server. Where the machine allows it (root, iproute2, socat; ``--no-netns`` to
+skip), each worker runs in a network namespace of its own that reaches those three over TCP
+through a veth pair and nothing else of this host (``netns.py``). They still share this
+machine's cores, so the figures show what the platform costs per request, not what K
+machines would give.
 
 The model server is ``tests/support/openai_server.py``: every request takes ``--delay``
 seconds (default 0.5) and it takes any number at once, like an OpenAI-compatible server
@@ -17,8 +18,9 @@ sentence, ``--requests`` of them (default 2,000).
 
 For each K of ``--workers`` (default 1,2,4,8): start K workers
 (``celery worker -Q default,gpu --pool solo``), wait until all answer a ping, launch the
-run with ``manage.py evaluate --shards K`` (``--parts N``: N shards, which the workers'
-runners take one after another with their model loaded; backend ``openai``,
+run with ``manage.py evaluate`` (cut into the platform's default parts of the backend's
+size, or ``--parts N``), whose parts the workers' runners take one after another with
+their model loaded (backend ``openai``,
 ``--concurrency`` requests in flight per runner, default 8; a new server and seed per K,
 so no cache answers), wait until it is done (generated and scored), read the workers' CPU,
 stop them. Printed:
@@ -62,10 +64,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from machine import describe_machine  # bench/ is the script's folder
+from netns import isolation_problem
 from scale_workers import (
     BROKER,
+    Hosts,
     Worker,
     alive,
     cpu_seconds,
@@ -73,7 +78,6 @@ from scale_workers import (
     liveness_env,
     ping_app,
     runner_starts,
-    start_worker,
     stop_worker,
     wait_ready,
 )
@@ -95,8 +99,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=8, help="in flight per runner")
     parser.add_argument("--workers", default="1,2,4,8", help="the K to measure, comma-separated")
     parser.add_argument(
-        "--parts", type=int, help="shards the run is cut into (default K: one per worker)"
+        "--parts", type=int, help="shards the run is cut into (default: the platform's parts)"
     )
+    parser.add_argument("--no-netns", action="store_true", help="workers share this host's network")
     parser.add_argument("--keep", action="store_true", help="keep the scratch database")
     parser.add_argument("--kill-at-half", action="store_true", help="largest K: kill a worker")
     parser.add_argument("--add-at-quarter", action="store_true", help="largest K: add a worker")
@@ -187,6 +192,7 @@ class Scenario:
     env: dict[str, str]
     tmp: Path
     app: Any
+    hosts: Hosts
     add: bool = False
     kill: bool = False
     added: Worker | None = None
@@ -201,13 +207,14 @@ def query(conn: Any, sql: str, *params: Any) -> list[tuple]:
 
 
 def launch(
-    env: dict[str, str], base_url: str, k: int, parts: int, concurrency: int, seed: int
+    env: dict[str, str], base_url: str, k: int, parts: int | None, concurrency: int, seed: int
 ) -> None:
     settings = {"base_url": base_url, "concurrency": concurrency, "max_retries": 0}
     manage(
         env, "evaluate", "--project", PROJECT, "--gold-version", "1", "--backend", "openai",
         "--model", "test-model", "--backend-settings", json.dumps(settings),
-        "--shards", str(parts), "--seed", str(seed), "--name", f"scale-out K={k} seed {seed}",
+        *(["--shards", str(parts)] if parts else []),
+        "--seed", str(seed), "--name", f"scale-out K={k} seed {seed}",
     )  # fmt: skip
 
 
@@ -221,9 +228,9 @@ def measure(
     with openai_server(delay=args.delay, answer=answers) as server:
         # a killed runner's connections break when answered: not worth a traceback
         server._httpd.handle_error = lambda request, address: None
+        scenario.hosts.forward(urlsplit(server.base_url).port or 80)
         began = time.monotonic()
-        parts = args.parts or k
-        launch(scenario.env, server.base_url, k, parts, args.concurrency, seed=k)
+        launch(scenario.env, server.base_url, k, args.parts, args.concurrency, seed=k)
         (run_id,) = query(conn, "SELECT MAX(id) FROM evaluation_modelrun")[0]
         result.status, result.error, result.total = wait_run(
             conn, run_id, args, k, answers, server, workers, scenario
@@ -268,7 +275,7 @@ def wait_run(
             return f"still {status} at the deadline", error, total
         answered = answers.count() if total else 0
         if scenario.add and scenario.added is None and 0 < total / 4 <= answered:
-            scenario.added = start_worker(scenario.env, f"w{len(workers)}", scenario.tmp)
+            scenario.added = scenario.hosts.start(scenario.env, f"w{len(workers)}", scenario.tmp)
             say("added", scenario.added, f"{answered}/{total}")
         if scenario.kill and scenario.killed is None and 0 < total / 2 <= answered:
             kill_one(conn, run_id, workers, server, scenario)
@@ -363,11 +370,12 @@ def run_k(k: int, args: argparse.Namespace, conn: Any, base: dict[str, str], pre
     with tempfile.TemporaryDirectory(prefix=f"scale-k{k}-") as folder:
         tmp = Path(folder)
         scenario = Scenario(
-            base, tmp, ping_app(prefix), add=largest and args.add_at_quarter,
-            kill=largest and args.kill_at_half,
+            base, tmp, ping_app(prefix), Hosts(args.isolated, args.ports),
+            add=largest and args.add_at_quarter, kill=largest and args.kill_at_half,
         )  # fmt: skip
-        workers = [start_worker(base, f"w{i}", tmp) for i in range(k)]
+        workers: list[Worker] = []
         try:
+            workers += [scenario.hosts.start(base, f"w{i}", tmp) for i in range(k)]
             wait_ready(scenario.app, workers)
             if scenario.add or scenario.kill:
                 print("  workers: " + ", ".join(f"{w.name} pid {w.process.pid}" for w in workers))
@@ -375,6 +383,7 @@ def run_k(k: int, args: argparse.Namespace, conn: Any, base: dict[str, str], pre
         finally:
             for worker in workers + ([scenario.added] if scenario.added else []):
                 stop_worker(worker)
+            scenario.hosts.close()
 
 
 def print_table(results: list[Result]) -> None:
@@ -401,6 +410,14 @@ def main() -> None:
     results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="scale-") as folder:
         url = create_database(args.db_url, name)
+        args.ports = [urlsplit(url).port or 5432, urlsplit(BROKER).port or 6379]
+        problem = None if args.no_netns else isolation_problem()
+        args.isolated = not args.no_netns and problem is None
+        print(
+            "network: each worker in a namespace of its own, reaching PostgreSQL, Redis and the"
+            " model server over TCP through a veth pair" if args.isolated
+            else f"network: the workers share this host's ({problem or '--no-netns'})"
+        )  # fmt: skip
         try:
             base = embedded_env(
                 Path(folder) / "data", DATABASE_URL=url, CELERY_BROKER_URL=BROKER,

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from servers import ROOT  # bench/ is the script's folder
+from netns import Namespace  # bench/ is the script's folder
+from servers import ROOT
 
 sys.path.insert(0, str(ROOT))
 from tests.support.processes import PYTHON  # noqa: E402
@@ -32,17 +33,20 @@ class Worker:
     log: Path
 
 
-def start_worker(env: dict[str, str], name: str, tmp: Path) -> Worker:
-    """A worker with its own data folder and HOME, its output in ``<home>/worker.log``."""
+def start_worker(
+    env: dict[str, str], name: str, tmp: Path, prefix: list[str] | None = None
+) -> Worker:
+    """A worker with its own data folder and HOME, its output in ``<home>/worker.log``
+    (``prefix``: what its command runs under, e.g. its network namespace)."""
     home = tmp / name
     home.mkdir()
     own = {**env, "FALLACY_DATA_DIR": str(home / "data"), "HOME": str(home)}
     log = home / "worker.log"
     with log.open("w") as out:
         process = subprocess.Popen(
-            [PYTHON, "-m", "celery", "-A", "fallacy_platform", "worker", "-Q", "default,gpu"]
-            + ["--pool", "solo", "--without-gossip", "--without-mingle", "--loglevel"]
-            + ["warning", "-n", f"{name}@%h"],
+            [*(prefix or []), PYTHON, "-m", "celery", "-A", "fallacy_platform", "worker"]
+            + ["-Q", "default,gpu", "--pool", "solo", "--without-gossip", "--without-mingle"]
+            + ["--loglevel", "warning", "-n", f"{name}@%h"],
             cwd=ROOT,
             env=own,
             stdout=out,
@@ -50,6 +54,35 @@ def start_worker(env: dict[str, str], name: str, tmp: Path) -> Worker:
             start_new_session=True,
         )
     return Worker(name, process, home, log)
+
+
+class Hosts:
+    """Where the workers run: each in a network namespace of its own (``isolated``) that
+    reaches only ``ports`` of this host (and those ``forward`` adds later), or all here."""
+
+    def __init__(self, isolated: bool, ports: list[int]) -> None:
+        self.isolated, self.ports = isolated, list(ports)
+        self.spaces: list[Namespace] = []
+
+    def start(self, env: dict[str, str], name: str, tmp: Path) -> Worker:
+        if not self.isolated:
+            return start_worker(env, name, tmp)
+        space = Namespace(len(self.spaces))
+        self.spaces.append(space)
+        space.create()
+        for port in self.ports:
+            space.forward(port)
+        return start_worker(env, name, tmp, space.prefix)
+
+    def forward(self, port: int) -> None:
+        self.ports.append(port)
+        for space in self.spaces:
+            space.forward(port)
+
+    def close(self) -> None:
+        for space in self.spaces:
+            space.close()
+        self.spaces.clear()
 
 
 def ping_app(prefix: str) -> Any:
