@@ -2,7 +2,8 @@
 
 Reviewers and admins of the project only (superusers everywhere): anyone else gets 404, so
 neither the annotators' work nor any gold standard exists for annotators before review.
-The work is in ``annotations.services.gold`` (writes) and ``annotations.selectors.gold``.
+The work is in ``annotations.services.gold`` (writes), ``annotations.selectors.gold`` and
+``annotations.selectors.document_history``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from rest_framework.views import APIView
 
 from annotations.models import GoldStandard, Project
 from annotations.selectors import gold as gold_selectors
+from annotations.selectors.document_history import document_history
 from annotations.selectors.policy import may_export_gold
 from annotations.services import gold as gold_services
 from annotations.services.exports import export_mafalda
@@ -210,4 +212,4 @@ class DocumentHistoryView(APIView):
         responses={200: OBJECT, 404: NOT_FOUND},
     )
     def get(self, request: Request, pk: int) -> Response:
-        return Response({"results": gold_selectors.document_history(staff_document(request, pk))})
+        return Response({"results": document_history(staff_document(request, pk))})

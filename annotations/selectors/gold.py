@@ -1,5 +1,5 @@
-"""Reads for review: gold versions and their diffs, a document's adjudication state, the
-adjudication queue, and a document's history.
+"""Reads for review: gold versions and their diffs, a document's adjudication state and the
+adjudication queue (a document's history: ``document_history``).
 
 Callers check access first (``annotations.selectors.access``: reviewers and admins of the
 project only). A document's gold *revision* is the draft's ``GoldDocument.revision``; before
@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db.models import Count
 from django.db.models.functions import Length
 
@@ -30,8 +29,6 @@ from annotations.models import (
 from annotations.orderings import adjudication_order
 from annotations.selectors.taxonomy import taxonomy_tree
 
-HISTORY_LIMIT = 500
-
 
 def span_json(span: GoldSpan | Span) -> dict[str, Any]:
     return {
@@ -44,7 +41,7 @@ def span_json(span: GoldSpan | Span) -> dict[str, Any]:
     }
 
 
-def _username(user: Any) -> str | None:
+def username_of(user: Any) -> str | None:
     return user.get_username() if user is not None else None
 
 
@@ -143,7 +140,7 @@ def gold_overview(project: Project) -> dict[str, Any]:
             "based_on": draft.based_on.version if draft.based_on_id else None,
             **_counts(draft),
             "created_at": draft.created_at,
-            "created_by": _username(draft.created_by),
+            "created_by": username_of(draft.created_by),
         },
         "versions": [
             {
@@ -153,7 +150,7 @@ def gold_overview(project: Project) -> dict[str, Any]:
                 "note": gold.note,
                 "source": gold.source,
                 "published_at": gold.published_at,
-                "published_by": _username(gold.published_by),
+                "published_by": username_of(gold.published_by),
                 "documents": gold.n_documents,
                 "spans": gold.n_spans,
                 "summary": (gold.diff or {}).get("summary")
@@ -183,8 +180,8 @@ def version_detail(gold: GoldStandard) -> dict[str, Any]:
         "note": gold.note,
         "source": gold.source,
         "published_at": gold.published_at,
-        "published_by": _username(gold.published_by),
-        "created_by": _username(gold.created_by),
+        "published_by": username_of(gold.published_by),
+        "created_by": username_of(gold.created_by),
         "based_on": gold.based_on.version if gold.based_on_id else None,
         **_counts(gold),
         "diff": diff,
@@ -366,155 +363,3 @@ def adjudication_neighbours(document: Document) -> dict[str, Any]:
         "previous": None if at is None else brief(at - 1),
         "next": brief(0 if at is None else at + 1),
     }
-
-
-# --- history -----------------------------------------------------------------------------------
-
-ACTIONS = {"+": "created", "~": "changed", "-": "deleted"}
-IGNORED = {"revision", "updated_at", "created_at", "history_id", "history_date"}
-USER_FIELDS = {"updated_by", "annotator"}  # values are user ids, shown as usernames
-EXCERPT_CHARS = 80
-
-
-def _changes(record: Any, previous: Any | None, fields: list[str]) -> list[dict[str, Any]]:
-    if record.history_type == "~" and previous is not None:
-        delta = record.diff_against(previous)
-        return [
-            {"field": c.field, "before": c.old, "after": c.new}
-            for c in delta.changes
-            if c.field not in IGNORED
-        ]
-    value = {field: getattr(record, field) for field in fields}
-    if record.history_type == "-":
-        return [{"field": f, "before": v, "after": None} for f, v in value.items()]
-    return [{"field": f, "before": None, "after": v} for f, v in value.items()]
-
-
-def _user_ids(change: dict[str, Any]) -> set[int]:
-    ids: set[int] = set()
-    for value in (change["before"], change["after"]):
-        if change["field"] in USER_FIELDS and isinstance(value, int):
-            ids.add(value)
-        elif change["field"] == "proposed_by" and isinstance(value, dict):
-            ids.update(i for users in value.values() for i in users if isinstance(i, int))
-    return ids
-
-
-def _named(change: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
-    """A change with user ids (``updated_by``, ``annotator``, ``proposed_by``'s lists) as
-    usernames."""
-
-    def name_of(user_id: Any) -> Any:
-        if not isinstance(user_id, int):
-            return user_id
-        return names.get(user_id, f"deleted user {user_id}")
-
-    def name(value: Any) -> Any:
-        if change["field"] in USER_FIELDS:
-            return name_of(value)
-        if change["field"] == "proposed_by" and isinstance(value, dict):
-            return {label: [name_of(i) for i in users] for label, users in value.items()}
-        return value
-
-    return {**change, "before": name(change["before"]), "after": name(change["after"])}
-
-
-def _excerpt(text: str, record: Any) -> str | None:
-    """The text of a span record's range, shortened to ``EXCERPT_CHARS``."""
-    start, end = getattr(record, "start", None), getattr(record, "end", None)
-    if start is None or end is None:
-        return None
-    piece = " ".join(text[start:end].split())
-    return piece if len(piece) <= EXCERPT_CHARS else piece[: EXCERPT_CHARS - 1] + "…"
-
-
-def _with_previous(records: list[Any]) -> list[tuple[Any, Any | None]]:
-    """Each record (newest first) with the object's record before it: the previous one
-    fetched, else (for the oldest fetched change of an object) one query."""
-    before: dict[int, Any] = {}
-    last: dict[Any, Any] = {}
-    for record in reversed(records):
-        before[record.history_id] = last.get(record.id)
-        last[record.id] = record
-    out = []
-    for record in records:
-        previous = before[record.history_id]
-        if previous is None and record.history_type == "~":
-            previous = record.prev_record
-        out.append((record, previous))
-    return out
-
-
-def document_history(document: Document) -> list[dict[str, Any]]:
-    """Every recorded change to the document's annotations, spans and gold rows, newest
-    first, at most ``HISTORY_LIMIT``. Writes through ``save()``/``delete()`` (the APIs, the
-    admin, the services) are recorded with the request's user; bulk writes (imports, the copy
-    of a published version into a new draft) are not."""
-    annotation_rows = Annotation.history.filter(document_id=document.pk)
-    owners = dict(annotation_rows.values_list("id", "annotator_id").distinct())
-    # imported annotations have no history row of their own, their spans' changes may
-    owners.update(Annotation.objects.filter(document=document).values_list("id", "annotator_id"))
-    User = get_user_model()
-    users = dict(User.objects.filter(pk__in=set(owners.values())).values_list("pk", "username"))
-    golds = {
-        pk: (version, status)
-        for pk, version, status in GoldStandard.objects.filter(
-            project_id=document.project_id
-        ).values_list("pk", "version", "status")
-    }
-
-    def annotator(annotation_id: int) -> str:
-        return f"annotator {users.get(owners.get(annotation_id), '?')}"
-
-    def gold(gold_standard_id: int) -> str:
-        version, status = golds.get(gold_standard_id, ("?", "deleted"))
-        return f"gold v{version} ({status})"
-
-    sources = [
-        ("annotation", annotation_rows, ["status", "comments"], lambda r: annotator(r.id)),
-        (
-            "span",
-            Span.history.filter(annotation_id__in=list(owners)),
-            ["start", "end", "labels", "details"],
-            lambda r: annotator(r.annotation_id),
-        ),
-        (
-            "gold_document",
-            GoldDocument.history.filter(document_id=document.pk),
-            ["comments"],
-            lambda r: gold(r.gold_standard_id),
-        ),
-        (
-            "gold_span",
-            GoldSpan.history.filter(document_id=document.pk),
-            ["start", "end", "labels", "details", "proposed_by"],
-            lambda r: gold(r.gold_standard_id),
-        ),
-    ]
-    entries = []
-    for kind, rows, fields, owner in sources:
-        records = list(
-            rows.select_related("history_user").order_by("-history_date", "-history_id")[
-                :HISTORY_LIMIT
-            ]
-        )
-        for record, previous in _with_previous(records):
-            entries.append(
-                {
-                    "at": record.history_date,
-                    "user": _username(record.history_user),
-                    "kind": kind,
-                    "object_id": record.id,
-                    "action": ACTIONS.get(record.history_type, record.history_type),
-                    "owner": owner(record),
-                    "excerpt": _excerpt(document.text, record),
-                    "changes": _changes(record, previous, fields),
-                }
-            )
-    entries.sort(key=lambda e: e["at"], reverse=True)
-    entries = entries[:HISTORY_LIMIT]
-    wanted = {i for e in entries for c in e["changes"] for i in _user_ids(c)} - set(users)
-    names = {**users, **dict(User.objects.filter(pk__in=wanted).values_list("pk", "username"))}
-    for entry in entries:
-        entry["changes"] = [_named(c, names) for c in entry["changes"]]
-    return entries
