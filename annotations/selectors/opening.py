@@ -116,31 +116,7 @@ def document_opened(user: Any, pk: int) -> dict[str, Any] | None:
         listed, params = listed_annotations_sql(user, role, "a")
         cursor.execute(sql["annotations"].format(listed=listed), [pk, *params])
         rows = cursor.fetchall()
-        spans: dict[int, list[dict[str, Any]]] = {row[0]: [] for row in rows}
-        if rows:
-            ids = list(spans)
-            cursor.execute(sql["spans"].format(ids=", ".join(["%s"] * len(ids))), ids)
-            for (
-                annotation_id,
-                span_id,
-                client_id,
-                start,
-                end,
-                labels,
-                details,
-                revision,
-            ) in cursor.fetchall():
-                spans[annotation_id].append(
-                    {
-                        "id": span_id,
-                        "client_id": None if client_id is None else str(uuid.UUID(str(client_id))),
-                        "start": start,
-                        "end": end,
-                        "labels": json.loads(labels),
-                        "details": json.loads(details),
-                        "revision": revision,
-                    }
-                )
+        spans = _spans_of(cursor, sql["spans"], [row[0] for row in rows])
         cursor.execute(sql["sentences"], [pk])
         sentences = [{"index": i, "start": s, "end": e} for i, s, e in cursor.fetchall()]
     return {
@@ -155,18 +131,53 @@ def document_opened(user: Any, pk: int) -> dict[str, Any] | None:
             "todo" if assigned else None,
         ),
         "project_kind": kind,
-        "annotations": [
+        "annotations": [_annotation_json(row, spans[row[0]]) for row in rows],
+    }
+
+
+def _spans_of(cursor: Any, statement: str, ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    """The spans of each of the annotations ``ids``, as the annotations endpoint gives them
+    (one query, none without annotations)."""
+    spans: dict[int, list[dict[str, Any]]] = {annotation_id: [] for annotation_id in ids}
+    if not spans:
+        return spans
+    ids = list(spans)
+    cursor.execute(statement.format(ids=", ".join(["%s"] * len(ids))), ids)
+    for (
+        annotation_id,
+        span_id,
+        client_id,
+        start,
+        end,
+        labels,
+        details,
+        revision,
+    ) in cursor.fetchall():
+        spans[annotation_id].append(
             {
-                "id": aid,
-                "annotator": {"id": uid, "username": username},
-                "status": status,
+                "id": span_id,
+                "client_id": None if client_id is None else str(uuid.UUID(str(client_id))),
+                "start": start,
+                "end": end,
+                "labels": json.loads(labels),
+                "details": json.loads(details),
                 "revision": revision,
-                "updated_at": _when(updated_at),
-                "submitted_at": _when(submitted_at),
-                "spans": spans[aid],
             }
-            for aid, uid, username, status, revision, updated_at, submitted_at in rows
-        ],
+        )
+    return spans
+
+
+def _annotation_json(row: tuple[Any, ...], spans: list[dict[str, Any]]) -> dict[str, Any]:
+    """An annotation row of the ``annotations`` statement with its spans."""
+    aid, uid, username, status, revision, updated_at, submitted_at = row
+    return {
+        "id": aid,
+        "annotator": {"id": uid, "username": username},
+        "status": status,
+        "revision": revision,
+        "updated_at": _when(updated_at),
+        "submitted_at": _when(submitted_at),
+        "spans": spans,
     }
 
 
