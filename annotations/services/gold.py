@@ -138,19 +138,10 @@ def _validated_spans(document: Document, spans: Any) -> list[dict[str, Any]]:
         if detail_errors:
             errors[f"{where}.details"] = detail_errors
             continue
-        proposed = raw.get("proposed_by") or {}
-        if not isinstance(proposed, dict) or not all(
-            isinstance(ids, list) and all(isinstance(x, int) for x in ids)
-            for ids in proposed.values()
-        ):
+        proposed_by = _proposers(raw.get("proposed_by"), labels)
+        if proposed_by is None:
             errors[f"{where}.proposed_by"] = ["must map a label to a list of user ids"]
             continue
-        canonical = {name.lower(): name for name in labels}
-        proposed_by = {
-            canonical[str(label).lower()]: sorted(set(ids))
-            for label, ids in proposed.items()
-            if str(label).lower() in canonical
-        }
         if (start, end) in seen:
             errors[f"{where}.start"] = [
                 f"span {seen[(start, end)]} has the same sentences: put the labels together as "
@@ -170,6 +161,22 @@ def _validated_spans(document: Document, spans: Any) -> list[dict[str, Any]]:
     if errors:
         raise ValidationError(errors)
     return out
+
+
+def _proposers(proposed: Any, labels: list[str]) -> dict[str, list[int]] | None:
+    """A span's ``proposed_by`` keyed by its labels as ``labels`` spell them (sorted user ids,
+    other labels dropped); None when it does not map labels to lists of user ids."""
+    proposed = proposed or {}
+    if not isinstance(proposed, dict) or not all(
+        isinstance(ids, list) and all(isinstance(x, int) for x in ids) for ids in proposed.values()
+    ):
+        return None
+    canonical = {name.lower(): name for name in labels}
+    return {
+        canonical[str(label).lower()]: sorted(set(ids))
+        for label, ids in proposed.items()
+        if str(label).lower() in canonical
+    }
 
 
 def _locked_draft(*, project: Project, by: Any | None) -> GoldStandard:
