@@ -182,24 +182,7 @@ def update_project(
     kind only while it has no document. ``archived`` archives (hides) or unarchives the
     project."""
     project = _lock(project)
-    changed: list[str] = []
-    if kind is not UNSET and _clean_kind(kind) != project.kind:
-        if Document.objects.filter(project=project).exists():
-            raise ValidationError(
-                {
-                    "kind": [
-                        f"project '{project.name}' already has documents; its kind can no"
-                        " longer change"
-                    ]
-                }
-            )
-        project.kind = kind
-        changed.append("kind")
-        if form is UNSET and kind != "items" and project.form:
-            form = {}
-    if form is not UNSET:
-        project.form = _clean_form(project.kind, form)
-        changed.append("form")
+    changed = _set_kind_and_form(project, kind, form)
     if archived is not UNSET and archived != (project.archived_at is not None):
         project.archived_at = timezone.now() if archived else None
         changed.append("archived_at")
@@ -218,21 +201,53 @@ def update_project(
     if justification_templates is not UNSET:
         project.justification_templates = _clean_templates(justification_templates)
         changed.append("justification_templates")
-    if taxonomy is not UNSET and taxonomy.pk != project.taxonomy_id:
-        if has_annotation_data(project):
-            raise ValidationError(
-                {
-                    "taxonomy": [
-                        f"project '{project.name}' already has spans or a gold standard;"
-                        " its taxonomy can no longer change"
-                    ]
-                }
-            )
-        project.taxonomy = taxonomy
-        changed.append("taxonomy")
+    changed += _set_taxonomy(project, taxonomy)
     if changed:
         _save(project, update_fields=changed)
     return project
+
+
+def _set_kind_and_form(project: Project, kind: str, form: dict[str, Any]) -> list[str]:
+    """Set the kind (only while the project has no document) and the form, each unless
+    ``UNSET``; leaving the items kind drops the form unless one is given. Returns the
+    fields changed."""
+    changed: list[str] = []
+    if kind is not UNSET and _clean_kind(kind) != project.kind:
+        if Document.objects.filter(project=project).exists():
+            raise ValidationError(
+                {
+                    "kind": [
+                        f"project '{project.name}' already has documents; its kind can no"
+                        " longer change"
+                    ]
+                }
+            )
+        project.kind = kind
+        changed.append("kind")
+        if form is UNSET and kind != "items" and project.form:
+            form = {}
+    if form is not UNSET:
+        project.form = _clean_form(project.kind, form)
+        changed.append("form")
+    return changed
+
+
+def _set_taxonomy(project: Project, taxonomy: Taxonomy) -> list[str]:
+    """Set the taxonomy unless ``UNSET`` or the same, only while the project has no span and
+    no gold standard. Returns the fields changed."""
+    if taxonomy is UNSET or taxonomy.pk == project.taxonomy_id:
+        return []
+    if has_annotation_data(project):
+        raise ValidationError(
+            {
+                "taxonomy": [
+                    f"project '{project.name}' already has spans or a gold standard;"
+                    " its taxonomy can no longer change"
+                ]
+            }
+        )
+    project.taxonomy = taxonomy
+    return ["taxonomy"]
 
 
 # --- members ---------------------------------------------------------------------------
