@@ -141,8 +141,23 @@ def read_for_span_write(
         if by_span:
             raise Span.DoesNotExist(f"span {span_id} not found")
         raise Annotation.DoesNotExist(f"annotation {params[3]} not found")
+    seen = _annotation_of(row)
+    start_ok, end_ok = row[13:15]
+    seen.client_span = row[15]
+    if by_span:
+        seen.span = _span(row[16:])
+    # a create checks its own range; a change the range it will have (its own where not given)
+    checkable = is_offset if not by_span else (lambda v: v is None or is_offset(v))
+    if checkable(start) and checkable(end):
+        seen.boundaries = (bool(start_ok), bool(end_ok))
+    return seen
+
+
+def _annotation_of(row: tuple[Any, ...]) -> Annotation:
+    """The annotation of a read's row (its first 13 columns) with its document, project and
+    taxonomy, and ``text_length``."""
     (pk, document_id, annotator_id, status, revision, project_id, name, archived_at) = row[:8]
-    (taxonomy_id, taxonomy_name, version, created_at, length, start_ok, end_ok) = row[8:15]
+    (taxonomy_id, taxonomy_name, version, created_at, length) = row[8:13]
     taxonomy = instance(
         Taxonomy,
         {"id": taxonomy_id, "name": taxonomy_name, "version": version, "created_at": created_at},
@@ -166,13 +181,6 @@ def read_for_span_write(
     )
     seen.document = document
     seen.text_length = length
-    seen.client_span = row[15]
-    if by_span:
-        seen.span = _span(row[16:])
-    # a create checks its own range; a change the range it will have (its own where not given)
-    checkable = is_offset if not by_span else (lambda v: v is None or is_offset(v))
-    if checkable(start) and checkable(end):
-        seen.boundaries = (bool(start_ok), bool(end_ok))
     return seen
 
 
