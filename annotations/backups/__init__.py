@@ -1,7 +1,9 @@
 """Project backups: one archive with everything of a project, restorable into any instance.
 
-- ``format``: the archive (a zip of ``manifest.json`` and one JSON-lines member per table),
-  the tables and their fields, encoding and decoding of values.
+- ``format``: the archive's layout (``manifest.json`` and one JSON-lines member per table),
+  the tables and their fields;
+- ``values``: encoding and decoding of the rows' values;
+- ``archive``: the zip, written and read back with its manifest checked.
 - ``export``: ``export_project(project=..., out=...)`` writes the archive (reads only).
 - ``restore``: ``import_project(path=..., rename=...)`` creates the project (one transaction).
 

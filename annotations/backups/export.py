@@ -20,19 +20,18 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
+from annotations.backups.archive import ArchiveWriter
 from annotations.backups.format import (
     ARCHIVE_FORMAT,
     ARCHIVE_VERSION,
     MANIFEST,
     USER_FIELDS,
     USERS,
-    ArchiveWriter,
     Table,
-    encode_value,
-    field_target,
     parts,
     tables,
 )
+from annotations.backups.values import encode_value, field_target
 from annotations.models import (
     Annotation,
     Assignment,

@@ -17,22 +17,16 @@ Every table lists the fields it archives; ``skipped`` are fields deliberately le
 (counters the database keeps, caches); ``implicit`` the references to the project (or
 taxonomy) that the import sets. ``tests/annotations/backups/test_backups.py`` checks that every
 concrete field of every model is in one of these, so a new field cannot silently go missing.
+Values are encoded and decoded in ``values``; the zip is written and read in ``archive``.
 """
 
 from __future__ import annotations
 
-import base64
-import datetime as dt
-import json
-import uuid
-import zipfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache, cached_property
-from pathlib import Path
 from typing import Any, Protocol
 
-from django.contrib.auth import get_user_model
 from django.db import models
 from django.db.models import QuerySet
 
@@ -57,7 +51,6 @@ ARCHIVE_VERSION = 1
 MANIFEST = "manifest.json"
 USERS = "users"
 USER_FIELDS = ("username", "email", "first_name", "last_name")
-ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 class ArchiveError(Exception):
@@ -317,7 +310,9 @@ def _index() -> tuple[tuple[Table, ...], dict[str, Table], dict[type[models.Mode
     return ordered, by_name, by_model
 
 
-# --- values ----------------------------------------------------------------------------------
+def model_table(model: type[models.Model]) -> str | None:
+    """The name of the (non-history) table of ``model``, or None."""
+    return _index()[2].get(model)
 
 
 class ExportRefs(Protocol):
@@ -328,252 +323,3 @@ class ExportRefs(Protocol):
 class ImportRefs(Protocol):
     def pk(self, table: str, local: int | None, *, orphan: bool) -> int | None: ...
     def user(self, username: str | None) -> int | None: ...
-
-
-def field_target(model_field: models.Field) -> str | None:
-    """'user', a table name for a reference, or None."""
-    if not model_field.is_relation:
-        return None
-    related = model_field.related_model
-    if related is get_user_model():
-        return "user"
-    return _index()[2].get(related, related.__name__)
-
-
-def to_utc(value: dt.datetime | None) -> str | None:
-    if value is None:
-        return None
-    return value.astimezone(dt.UTC).isoformat()
-
-
-def encode_value(table: Table, name: str, value: Any, refs: ExportRefs) -> Any:
-    """A database value (attname value) as the archive holds it."""
-    model_field = table.model._meta.get_field(name)
-    orphan = table.history_of is not None
-    if table.history_of is not None and name == "id":
-        return refs.local(table.history_of, value, orphan=True)
-    target = field_target(model_field)
-    if target == "user":
-        return refs.username(value)
-    if target is not None:
-        return refs.local(target, value, orphan=orphan)
-    if value is None:
-        return None
-    if isinstance(model_field, models.DateTimeField):
-        return to_utc(value)
-    if isinstance(model_field, models.BinaryField):
-        return base64.b64encode(bytes(value)).decode("ascii")
-    if isinstance(model_field, models.UUIDField):
-        return str(value)
-    if isinstance(model_field, models.JSONField):
-        return _json_out(table, name, value, refs)
-    return value
-
-
-def _json_out(table: Table, name: str, value: Any, refs: ExportRefs) -> Any:
-    codec = dict(_base(table).json).get(name)
-    return value if codec is None else codec.encode(value, refs)
-
-
-def _base(table: Table) -> Table:
-    """The table itself, or the table whose history it records."""
-    return table if table.history_of is None else _index()[1][table.history_of]
-
-
-def _fail(member: str, line: int, name: str, message: str) -> ArchiveError:
-    return ArchiveError(member, line, name, message)
-
-
-def decode_value(table: Table, name: str, value: Any, refs: ImportRefs, line: int) -> Any:
-    """An archive value as the attname value to store; bad values raise ``ArchiveError``."""
-    model_field = table.model._meta.get_field(name)
-    member = table.member
-
-    def need(ok: bool, message: str) -> None:
-        if not ok:
-            raise _fail(member, line, name, message)
-
-    if value is None:
-        need(model_field.null, "is required")
-        return None
-    if table.history_of is not None and name == "id":
-        need(_is_int(value) and value > 0, "expected a positive archive id")
-        return refs.pk(table.history_of, value, orphan=True)
-    target = field_target(model_field)
-    if target == "user":
-        need(isinstance(value, str), "expected a username")
-        user_id = refs.user(value)
-        need(user_id is not None, f"user {value!r} is not in users.jsonl")
-        return user_id
-    if target is not None:
-        need(_is_int(value) and value > 0, f"expected an id of {target}")
-        found = refs.pk(target, value, orphan=table.history_of is not None)
-        need(found is not None, f"no row {value} in {target}.jsonl")
-        return found
-    if isinstance(model_field, models.DateTimeField):
-        need(isinstance(value, str), "expected an ISO 8601 date and time")
-        try:
-            parsed = dt.datetime.fromisoformat(value)
-        except ValueError:
-            raise _fail(member, line, name, f"not an ISO 8601 date and time: {value!r}") from None
-        need(parsed.tzinfo is not None, "needs a time zone")
-        return parsed
-    if isinstance(model_field, models.BinaryField):
-        need(isinstance(value, str), "expected base64 text")
-        try:
-            return base64.b64decode(value, validate=True)
-        except ValueError:
-            raise _fail(member, line, name, "not base64") from None
-    if isinstance(model_field, models.UUIDField):
-        try:
-            return uuid.UUID(str(value))
-        except ValueError:
-            raise _fail(member, line, name, f"not a UUID: {value!r}") from None
-    if isinstance(model_field, models.JSONField):
-        return _json_in(table, name, value, refs, line)
-    if isinstance(model_field, models.BooleanField):
-        need(isinstance(value, bool), "expected true or false")
-    elif isinstance(model_field, models.FloatField):
-        need(isinstance(value, int | float) and not isinstance(value, bool), "expected a number")
-    elif isinstance(model_field, models.IntegerField):
-        need(_is_int(value), "expected an integer")
-        if isinstance(model_field, POSITIVE):
-            need(value >= 0, "must not be negative")
-    elif isinstance(model_field, models.CharField | models.TextField):
-        need(isinstance(value, str), "expected a string")
-        limit = getattr(model_field, "max_length", None)
-        if isinstance(model_field, models.CharField) and limit:
-            need(len(value) <= limit, f"longer than {limit} characters")
-    return value
-
-
-POSITIVE = (
-    models.PositiveIntegerField,
-    models.PositiveSmallIntegerField,
-    models.PositiveBigIntegerField,
-)
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _json_in(table: Table, name: str, value: Any, refs: ImportRefs, line: int) -> Any:
-    codec = dict(_base(table).json).get(name)
-    if codec is None:
-        return value
-    return codec.decode(value, refs, lambda message: _fail(table.member, line, name, message))
-
-
-# --- the zip ---------------------------------------------------------------------------------
-
-
-def dumps(row: Any) -> str:
-    return json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-
-
-def _info(member: str) -> zipfile.ZipInfo:
-    info = zipfile.ZipInfo(member, date_time=ZIP_DATE)
-    info.compress_type = zipfile.ZIP_DEFLATED
-    info.create_system = 3  # unix, wherever it is written
-    info.external_attr = 0o644 << 16
-    return info
-
-
-@dataclass
-class ArchiveWriter:
-    """Writes members in the order given, streaming each; ``counts`` rows per member."""
-
-    path: Path
-    counts: dict[str, int] = field(default_factory=dict)
-
-    def __enter__(self) -> ArchiveWriter:
-        self._zip = zipfile.ZipFile(self.path, "w", compression=zipfile.ZIP_DEFLATED)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._zip.close()
-
-    def write_rows(self, member: str, rows: Iterable[dict[str, Any]]) -> int:
-        count = 0
-        with self._zip.open(_info(member), "w", force_zip64=True) as handle:
-            for row in rows:
-                handle.write(dumps(row).encode("utf-8") + b"\n")
-                count += 1
-        self.counts[member] = count
-        return count
-
-    def write_json(self, member: str, value: Any) -> None:
-        text = json.dumps(value, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
-        self._zip.writestr(_info(member), text.encode("utf-8"))
-
-
-class ArchiveReader:
-    """Reads an archive: the manifest checked on opening, rows streamed with their lines."""
-
-    def __init__(self, path: Path) -> None:
-        self.name = Path(path).name
-        try:
-            self._zip = zipfile.ZipFile(path)
-            names = set(self._zip.namelist())
-        except (OSError, zipfile.BadZipFile) as error:
-            raise ArchiveError(self.name, None, None, f"not a project archive ({error})") from None
-        missing = [member for member in members() if member not in names]
-        if missing:
-            raise ArchiveError(self.name, None, None, f"members missing: {', '.join(missing)}")
-        self.manifest = self._manifest()
-
-    def close(self) -> None:
-        self._zip.close()
-
-    def _manifest(self) -> dict[str, Any]:
-        try:
-            manifest = json.loads(self._zip.read(MANIFEST))
-        except (ValueError, zipfile.BadZipFile, OSError) as error:
-            raise ArchiveError(MANIFEST, None, None, f"unreadable ({error})") from None
-        if not isinstance(manifest, dict) or manifest.get("format") != ARCHIVE_FORMAT:
-            raise ArchiveError(MANIFEST, None, "format", f"expected {ARCHIVE_FORMAT!r}")
-        if manifest.get("version") != ARCHIVE_VERSION:
-            raise ArchiveError(
-                MANIFEST,
-                None,
-                "version",
-                f"archive format version {manifest.get('version')!r}; this platform reads "
-                f"version {ARCHIVE_VERSION}",
-            )
-        if not isinstance(manifest.get("counts"), dict):
-            raise ArchiveError(MANIFEST, None, "counts", "expected {member: rows}")
-        return manifest
-
-    def rows(
-        self, member: str, keys: Iterable[str], added: Mapping[str, Any] | None = None
-    ) -> Iterator[tuple[int, dict[str, Any]]]:
-        """(line, row) of a member; every row must be an object with exactly ``keys``, but
-        for the ``added`` ones an older archive lacks (read as their value there)."""
-        expected = set(keys)
-        added = added or {}
-        line = 0
-        try:
-            with self._zip.open(member) as handle:
-                for line, raw in enumerate(handle, start=1):
-                    try:
-                        row = json.loads(raw)
-                    except ValueError as error:
-                        raise ArchiveError(member, line, None, f"not JSON ({error})") from None
-                    if not isinstance(row, dict):
-                        raise ArchiveError(member, line, None, "expected a JSON object")
-                    for name in expected.difference(row).intersection(added):
-                        row[name] = added[name]
-                    if set(row) != expected:
-                        extra, missing = set(row) - expected, expected - set(row)
-                        name = sorted(missing or extra)[0]
-                        problem = "missing" if missing else "unknown field"
-                        raise ArchiveError(member, line, name, problem)
-                    yield line, row
-        except (zipfile.BadZipFile, OSError, EOFError) as error:  # e.g. a bad CRC
-            raise ArchiveError(member, line + 1, None, f"damaged ({error})") from None
-        counted = self.manifest["counts"].get(member)
-        if counted != line:
-            raise ArchiveError(
-                MANIFEST, None, "counts", f"{member} has {line} rows, the manifest says {counted}"
-            )

@@ -30,16 +30,16 @@ from django.contrib.auth import get_user_model
 from django.db import DatabaseError, IntegrityError, models, transaction
 from fallacy_platform.bounded import LimitExceeded
 
+from annotations.backups.archive import ArchiveReader
 from annotations.backups.format import (
     USER_FIELDS,
     USERS,
     ArchiveError,
-    ArchiveReader,
     Table,
-    decode_value,
     parts,
     table_named,
 )
+from annotations.backups.values import decode_value
 from annotations.importing.untrusted import check_backup
 from annotations.models import GoldStandard, Project, Taxonomy, TaxonomyNode
 
