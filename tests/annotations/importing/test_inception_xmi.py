@@ -64,8 +64,10 @@ def _gold(project: Project, version: int) -> dict[str, list[tuple[Any, ...]]]:
     return {text: sorted(spans) for text, spans in out.items()}
 
 
-def test_stacked_single_values_initial_cas_and_curation(tmp_path: Path) -> None:
-    root = write_project_export(
+def _stacked_single_values_export(tmp_path: Path) -> Path:
+    """Three texts (one nobody annotated), anna's and ben's stacked single values, and a
+    curation of two texts."""
+    return write_project_export(
         tmp_path / "inception-export",
         texts={"speech.txt": SPEECH, "ad.txt": AD, "plain.txt": PLAIN},
         annotations={
@@ -86,6 +88,10 @@ def test_stacked_single_values_initial_cas_and_curation(tmp_path: Path) -> None:
             "ad.txt": [Ann(0, 29, "false dilemma")],
         },
     )
+
+
+def test_stacked_single_values_initial_cas_and_curation(tmp_path: Path) -> None:
+    root = _stacked_single_values_export(tmp_path)
     project = _project("Imported")
     said = _import(root)
 
