@@ -55,6 +55,27 @@ def _card(folder: Path) -> tuple[dict[str, Any], str]:
     return yaml.safe_load(front), body
 
 
+def _agreement(project: Project, gold: GoldStandard) -> None:
+    """Finished agreement figures of two annotators against ``gold``, for the card."""
+    AgreementResult.objects.create(
+        project=project,
+        gold_standard=gold,
+        key="k" * 64,
+        status="done",
+        finished_at=timezone.now(),
+        payload={
+            "documents": 5,
+            "annotators": [{"id": 1, "username": "a"}, {"id": 2, "username": "b"}],
+            "levels": {
+                "2": {
+                    "alpha": {"masi": {"value": 0.6123}, "jaccard": {"value": 0.5}},
+                    "fleiss_kappa": {"value": 0.25},
+                }
+            },
+        },
+    )
+
+
 def _span_project(mafalda_gold_path: Path, tmp_path: Path) -> tuple[Project, GoldStandard]:
     """Five MAFALDA texts (gold v1), then a v2 adding a span with template slots, two texts
     in a ``train`` split, and agreement figures computed against v2."""
@@ -96,23 +117,7 @@ def _span_project(mafalda_gold_path: Path, tmp_path: Path) -> tuple[Project, Gol
     for train in Document.objects.filter(project=project).order_by("position")[:2]:
         train.metadata = {**train.metadata, "split": "train"}
         train.save()
-    AgreementResult.objects.create(
-        project=project,
-        gold_standard=v2,
-        key="k" * 64,
-        status="done",
-        finished_at=timezone.now(),
-        payload={
-            "documents": 5,
-            "annotators": [{"id": 1, "username": "a"}, {"id": 2, "username": "b"}],
-            "levels": {
-                "2": {
-                    "alpha": {"masi": {"value": 0.6123}, "jaccard": {"value": 0.5}},
-                    "fleiss_kappa": {"value": 0.25},
-                }
-            },
-        },
-    )
+    _agreement(project, v2)
     return project, v2
 
 
@@ -128,6 +133,39 @@ def _gold_state(gold: GoldStandard) -> dict[str, Any]:
             "sentences": [(s.start, s.end) for s in sentences],
         }
     return state
+
+
+def _record_spans(record: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """A loaded record's spans in ``_gold_state``'s form (details keyed by label)."""
+    return sorted(
+        (
+            s["start"],
+            s["end"],
+            s["labels"],
+            json.dumps(
+                {
+                    d["label"]: {
+                        "slots": {slot["name"]: slot["value"] for slot in d["slots"]},
+                        "explanation": d["explanation"],
+                    }
+                    for d in s["details"]
+                }
+            ),
+        )
+        for s in record["spans"]
+    )
+
+
+def _assert_span_card(folder: Path, project: Project) -> None:
+    """The dataset card of gold version 2: licence, language, task, definitions, agreement."""
+    metadata, body = _card(folder)
+    assert metadata["license"] == "cc-by-4.0" and metadata["language"] == ["en"]
+    assert "token-classification" in metadata["task_categories"]
+    assert metadata["fallacy_platform"]["gold_version"] == 2
+    definition = TaxonomyNode.objects.filter(taxonomy=project.taxonomy, level=2)[0].definition
+    assert definition and definition in body
+    assert "## Gold version 2" in body and "| 2 | 0.612 | 0.500 | 0.250 |" in body
+    assert "`paper`" in body
 
 
 def test_a_gold_version_exports_loads_with_datasets_and_imports_back(mafalda_gold_path, tmp_path):
@@ -151,24 +189,7 @@ def test_a_gold_version_exports_loads_with_datasets_and_imports_back(mafalda_gol
     expected = _gold_state(gold)
     for record, document in zip([*loaded["train"], *loaded["test"]], documents, strict=True):
         assert record["id"] == document.external_id and record["text"] == document.text
-        spans = sorted(
-            (
-                s["start"],
-                s["end"],
-                s["labels"],
-                json.dumps(
-                    {
-                        d["label"]: {
-                            "slots": {slot["name"]: slot["value"] for slot in d["slots"]},
-                            "explanation": d["explanation"],
-                        }
-                        for d in s["details"]
-                    }
-                ),
-            )
-            for s in record["spans"]
-        )
-        assert spans == expected[document.text]["spans"]
+        assert _record_spans(record) == expected[document.text]["spans"]
         assert [(s["start"], s["end"]) for s in record["sentences"]] == expected[document.text][
             "sentences"
         ]
@@ -177,14 +198,7 @@ def test_a_gold_version_exports_loads_with_datasets_and_imports_back(mafalda_gol
         for record in [*loaded["train"], *loaded["test"]]
     )
 
-    metadata, body = _card(folder)
-    assert metadata["license"] == "cc-by-4.0" and metadata["language"] == ["en"]
-    assert "token-classification" in metadata["task_categories"]
-    assert metadata["fallacy_platform"]["gold_version"] == 2
-    definition = TaxonomyNode.objects.filter(taxonomy=project.taxonomy, level=2)[0].definition
-    assert definition and definition in body
-    assert "## Gold version 2" in body and "| 2 | 0.612 | 0.500 | 0.250 |" in body
-    assert "`paper`" in body
+    _assert_span_card(folder, project)
 
     call_command("import_dataset", str(folder), format="hf", project="Copy", stdout=io.StringIO())
     copy = GoldStandard.objects.get(project__name="Copy")
@@ -204,7 +218,30 @@ ITEMS = [
 ]
 
 
-def test_an_item_project_exports_its_answer_key_and_imports_back(tmp_path):
+FIRST_ITEM_ROW = {  # the first item as its test split's row
+    "id": "1",
+    "text": "Is this a trick?",
+    "options": [{"key": "A", "text": "yes"}, {"key": "B", "text": "no"}],
+    "candidate": "",
+    "gold": {"answer": "A", "type": "歧义", "explanation": None},
+    "source": "items0.jsonl",
+    "position": 0,
+    "metadata": json.dumps(
+        {
+            "format": "items",
+            "record": {"q": "Is this a trick?", "id": "1", "opts": {"A": "yes", "B": "no"},
+                       "g": "A", "t": "歧义"},
+            "record_keys": ["q", "id", "opts", "g", "t"],
+            "gold": {},
+        },
+        ensure_ascii=False,
+        sort_keys=True,
+    ),
+}  # fmt: skip
+
+
+def _flub_items(tmp_path: Path) -> Project:
+    """A FLUB item project of ``ITEMS``, one file each, the second in a ``dev`` split."""
     project = create_project(
         name="Items", taxonomy=install_preset(name="flub"), kind="items", form=form_preset("flub")
     )
@@ -219,6 +256,11 @@ def test_an_item_project_exports_its_answer_key_and_imports_back(tmp_path):
             columns=columns,
             set_metadata={"split": split} if split else None,
         )
+    return project
+
+
+def test_an_item_project_exports_its_answer_key_and_imports_back(tmp_path):
+    project = _flub_items(tmp_path)
     folder = tmp_path / "items-hf"
     call_command(
         "export_dataset",
@@ -229,28 +271,7 @@ def test_an_item_project_exports_its_answer_key_and_imports_back(tmp_path):
         stdout=io.StringIO(),
     )
     loaded = _load(folder, tmp_path)
-    assert [dict(r) for r in loaded["test"]] == [
-        {
-            "id": "1",
-            "text": "Is this a trick?",
-            "options": [{"key": "A", "text": "yes"}, {"key": "B", "text": "no"}],
-            "candidate": "",
-            "gold": {"answer": "A", "type": "歧义", "explanation": None},
-            "source": "items0.jsonl",
-            "position": 0,
-            "metadata": json.dumps(
-                {
-                    "format": "items",
-                    "record": {"q": "Is this a trick?", "id": "1", "opts": {"A": "yes", "B": "no"},
-                               "g": "A", "t": "歧义"},
-                    "record_keys": ["q", "id", "opts", "g", "t"],
-                    "gold": {},
-                },
-                ensure_ascii=False,
-                sort_keys=True,
-            ),
-        }
-    ]  # fmt: skip
+    assert [dict(r) for r in loaded["test"]] == [FIRST_ITEM_ROW]
     assert loaded["dev"][0]["gold"] == {"answer": "B", "type": None, "explanation": None}
     metadata, body = _card(folder)
     assert metadata["language"] == ["zh"] and metadata["fallacy_platform"]["kind"] == "items"
