@@ -7,6 +7,7 @@ against the values computed by hand (``tests.support.smartypat``)."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -154,8 +155,8 @@ def test_which_projects_get_the_authors_profile() -> None:
     assert project_benchmark(older) == "smartypat"  # made before forms named it
 
 
-@pytest.mark.django_db
-def test_published_output_arrays_import_into_a_headerless_smartypat_project(tmp_path):
+def _import_bench_and_benign(tmp_path: Path) -> None:
+    """The bench and benign files into ``SPB``, each its own split."""
     bench, benign = write_files(tmp_path)
     for path, split in ((bench, "bench"), (benign, "benign")):
         call_command(
@@ -170,6 +171,11 @@ def test_published_output_arrays_import_into_a_headerless_smartypat_project(tmp_
     form = parse_form(project.form)
     assert {"name": "split=bench", "items": 6} in subset_options(project, form)
     assert {"name": "split=benign", "items": 2} in subset_options(project, form)
+
+
+def _import_runs_of_both_fields(tmp_path: Path) -> dict[str, dict[str, dict]]:
+    """The model's two output files (benign ids prefixed ``good-``) imported as one run per
+    field; field -> profile -> the stored report."""
     outputs = [str(path) for path in write_outputs(tmp_path)]
     reports = {}
     for field in ("types", "fallacious"):
@@ -194,6 +200,13 @@ def test_published_output_arrays_import_into_a_headerless_smartypat_project(tmp_
             profile_of_column(row.profile): row.report
             for row in RunScore.objects.filter(run=run, gold_standard=None)
         }
+    return reports
+
+
+@pytest.mark.django_db
+def test_published_output_arrays_import_into_a_headerless_smartypat_project(tmp_path):
+    _import_bench_and_benign(tmp_path)
+    reports = _import_runs_of_both_fields(tmp_path)
 
     ranked = reports["types"]["definition"]
     assert ranked["predicted_counts"] == DEFINITION_PREDICTED
