@@ -220,10 +220,8 @@ def _pair_units(units: dict, a: str, b: str) -> dict:
     return {key: {a: row[a], b: row[b]} for key, row in units.items() if a in row and b in row}
 
 
-def _level_figures(work: ProjectWork, level: int) -> dict[str, Any]:
-    units = _units(work, work.documents, level)
-    documents = len(work.documents)
-    names = [str(annotator) for annotator in work.annotators]
+def _pairwise_alphas(units: dict, names: list[str], level: int) -> list[dict[str, Any]]:
+    """Krippendorff's alpha (MASI and Jaccard) of each pair of annotators sharing units."""
     pairwise = []
     for a, b in combinations(names, 2):
         pair = _pair_units(units, a, b)
@@ -241,6 +239,11 @@ def _level_figures(work: ProjectWork, level: int) -> dict[str, Any]:
                 "units": masi.units,
             }
         )
+    return pairwise
+
+
+def _label_entries(work: ProjectWork, units: dict, level: int) -> list[dict[str, Any]]:
+    """Per label of the level: its nominal alpha and how many unit values name it."""
     labels = sorted(work.mapping.labels_at(level))
     present = {label: 0 for label in labels}
     for row in units.values():
@@ -249,6 +252,23 @@ def _level_figures(work: ProjectWork, level: int) -> dict[str, Any]:
                 if label in present:
                     present[label] += 1
     label_alphas = iaa.label_alphas(units, labels)
+    return [
+        {
+            "label": label,
+            "alpha": label_alphas[label].value,
+            "units": label_alphas[label].units,
+            "present": present[label],
+            **provenance("krippendorff_alpha", library("krippendorff"), level),
+            "distance": "nominal",
+        }
+        for label in labels
+    ]
+
+
+def _level_figures(work: ProjectWork, level: int) -> dict[str, Any]:
+    units = _units(work, work.documents, level)
+    documents = len(work.documents)
+    names = [str(annotator) for annotator in work.annotators]
     statsmodels = library("statsmodels")
     span_docs = [
         {
@@ -263,18 +283,8 @@ def _level_figures(work: ProjectWork, level: int) -> dict[str, Any]:
             distance: _alpha_entry(iaa.alpha(units, distance), level, documents)
             for distance in DISTANCES
         },
-        "pairwise_alpha": pairwise,
-        "labels": [
-            {
-                "label": label,
-                "alpha": label_alphas[label].value,
-                "units": label_alphas[label].units,
-                "present": present[label],
-                **provenance("krippendorff_alpha", library("krippendorff"), level),
-                "distance": "nominal",
-            }
-            for label in labels
-        ],
+        "pairwise_alpha": _pairwise_alphas(units, names, level),
+        "labels": _label_entries(work, units, level),
         "cohen_kappa": [
             {
                 **provenance("cohen_kappa", statsmodels, level),
