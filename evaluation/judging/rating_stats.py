@@ -19,7 +19,7 @@ import statistics
 from collections import defaultdict
 from typing import Any
 
-from annotations.items import FormError, parse_form
+from annotations.items import FormError, FormField, parse_form
 from annotations.models import Annotation, Document, Project
 from evaluation.models import ModelRun, RunOutput, RunScore
 from evaluation.scoring.ratings import RATING_LEVELS, rating_alpha, spearman
@@ -62,6 +62,48 @@ def _judge_run(project: Project, judge_run_id: int) -> ModelRun:
     return run
 
 
+def _field_stats(
+    form_field: FormField,
+    items: list[str],
+    responses: dict[int, dict[str, dict[str, Any]]],
+    scores: dict[str, float | None] | None,
+) -> dict[str, Any]:
+    """One rating field's figures: the raters x items matrix of its integer ratings gives
+    α at each level, each item's human mean and count, and ρ with the judge's scores."""
+    matrix = []
+    for rater in sorted(responses):
+        row = []
+        for item in items:
+            value = responses[rater].get(item, {}).get(form_field.name)
+            valid = isinstance(value, int) and not isinstance(value, bool)
+            row.append(value if valid else None)
+        matrix.append(row)
+    columns = list(zip(*matrix, strict=True)) if matrix else [() for _ in items]
+    means: dict[str, float | None] = {}
+    counts: dict[str, int] = {}
+    for item, column in zip(items, columns, strict=True):
+        present = [value for value in column if value is not None]
+        counts[item] = len(present)
+        means[item] = statistics.fmean(present) if present else None
+    active = [row for row in matrix if any(value is not None for value in row)]
+    entry: dict[str, Any] = {
+        "name": form_field.name,
+        "kind": form_field.kind,
+        "title": form_field.title,
+        "min": form_field.low,
+        "max": form_field.high,
+        "raters": len(active),
+        "ratings": sum(counts.values()),
+        "rated_items": sum(1 for n in counts.values() if n),
+        "alpha": {level: rating_alpha(active, level) for level in RATING_LEVELS},
+        "human_means": means,
+        "ratings_per_item": counts,
+    }
+    if scores is not None:
+        entry["judge"] = spearman(means, scores).to_dict()
+    return entry
+
+
 def rating_stats(*, project: Project, judge_run_id: int | None = None) -> dict[str, Any]:
     """Per rating field: α (interval, ordinal), the human mean of each item, and the
     Spearman correlation with the judge run when one is given."""
@@ -72,7 +114,6 @@ def rating_stats(*, project: Project, judge_run_id: int | None = None) -> dict[s
     except FormError as error:
         raise RatingStatsError("project", f"the project's form is invalid: {error}") from None
     judge = _judge_run(project, judge_run_id) if judge_run_id is not None else None
-    fields = [f for f in form.fields if f.rating]
     items = [
         str(pk)
         for pk in Document.objects.filter(project=project)
@@ -84,47 +125,16 @@ def rating_stats(*, project: Project, judge_run_id: int | None = None) -> dict[s
         document__project=project, status=Annotation.Status.SUBMITTED
     ).values_list("annotator_id", "document_id", "response"):
         responses[annotator_id][str(document_id)] = response or {}
-    raters = sorted(responses)
     scores = judge_scores(judge) if judge is not None else None
-    result_fields = []
-    for form_field in fields:
-        matrix = []
-        for rater in raters:
-            row = []
-            for item in items:
-                value = responses[rater].get(item, {}).get(form_field.name)
-                valid = isinstance(value, int) and not isinstance(value, bool)
-                row.append(value if valid else None)
-            matrix.append(row)
-        columns = list(zip(*matrix, strict=True)) if matrix else [() for _ in items]
-        means: dict[str, float | None] = {}
-        counts: dict[str, int] = {}
-        for item, column in zip(items, columns, strict=True):
-            present = [value for value in column if value is not None]
-            counts[item] = len(present)
-            means[item] = statistics.fmean(present) if present else None
-        active = [row for row in matrix if any(value is not None for value in row)]
-        entry: dict[str, Any] = {
-            "name": form_field.name,
-            "kind": form_field.kind,
-            "title": form_field.title,
-            "min": form_field.low,
-            "max": form_field.high,
-            "raters": len(active),
-            "ratings": sum(counts.values()),
-            "rated_items": sum(1 for n in counts.values() if n),
-            "alpha": {level: rating_alpha(active, level) for level in RATING_LEVELS},
-            "human_means": means,
-            "ratings_per_item": counts,
-        }
-        if scores is not None:
-            entry["judge"] = spearman(means, scores).to_dict()
-        result_fields.append(entry)
     answer: dict[str, Any] = {
         "project": project.pk,
         "items": len(items),
-        "raters": len(raters),
-        "fields": result_fields,
+        "raters": len(responses),
+        "fields": [
+            _field_stats(form_field, items, responses, scores)
+            for form_field in form.fields
+            if form_field.rating
+        ],
     }
     if judge is not None:
         answer["judge_run"] = {
