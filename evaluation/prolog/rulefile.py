@@ -85,11 +85,11 @@ def _head(clause: Clause) -> tuple[str, int] | None:
     raise RuleFileError(f"unbalanced brackets in the head of {first.text}", line=first.line)
 
 
-def parse_rule_file(source: str) -> RuleFile:
-    """Parse a rule file's text; ``RuleFileError`` names the line of the first problem."""
-    entries = _read_header(source)
+def _header_by_key(source: str) -> dict[str, list[tuple[str, int]]]:
+    """The header's ``[(value, line)]`` per key, with exactly one type and one query and at
+    least one fact."""
     by_key: dict[str, list[tuple[str, int]]] = {}
-    for key, value, line in entries:
+    for key, value, line in _read_header(source):
         by_key.setdefault(key, []).append((value, line))
     for key in ("type", "query"):
         found = by_key.get(key, [])
@@ -100,12 +100,13 @@ def parse_rule_file(source: str) -> RuleFile:
             )
     if not by_key.get("fact"):
         raise RuleFileError("the header declares no '%! fact:' predicate")
-    type_name, type_line = by_key["type"][0]
-    if not type_name:
-        raise RuleFileError("empty type", line=type_line)
+    return by_key
 
+
+def _fact_predicates(declared: list[tuple[str, int]]) -> list[FactPredicate]:
+    """The ``%! fact:`` lines as predicates: ``name(Arg, ...) -- meaning``, each once."""
     facts: list[FactPredicate] = []
-    for value, line in by_key["fact"]:
+    for value, line in declared:
         signature, _, meaning = value.partition("--")
         name, args = _signature(signature.strip(), line=line, what="fact")
         if not args:
@@ -115,13 +116,14 @@ def parse_rule_file(source: str) -> RuleFile:
         if not meaning.strip():
             raise RuleFileError(f"fact predicate {name}/{len(args)} has no '-- meaning'", line=line)
         facts.append(FactPredicate(name, len(args), args, meaning.strip()))
-    signatures = {(p.name, p.arity) for p in facts}
+    return facts
 
-    query_text, query_line = by_key["query"][0]
-    query_name, query_vars = _signature(query_text, line=query_line, what="query")
-    if (query_name, len(query_vars)) in signatures:
-        raise RuleFileError("the query must be a rule, not a fact predicate", line=query_line)
 
+def _split_body(
+    source: str, signatures: set[tuple[str, int]]
+) -> tuple[list[str], list[str], set[tuple[str, int]]]:
+    """The clauses' texts parted into the rule's and the example facts' (which must be
+    ground facts), and the ``(name, arity)`` of every predicate the rule defines."""
     try:
         clauses, rest = split_clauses(source)
     except TermError as exc:
@@ -145,6 +147,24 @@ def parse_rule_file(source: str) -> RuleFile:
             if head is not None:
                 defined.add(head)
             rule_parts.append(clause.text)
+    return rule_parts, example_parts, defined
+
+
+def parse_rule_file(source: str) -> RuleFile:
+    """Parse a rule file's text; ``RuleFileError`` names the line of the first problem."""
+    by_key = _header_by_key(source)
+    type_name, type_line = by_key["type"][0]
+    if not type_name:
+        raise RuleFileError("empty type", line=type_line)
+    facts = _fact_predicates(by_key["fact"])
+    signatures = {(p.name, p.arity) for p in facts}
+
+    query_text, query_line = by_key["query"][0]
+    query_name, query_vars = _signature(query_text, line=query_line, what="query")
+    if (query_name, len(query_vars)) in signatures:
+        raise RuleFileError("the query must be a rule, not a fact predicate", line=query_line)
+
+    rule_parts, example_parts, defined = _split_body(source, signatures)
     if (query_name, len(query_vars)) not in defined:
         raise RuleFileError(
             f"no clause defines the query {query_name}/{len(query_vars)}", line=query_line

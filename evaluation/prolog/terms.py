@@ -116,6 +116,18 @@ def _read_quoted(source: str, pos: int, line: int) -> tuple[str, int]:
     raise TermError("unterminated quoted item", line=line)
 
 
+def _read_number(source: str, pos: int, line: int) -> tuple[int | float, int]:
+    """Read a number starting at ``source[pos]`` (a digit; ``0'c`` is c's code); (value, end)."""
+    if source.startswith("0'", pos) and pos + 2 < len(source):
+        return ord(source[pos + 2]), pos + 3
+    m = _NUMBER.match(source, pos)
+    text = m.group()
+    value = float(text) if ("." in text or "e" in text or "E" in text) else int(text)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise TermError("number out of range", line=line)
+    return value, m.end()
+
+
 def tokenize(source: str, *, first_line: int = 1) -> list[Token]:
     """Tokens of ``source``; comments and layout are skipped."""
     tokens: list[Token] = []
@@ -139,18 +151,10 @@ def tokenize(source: str, *, first_line: int = 1) -> list[Token]:
             pos = close + 2
             continue
         start = pos
+        value: object
         if ch.isdigit():
-            if source.startswith("0'", pos) and pos + 2 < n:
-                value: object = ord(source[pos + 2])
-                pos += 3
-                kind = "number"
-            else:
-                m = _NUMBER.match(source, pos)
-                text = m.group()
-                value = float(text) if ("." in text or "e" in text or "E" in text) else int(text)
-                if isinstance(value, float) and not math.isfinite(value):
-                    raise TermError("number out of range", line=line)
-                pos, kind = m.end(), "number"
+            value, pos = _read_number(source, pos, line)
+            kind = "number"
         elif ch in "'\"`":
             value, pos = _read_quoted(source, pos, line)
             kind = {"'": "qatom", '"': "string", "`": "bq"}[ch]
