@@ -81,6 +81,33 @@ def _release_name(project: Project, version: int) -> str:
     return name
 
 
+def _release_metadata(
+    item: GeneratedItem, types_field: str | None, detection_field: str | None
+) -> dict[str, Any]:
+    """A released item's metadata: its gold (the item's own, else the intended type in the
+    types field and True in the detection field) and its generation, with the review."""
+    metadata = dict(item.document.metadata or {})
+    gold = metadata.get("gold") or {}
+    if not gold:
+        gold = {types_field: [item.job.rule.type]} if types_field else {}
+        if detection_field:
+            gold[detection_field] = True
+    return {
+        "format": "generated",
+        "gold": gold,
+        "generation": {
+            **(metadata.get("generation") or {}),
+            "item": item.pk,
+            "review": {
+                "by": item.reviewed_by.username if item.reviewed_by else None,
+                "at": item.reviewed_at.isoformat() if item.reviewed_at else None,
+                "edited": bool(item.edited_text),
+                "original": item.document.text,
+            },
+        },
+    }
+
+
 @transaction.atomic
 def publish_release(*, project: Project, note: str = "", by: Any = None) -> GenerationRelease:
     from annotations.services.documents import NewDocument, add_documents
@@ -118,29 +145,10 @@ def publish_release(*, project: Project, note: str = "", by: Any = None) -> Gene
         text = item_text(item)
         if text in texts:
             continue
-        metadata = dict(item.document.metadata or {})
-        gold = metadata.get("gold") or {}
-        if not gold:
-            gold = {types_field: [item.job.rule.type]} if types_field else {}
-            if detection_field:
-                gold[detection_field] = True
         texts[text] = NewDocument(
             text=text,
             source=f"generation release v{version} of {project.name}",
-            metadata={
-                "format": "generated",
-                "gold": gold,
-                "generation": {
-                    **(metadata.get("generation") or {}),
-                    "item": item.pk,
-                    "review": {
-                        "by": item.reviewed_by.username if item.reviewed_by else None,
-                        "at": item.reviewed_at.isoformat() if item.reviewed_at else None,
-                        "edited": bool(item.edited_text),
-                        "original": item.document.text,
-                    },
-                },
-            },
+            metadata=_release_metadata(item, types_field, detection_field),
         )
     add_documents(project=gold_project, texts=list(texts.values()))
     return GenerationRelease.objects.create(

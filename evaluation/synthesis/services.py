@@ -121,6 +121,24 @@ def ranked_fields(project: Project) -> tuple[str | None, str | None]:
     return (ranked[0] if ranked else None), (detection[0] if detection else None)
 
 
+def _project_problems(project_name: str, project: Project | None) -> list[SettingProblem]:
+    """What refuses the named project: no name, or an existing project that is not an item
+    project with a ranked field (a new name is fine: the project is made)."""
+    if not (project_name or "").strip():
+        return [SettingProblem("project", "a project name is required")]
+    if project is None:
+        return []
+    if project.kind != "items":
+        return [SettingProblem("project", f"{project.name!r} is a {project.kind} project")]
+    if ranked_fields(project)[0] is None:
+        return [
+            SettingProblem(
+                "project", f"{project.name!r} has no ranked field (use the smartypat form)"
+            )
+        ]
+    return []
+
+
 def launch_generation(
     *,
     project_name: str,
@@ -146,19 +164,7 @@ def launch_generation(
         problems.append(SettingProblem("n", f"a whole number from 1 to {MAX_N}, not {n!r}"))
     stand_in = project or Project(name=project_name)  # the project made for a new name
     problems.extend(spec_problems(model, "model", launched_by=created_by, project=stand_in))
-    if not (project_name or "").strip():
-        problems.append(SettingProblem("project", "a project name is required"))
-    elif project is not None:
-        if project.kind != "items":
-            problems.append(
-                SettingProblem("project", f"{project.name!r} is a {project.kind} project")
-            )
-        elif ranked_fields(project)[0] is None:
-            problems.append(
-                SettingProblem(
-                    "project", f"{project.name!r} has no ranked field (use the smartypat form)"
-                )
-            )
+    problems.extend(_project_problems(project_name, project))
     judge = resolve_variant(project, JUDGE_TASK, JUDGE_VARIANT)
     if judge is None:
         problems.append(SettingProblem("judge", f"no stored {JUDGE_TASK} variant {JUDGE_VARIANT}"))
