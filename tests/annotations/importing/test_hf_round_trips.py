@@ -320,7 +320,8 @@ def test_a_smartypat_project_round_trips_and_exports_its_csv_again(tmp_path):
     assert after.getvalue() == before.getvalue()
 
 
-def test_rating_and_argbench_item_projects_round_trip_with_their_declared_licence(tmp_path):
+def _rating_project(tmp_path: Path) -> Project:
+    """Three texts with candidate replies under a declared licence, one rated by ``rater``."""
     rating = create_project(
         name="Rate", taxonomy=install_preset(name="flub"), kind="items",
         form=form_preset("flub-rating"),
@@ -344,16 +345,11 @@ def test_rating_and_argbench_item_projects_round_trip_with_their_declared_licenc
         status=Annotation.Status.SUBMITTED,
         response={"explanation_quality": 4},
     )
-    folder = tmp_path / "rate-hf"
-    report = _export("Rate", folder)
-    assert "licence: cc-by-4.0 (the `license` its documents' metadata declares)" in report
-    assert "1 annotations by 1 annotators (their responses)" in report
-    assert [row["candidate"] for row in _rows(_load(folder, tmp_path))] == [
-        "Reply 0.", "Reply 1.", "Reply 2."
-    ]  # fmt: skip
-    _import(folder, "Rate copy")
-    assert_same_documents(rating, Project.objects.get(name="Rate copy"))
+    return rating
 
+
+def _argbench_project(tmp_path: Path) -> Project:
+    """Two argbench items in a ``dev`` split, the first with a stance, a segment and a reply."""
     argbench = create_project(
         name="Arg", taxonomy=install_preset(name="mafalda"), kind="items",
         form=form_preset("argbench"),
@@ -380,6 +376,22 @@ def test_rating_and_argbench_item_projects_round_trip_with_their_declared_licenc
                  "reference": "reply"},
         set_metadata=["split=dev"],
     )  # fmt: skip
+    return argbench
+
+
+def test_rating_and_argbench_item_projects_round_trip_with_their_declared_licence(tmp_path):
+    rating = _rating_project(tmp_path)
+    folder = tmp_path / "rate-hf"
+    report = _export("Rate", folder)
+    assert "licence: cc-by-4.0 (the `license` its documents' metadata declares)" in report
+    assert "1 annotations by 1 annotators (their responses)" in report
+    assert [row["candidate"] for row in _rows(_load(folder, tmp_path))] == [
+        "Reply 0.", "Reply 1.", "Reply 2."
+    ]  # fmt: skip
+    _import(folder, "Rate copy")
+    assert_same_documents(rating, Project.objects.get(name="Rate copy"))
+
+    argbench = _argbench_project(tmp_path)
     folder = tmp_path / "arg-hf"
     _export("Arg", folder)
     row = _load(folder, tmp_path)["dev"][0]
