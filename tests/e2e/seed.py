@@ -16,6 +16,7 @@ import os
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [] if str(ROOT) in sys.path else [str(ROOT)]  # run as a script
@@ -71,14 +72,12 @@ def long_text(n_sentences: int = 50, target: int = 5000) -> tuple[str, list[tupl
     return "".join(parts), ranges
 
 
-def ensure_long_document(n_spans: int = 50) -> dict:
-    """A ~5,000-character document with ``n_spans`` overlapping spans, for one annotator."""
-    from annotations.models import Annotation, Document, Project, TaxonomyNode
-    from annotations.services.annotations import create_or_get_span, start_annotation
+def _long_project(annotator: Any) -> Any:
+    """The long-document project, made once: the long text assigned to ``annotator``."""
+    from annotations.models import Project
     from annotations.services.documents import NewDocument, add_documents, assign_documents
     from annotations.services.projects import add_member, create_project
 
-    annotator = user(LONG_USER)
     project = Project.objects.filter(name=LONG_PROJECT).first()
     if project is None:
         project = create_project(
@@ -94,37 +93,56 @@ def ensure_long_document(n_spans: int = 50) -> dict:
             texts=[NewDocument(text=text, external_id="long-5000", sentences=ranges)],
         )
         assign_documents(project=project, annotator=annotator)
+    return project
+
+
+def _seed_long_spans(annotation: Any, document: Any, n_spans: int) -> None:
+    """``n_spans`` random overlapping spans of one to four sentences, some with alternatives,
+    slots and explanations (fixed seed)."""
+    from annotations.models import TaxonomyNode
+    from annotations.services.annotations import create_or_get_span
+
+    rng = random.Random(7)
+    types = list(
+        TaxonomyNode.objects.filter(taxonomy=document.project.taxonomy, level=2).values_list(
+            "name", "slots"
+        )
+    )
+    sentences = list(document.sentences.order_by("index").values_list("start", "end"))
+    for _ in range(n_spans):
+        first = rng.randrange(len(sentences))
+        last = min(len(sentences) - 1, first + rng.choice([0, 0, 1, 1, 2, 3]))
+        chosen = rng.sample(types, rng.choice([1, 1, 2, 3]))
+        labels = [name for name, _slots in chosen]
+        details = {
+            name: {
+                "slots": {s: f"{s.lower()} value" for s in slots[:1]},
+                "explanation": "Seeded for the benchmark.",
+            }
+            for name, slots in chosen[:1]
+        }
+        if rng.random() < 0.3:
+            labels.append("no fallacy")
+        create_or_get_span(
+            annotation=annotation,
+            start=sentences[first][0],
+            end=sentences[last][1],
+            labels=labels,
+            details=details,
+        )
+
+
+def ensure_long_document(n_spans: int = 50) -> dict:
+    """A ~5,000-character document with ``n_spans`` overlapping spans, for one annotator."""
+    from annotations.models import Annotation, Document
+    from annotations.services.annotations import start_annotation
+
+    annotator = user(LONG_USER)
+    project = _long_project(annotator)
     document = Document.objects.get(project=project, external_id="long-5000")
     annotation = start_annotation(document=document, annotator=annotator)
     if not annotation.spans.exists():
-        rng = random.Random(7)
-        types = list(
-            TaxonomyNode.objects.filter(taxonomy=project.taxonomy, level=2).values_list(
-                "name", "slots"
-            )
-        )
-        sentences = list(document.sentences.order_by("index").values_list("start", "end"))
-        for _ in range(n_spans):
-            first = rng.randrange(len(sentences))
-            last = min(len(sentences) - 1, first + rng.choice([0, 0, 1, 1, 2, 3]))
-            chosen = rng.sample(types, rng.choice([1, 1, 2, 3]))
-            labels = [name for name, _slots in chosen]
-            details = {
-                name: {
-                    "slots": {s: f"{s.lower()} value" for s in slots[:1]},
-                    "explanation": "Seeded for the benchmark.",
-                }
-                for name, slots in chosen[:1]
-            }
-            if rng.random() < 0.3:
-                labels.append("no fallacy")
-            create_or_get_span(
-                annotation=annotation,
-                start=sentences[first][0],
-                end=sentences[last][1],
-                labels=labels,
-                details=details,
-            )
+        _seed_long_spans(annotation, document, n_spans)
     annotation = Annotation.objects.get(pk=annotation.pk)
     return {
         "project": project.pk,
@@ -147,19 +165,12 @@ def review_text(i: int) -> str:
     )
 
 
-def ensure_review_project() -> dict:
-    """30 short documents for two annotators: all to review-ann1, the first also to
-    review-ann2; both submitted a span on the first one (different sentences, labels)."""
+def _review_project(ann1: Any, ann2: Any) -> Any:
+    """The review project, made once: all documents to ann1, the first also to ann2."""
     from annotations.models import Document, Project
-    from annotations.services.annotations import (
-        create_or_get_span,
-        start_annotation,
-        submit_annotation,
-    )
     from annotations.services.documents import NewDocument, add_documents, assign_documents
     from annotations.services.projects import add_member, create_project
 
-    ann1, ann2 = (user(name) for name in REVIEW_USERS)
     project = Project.objects.filter(name=REVIEW_PROJECT).first()
     if project is None:
         project = create_project(
@@ -183,6 +194,21 @@ def ensure_review_project() -> dict:
         assign_documents(project=project, annotator=ann1)
         first = Document.objects.get(project=project, external_id="review-01")
         assign_documents(project=project, annotator=ann2, documents=[first])
+    return project
+
+
+def ensure_review_project() -> dict:
+    """30 short documents for two annotators: all to review-ann1, the first also to
+    review-ann2; both submitted a span on the first one (different sentences, labels)."""
+    from annotations.models import Document
+    from annotations.services.annotations import (
+        create_or_get_span,
+        start_annotation,
+        submit_annotation,
+    )
+
+    ann1, ann2 = (user(name) for name in REVIEW_USERS)
+    project = _review_project(ann1, ann2)
     first = Document.objects.get(project=project, external_id="review-01")
     sentences = list(first.sentences.order_by("index").values_list("start", "end"))
     for annotator, index, label in ((ann1, 0, "ad hominem"), (ann2, 1, "appeal to fear")):

@@ -171,14 +171,12 @@ def _add(project, items: list[dict[str, Any]]) -> None:
     )
 
 
-def ensure_item_projects() -> dict[str, Any]:
-    """The three item projects with ``items-annotator`` assigned; their ids and items."""
-    from annotations.models import Document
+def _flub_project() -> Any:
+    """The FLUB-like project, its items (with explanations) assigned to the other annotator."""
     from annotations.services.documents import assign_documents
     from annotations.services.projects import add_member
-    from tests.e2e.seed_base import DEMO_PASSWORD, user
+    from tests.e2e.seed_base import user
 
-    annotator = user(ANNOTATOR)
     flub, created = _project(FLUB, FLUB_FORM, "FLUB-like multiple choice (browser tests).")
     if created:
         _add(
@@ -195,6 +193,11 @@ def ensure_item_projects() -> dict[str, Any]:
         other = user(OTHER_ANNOTATOR)
         add_member(project=flub, user=other, role="annotator")
         assign_documents(project=flub, annotator=other)
+    return flub
+
+
+def _smartypat_project() -> Any:
+    """The SmartyPat-like ranking project with its one item."""
     smartypat, created = _project(
         SMARTYPAT, SMARTYPAT_FORM, "SmartyPat-like ranking (browser tests)."
     )
@@ -209,6 +212,11 @@ def ensure_item_projects() -> dict[str, Any]:
                 }
             ],
         )
+    return smartypat
+
+
+def _argbench_project() -> Any:
+    """The ArgBench-like project with its one item and candidate reply."""
     argbench, created = _project(
         ARGBENCH, ARGBENCH_FORM, "ArgBench-like segments and ratings (browser tests)."
     )
@@ -224,6 +232,17 @@ def ensure_item_projects() -> dict[str, Any]:
                 }
             ],
         )
+    return argbench
+
+
+def ensure_item_projects() -> dict[str, Any]:
+    """The three item projects with ``items-annotator`` assigned; their ids and items."""
+    from annotations.models import Document
+    from annotations.services.documents import assign_documents
+    from tests.e2e.seed_base import DEMO_PASSWORD, user
+
+    annotator = user(ANNOTATOR)
+    flub, smartypat, argbench = _flub_project(), _smartypat_project(), _argbench_project()
     for project in (flub, smartypat, argbench):
         assign_documents(project=project, annotator=annotator)
 
