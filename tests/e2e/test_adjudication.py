@@ -27,12 +27,10 @@ def gold_labels(page: Page) -> list[str]:
     return [" ".join(t.split()) for t in page.get_by_test_id("gold-labels").all_inner_texts()]
 
 
-def test_merge_alternatives_add_bottom_publish_and_export(web_server, page: Page, artifacts):
-    base = web_server.url
-    seed = web_server.seed["adjudication"]
-    project, document = seed["project"], seed["documents"]["adj-1"]
-    login(page, base, "demo-reviewer")
-
+def merge_the_first_disagreement(page: Page, base: str, seed: dict, artifacts) -> None:
+    """From the queue, adj-1's two annotators' spans merged into one gold span with the
+    no-fallacy alternative, saved; the next document of the queue offered."""
+    project = seed["project"]
     page.goto(f"{base}/projects/{project}/adjudication/")
     rows = page.get_by_test_id("queue-row")
     expect(rows).to_have_count(3)
@@ -55,15 +53,9 @@ def test_merge_alternatives_add_bottom_publish_and_export(web_server, page: Page
     )
     page.screenshot(path=str(artifacts / "adjudicate.png"))
 
-    gold = api(page, base, "GET", f"/api/documents/{document}/adjudication/")["gold"]
-    (span,) = gold["spans"]
-    assert span["labels"] == ["ad hominem", "appeal to fear", "no fallacy"]
-    annotators = web_server.seed["review"]["annotators"]
-    assert span["proposed_by"] == {
-        "ad hominem": [annotators["review-ann1"]],
-        "appeal to fear": [annotators["review-ann2"]],
-    }
 
+def publish_the_draft(page: Page, base: str, project: int, artifacts) -> int:
+    """Publishes the gold draft with a note; the diff shows the one span added. Its version."""
     page.goto(f"{base}/projects/{project}/gold/")
     page.get_by_test_id("publish-open").click()
     page.get_by_test_id("publish-note").fill("Merged the first disagreement.")
@@ -75,8 +67,11 @@ def test_merge_alternatives_add_bottom_publish_and_export(web_server, page: Page
     for label in ("ad hominem", "appeal to fear", "no fallacy"):
         expect(added).to_contain_text(label)
     page.screenshot(path=str(artifacts / "gold-version.png"))
-    version = int(page.url.rstrip("/").rsplit("/", 1)[1])
+    return int(page.url.rstrip("/").rsplit("/", 1)[1])
 
+
+def exported_labels(web_server, seed: dict, version: int, span: dict) -> list[str]:
+    """The labels ``export_dataset --format mafalda`` writes on ``span``'s range."""
     out = subprocess.run(
         [
             sys.executable,
@@ -100,7 +95,27 @@ def test_merge_alternatives_add_bottom_publish_and_export(web_server, page: Page
     records = [json.loads(line) for line in out.stdout.splitlines() if line.strip()]
     (record,) = [r for r in records if r["labels"]]
     start, end = span["start"], span["end"]
-    exported = sorted(label for s, e, label in record["labels"] if (s, e) == (start, end))
+    return sorted(label for s, e, label in record["labels"] if (s, e) == (start, end))
+
+
+def test_merge_alternatives_add_bottom_publish_and_export(web_server, page: Page, artifacts):
+    base = web_server.url
+    seed = web_server.seed["adjudication"]
+    project, document = seed["project"], seed["documents"]["adj-1"]
+    login(page, base, "demo-reviewer")
+    merge_the_first_disagreement(page, base, seed, artifacts)
+
+    gold = api(page, base, "GET", f"/api/documents/{document}/adjudication/")["gold"]
+    (span,) = gold["spans"]
+    assert span["labels"] == ["ad hominem", "appeal to fear", "no fallacy"]
+    annotators = web_server.seed["review"]["annotators"]
+    assert span["proposed_by"] == {
+        "ad hominem": [annotators["review-ann1"]],
+        "appeal to fear": [annotators["review-ann2"]],
+    }
+
+    version = publish_the_draft(page, base, project, artifacts)
+    exported = exported_labels(web_server, seed, version, span)
     assert exported == ["ad hominem", "appeal to fear", "nothing"]
 
 
@@ -216,27 +231,12 @@ def walk_to_the_end_and_back(page: Page, base: str, project: int, ids: list[int]
     on_adjudication(page, base, project, ids[2], "3 / 4")
 
 
-def test_walk_the_queue_by_disagreement_asking_before_leaving_unsaved_spans(
-    web_server, page: Page, artifacts
-):
-    from tests.support.processes import celery_worker
-
-    base = web_server.url
-    seed = run_seed(web_server, "seed_adjnav.py")
-    project, docs = seed["project"], seed["documents"]
-    order = ["all-differ", "one-of-three-differs", "same-everywhere", "nothing-said"]
-    ids = [docs[name] for name in order]
-    login(page, base, "demo-reviewer")
-    with celery_worker(dict(web_server.env), queues="default"):
-        page.goto(f"{base}/projects/{project}/adjudication/")
-        expect(page.get_by_test_id("queue-row")).to_have_count(4)
-        expect(page.get_by_test_id("queue-computing")).to_have_count(0, timeout=90_000)
-    page.get_by_role("link", name="all-differ").click()
-    on_adjudication(page, base, project, ids[0], "1 / 4")
-    expect(page.get_by_test_id("adj-prev")).to_have_attribute("aria-disabled", "true")
-    page.screenshot(path=str(artifacts / "adj-nav-first.png"))
-    walk_to_the_end_and_back(page, base, project, ids)
-
+def unsaved_spans_ask_before_leaving(
+    page: Page, base: str, project: int, ids: list[int], artifacts
+) -> None:
+    """On the third document with an unsaved gold span: the keys, the buttons and the
+    breadcrumb ask first; Escape and Stay keep the page and its spans; typing [ ] < > in a
+    field types them."""
     # unsaved gold spans: ">" moves a boundary, "[" asks first; Escape and Stay stay
     page.get_by_test_id("accept-proposal-0").click()
     expect(page.get_by_test_id("gold-span")).to_have_count(1)
@@ -270,6 +270,12 @@ def test_walk_the_queue_by_disagreement_asking_before_leaving_unsaved_spans(
     expect(page.locator(".adj-gold textarea").first).to_have_value("a [b] <c>")
     on_adjudication(page, base, project, ids[2], "3 / 4")
 
+
+def save_or_discard_on_leaving(
+    page: Page, base: str, project: int, ids: list[int], artifacts
+) -> None:
+    """Save and leave saves, then opens the previous document; discard and leave saves
+    nothing; a saved page leaves without asking; the navigation fits 1,024 px."""
     # save and leave: the spans are saved, then the previous document opens
     page.locator(".adj-gold textarea").first.evaluate("e => e.blur()")
     page.keyboard.press("[")
@@ -293,6 +299,31 @@ def test_walk_the_queue_by_disagreement_asking_before_leaving_unsaved_spans(
     page.set_viewport_size({"width": 1024, "height": 768})
     expect(page.get_by_test_id("adj-nav")).to_be_in_viewport()
     page.screenshot(path=str(artifacts / "adj-nav-1024.png"))
+
+
+def test_walk_the_queue_by_disagreement_asking_before_leaving_unsaved_spans(
+    web_server, page: Page, artifacts
+):
+    from tests.support.processes import celery_worker
+
+    base = web_server.url
+    seed = run_seed(web_server, "seed_adjnav.py")
+    project, docs = seed["project"], seed["documents"]
+    order = ["all-differ", "one-of-three-differs", "same-everywhere", "nothing-said"]
+    ids = [docs[name] for name in order]
+    login(page, base, "demo-reviewer")
+    with celery_worker(dict(web_server.env), queues="default"):
+        page.goto(f"{base}/projects/{project}/adjudication/")
+        expect(page.get_by_test_id("queue-row")).to_have_count(4)
+        expect(page.get_by_test_id("queue-computing")).to_have_count(0, timeout=90_000)
+    page.get_by_role("link", name="all-differ").click()
+    on_adjudication(page, base, project, ids[0], "1 / 4")
+    expect(page.get_by_test_id("adj-prev")).to_have_attribute("aria-disabled", "true")
+    page.screenshot(path=str(artifacts / "adj-nav-first.png"))
+    walk_to_the_end_and_back(page, base, project, ids)
+
+    unsaved_spans_ask_before_leaving(page, base, project, ids, artifacts)
+    save_or_discard_on_leaving(page, base, project, ids, artifacts)
     queue_lists_the_decided_last(page, base, project, artifacts)
 
 

@@ -122,6 +122,31 @@ def state(page: Page) -> str:
     return page.locator(".save-status").get_attribute("data-save-state") or ""
 
 
+def open_new_span(page: Page, sentence: int, label: str) -> None:
+    """A span on sentence ``sentence`` labelled ``label`` by keyboard, its editor open."""
+    page.locator(f"#sent-{sentence}").click()
+    page.keyboard.press("Enter")
+    page.keyboard.type(label)
+    page.keyboard.press("Enter")
+    page.keyboard.press("Enter")
+    expect(page.locator(".editor")).to_be_visible()
+
+
+def stored_spans(page: Page, base: str, doc: int) -> list[dict]:
+    """The annotation's spans, each holding exactly what was typed before, during and after
+    the server was down."""
+    spans = my_annotation(page, base, doc)["spans"]
+    by_label = {tuple(sorted(s["labels"])): s for s in spans}
+    assert len(spans) == 2 and set(by_label) == {("appeal to fear",), ("slippery slope",)}, spans
+    fear = by_label[("appeal to fear",)]["details"]["appeal to fear"]
+    assert fear["explanation"] == "Before the restart. Typed while the server was down."
+    slope = by_label[("slippery slope",)]
+    assert slope["details"]["slippery slope"]["explanation"] == "Made while the server was down."
+    assert "one exception" in slope["details"]["slippery slope"]["slots"].values(), slope
+    assert [s["revision"] for s in spans] and all(s["client_id"] for s in spans)
+    return spans
+
+
 def test_typing_through_a_server_restart_loses_nothing(restartable, page: Page, artifacts):
     server, seed = restartable
     base, doc = server.url, seed["document"]
@@ -130,12 +155,7 @@ def test_typing_through_a_server_restart_loses_nothing(restartable, page: Page, 
     page.wait_for_selector("html[data-ready]")
 
     # A span on the first sentence, its explanation typed and saved.
-    page.locator("#sent-0").click()
-    page.keyboard.press("Enter")
-    page.keyboard.type("appeal to fear")
-    page.keyboard.press("Enter")
-    page.keyboard.press("Enter")
-    expect(page.locator(".editor")).to_be_visible()
+    open_new_span(page, 0, "appeal to fear")
     first = page.locator('.editor textarea[data-explanation="appeal to fear"]')
     first.click()
     first.type("Before the restart.")
@@ -152,12 +172,7 @@ def test_typing_through_a_server_restart_loses_nothing(restartable, page: Page, 
     page.keyboard.press("Escape")
 
     # More work while it is down: a second span with a filled template.
-    page.locator("#sent-2").click()
-    page.keyboard.press("Enter")
-    page.keyboard.type("slippery slope")
-    page.keyboard.press("Enter")
-    page.keyboard.press("Enter")
-    expect(page.locator(".editor")).to_be_visible()
+    open_new_span(page, 2, "slippery slope")
     page.keyboard.type("one exception")  # the first slot has the focus
     second = page.locator('.editor textarea[data-explanation="slippery slope"]')
     second.click()
@@ -172,16 +187,7 @@ def test_typing_through_a_server_restart_loses_nothing(restartable, page: Page, 
         "data-save-state", "saved", timeout=60_000
     )
 
-    spans = my_annotation(page, base, doc)["spans"]
-    by_label = {tuple(sorted(s["labels"])): s for s in spans}
-    assert len(spans) == 2 and set(by_label) == {("appeal to fear",), ("slippery slope",)}, spans
-    fear = by_label[("appeal to fear",)]["details"]["appeal to fear"]
-    assert fear["explanation"] == "Before the restart. Typed while the server was down."
-    slope = by_label[("slippery slope",)]
-    assert slope["details"]["slippery slope"]["explanation"] == "Made while the server was down."
-    assert "one exception" in slope["details"]["slippery slope"]["slots"].values(), slope
-    assert [s["revision"] for s in spans] and all(s["client_id"] for s in spans)
-
+    spans = stored_spans(page, base, doc)
     # A reload shows the same two spans, and nothing is left waiting in the browser.
     page.reload()
     page.wait_for_selector("html[data-ready]")

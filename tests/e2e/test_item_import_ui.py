@@ -19,11 +19,8 @@ pytestmark = pytest.mark.e2e
 FLUB = ROOT.parent / "shared/datasets/flub/FLUB.jsonl"
 
 
-def test_admin_creates_a_flub_project_and_imports_items(web_server, page: Page, tmp_path: Path):
-    if not FLUB.exists():
-        pytest.skip(f"the FLUB file is absent ({FLUB})")
-    base = web_server.url
-    login(page, base, "demo-admin")
+def create_flub_project(page: Page, base: str) -> int:
+    """Creates an item project from the FLUB form preset; its id."""
     page.goto(base + "/projects/new/")
     page.get_by_label("Items (form)").check()
     page.get_by_label("Form", exact=True).select_option("flub")
@@ -34,8 +31,12 @@ def test_admin_creates_a_flub_project_and_imports_items(web_server, page: Page, 
     project = api(page, base, "GET", f"/api/projects/{project_id}/")
     assert project["kind"] == "items"
     assert [f["name"] for f in project["form"]["fields"]] == ["answer", "type", "explanation"]
+    return project_id
 
-    lines = FLUB.read_text(encoding="utf-8").splitlines()[:10]
+
+def import_a_broken_then_the_good_flub_file(page: Page, tmp_path: Path, lines: list[str]) -> None:
+    """A FLUB file with a bad answer on line 3 is refused naming that line; the good one
+    imports its ten items."""
     broken_lines = list(lines)
     record = json.loads(broken_lines[2])
     record["answer"] = "Z"
@@ -58,6 +59,11 @@ def test_admin_creates_a_flub_project_and_imports_items(web_server, page: Page, 
     expect(report).to_be_visible(timeout=30_000)
     expect(page.get_by_test_id("document-count")).to_have_attribute("data-count", "10")
 
+
+def import_a_csv_through_the_column_mapping(
+    page: Page, base: str, tmp_path: Path, project_id: int
+) -> None:
+    """A CSV of three items: the mapping step guesses its columns; 13 items in all."""
     rows = ["qid,question,A,B,gold"] + [f"q{i},Question number {i}?,yes,no,A" for i in range(3)]
     items = tmp_path / "items.csv"
     items.write_text("\n".join(rows) + "\n", encoding="utf-8")
@@ -73,6 +79,17 @@ def test_admin_creates_a_flub_project_and_imports_items(web_server, page: Page, 
     expect(page.get_by_test_id("document-count")).to_have_attribute("data-count", "13")
     documents = api(page, base, "GET", f"/api/projects/{project_id}/documents/?limit=20")
     assert documents["count"] == 13
+
+
+def test_admin_creates_a_flub_project_and_imports_items(web_server, page: Page, tmp_path: Path):
+    if not FLUB.exists():
+        pytest.skip(f"the FLUB file is absent ({FLUB})")
+    base = web_server.url
+    login(page, base, "demo-admin")
+    project_id = create_flub_project(page, base)
+    lines = FLUB.read_text(encoding="utf-8").splitlines()[:10]
+    import_a_broken_then_the_good_flub_file(page, tmp_path, lines)
+    import_a_csv_through_the_column_mapping(page, base, tmp_path, project_id)
 
     # Export: the FLUB records come back as they were read, the CSV's items after them.
     exports = page.get_by_test_id("item-exports")

@@ -35,6 +35,41 @@ def cell(page: Page, row: str, column: str):
     return page.locator(f'[data-testid=results-row][data-row="{row}"] td[data-column="{column}"]')
 
 
+def assert_prompting_deltas(page: Page) -> None:
+    """The two prompting comparisons and their deltas."""
+    # Prompting: chain-of-thought up on the answers, few-shot down on the types.
+    comparisons = page.get_by_test_id("comparison-row")
+    expect(comparisons).to_have_count(2)
+    cot = page.locator('[data-testid=comparison-row][data-comparison="cot-vs-direct"]')
+    expect(cot.get_by_test_id("delta").first).to_contain_text("▲ +0.250")
+    few = page.locator('[data-testid=comparison-row][data-comparison="few-shot-vs-zero-shot"]')
+    expect(few.locator("[data-mark=down]").first).to_contain_text("▼ −0.417")
+
+
+def assert_label_bias_chart(page: Page) -> None:
+    """The label-bias chart: the zero-shot run's answers against the key, drawn, and the
+    type task's labels."""
+    # Label bias: the zero-shot run answers A three times; the key has one of each.
+    chart = page.get_by_test_id("bias-chart")
+    chart.scroll_into_view_if_needed()
+    expect(chart.get_by_test_id("bias-task")).to_have_value("answer")
+    chart.get_by_test_id("bias-row").select_option(ZERO)
+    label_a = chart.locator("[data-testid=bias-table] tr[data-label=A]")
+    expect(label_a.get_by_test_id("bias-predicted")).to_have_text("3")
+    expect(label_a.get_by_test_id("bias-gold")).to_have_text("1")
+    page.wait_for_function(
+        """() => {
+            const c = document.querySelector('[data-testid=bias-canvas]');
+            if (!c || !c.width) return false;
+            const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+            for (let i = 3; i < data.length; i += 4) if (data[i] > 0) return true;
+            return false;
+        }"""
+    )
+    chart.get_by_test_id("bias-task").select_option("type")
+    expect(chart.locator("[data-testid=bias-table] tr[data-label=歧义]")).to_be_visible()
+
+
 def test_reviewer_sees_the_flub_leaderboard(web_server, flub: dict, page: Page, artifacts):
     base = web_server.url
     project = flub["project"]
@@ -70,33 +105,8 @@ def test_reviewer_sees_the_flub_leaderboard(web_server, flub: dict, page: Page, 
     expect(cell(page, FEW, "task:answer")).to_have_class(BEST)
     expect(cell(page, ZERO, "task:answer")).not_to_have_class(BEST)
 
-    # Prompting: chain-of-thought up on the answers, few-shot down on the types.
-    comparisons = page.get_by_test_id("comparison-row")
-    expect(comparisons).to_have_count(2)
-    cot = page.locator('[data-testid=comparison-row][data-comparison="cot-vs-direct"]')
-    expect(cot.get_by_test_id("delta").first).to_contain_text("▲ +0.250")
-    few = page.locator('[data-testid=comparison-row][data-comparison="few-shot-vs-zero-shot"]')
-    expect(few.locator("[data-mark=down]").first).to_contain_text("▼ −0.417")
-
-    # Label bias: the zero-shot run answers A three times; the key has one of each.
-    chart = page.get_by_test_id("bias-chart")
-    chart.scroll_into_view_if_needed()
-    expect(chart.get_by_test_id("bias-task")).to_have_value("answer")
-    chart.get_by_test_id("bias-row").select_option(ZERO)
-    label_a = chart.locator("[data-testid=bias-table] tr[data-label=A]")
-    expect(label_a.get_by_test_id("bias-predicted")).to_have_text("3")
-    expect(label_a.get_by_test_id("bias-gold")).to_have_text("1")
-    page.wait_for_function(
-        """() => {
-            const c = document.querySelector('[data-testid=bias-canvas]');
-            if (!c || !c.width) return false;
-            const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
-            for (let i = 3; i < data.length; i += 4) if (data[i] > 0) return true;
-            return false;
-        }"""
-    )
-    chart.get_by_test_id("bias-task").select_option("type")
-    expect(chart.locator("[data-testid=bias-table] tr[data-label=歧义]")).to_be_visible()
+    assert_prompting_deltas(page)
+    assert_label_bias_chart(page)
     page.screenshot(path=artifacts / "item-leaderboard.png", full_page=True)
 
 

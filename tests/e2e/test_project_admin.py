@@ -385,22 +385,8 @@ def test_large_import_runs_in_a_worker_with_progress(web_server, page: Page, art
     expect_documents(page, 3000)
 
 
-def test_assign_by_the_lists_filters_and_list_every_import_problem(
-    web_server, page: Page, artifacts
-):
-    """Bulk work and broken files: "the documents matching" the document list's filters are selected
-    by the server (all of them, more than a list page), the count shown first; a broken
-    file's report lists every problem (the first 200, then all on demand, or as a file)."""
-    base = web_server.url
-    login(page, base, "demo-admin")
-    body = {"name": "Filtered assignment", "taxonomy": mafalda_id(page, base)}
-    project = api(page, base, "POST", "/api/projects/", {**body, "annotators_per_document": 2})
-    pid = project["id"]
-    for name in ("review-ann1", "review-ann2"):
-        member = {"user": name, "role": "annotator"}
-        api(page, base, "POST", f"/api/projects/{pid}/members/", member)
-    page.goto(f"{base}/projects/{pid}/import/")
-    # --- 250 bad lines: every one listed --------------------------------------------------
+def every_problem_of_a_broken_file_listed(page: Page) -> None:
+    """250 bad lines: the first 200 listed, then all on demand, or as a file."""
     bad = {"name": "bad.jsonl", "mimeType": "application/json", "buffer": b"{}\n" * 250}
     import_file(page, bad)
     failed = page.get_by_test_id("import-failed")
@@ -416,7 +402,10 @@ def test_assign_by_the_lists_filters_and_list_every_import_problem(
     page.get_by_test_id("show-all-problems").click()
     expect(problems).to_have_count(250)
     expect(problems.last).to_have_text(lines[-1])
-    # --- 130 texts, 10 of the "budget" ones assigned already ----------------------------------
+
+
+def import_texts_ten_assigned(page: Page, base: str, pid: int) -> None:
+    """130 texts (120 "budget", 10 "weather"), the first 10 assigned to review-ann1."""
     texts = [f"Budget claim {i}: everyone agrees, so it must be true." for i in range(120)]
     texts += [f"Weather claim {i}: it rained once, so it always rains." for i in range(10)]
     jsonl = "".join(json.dumps({"text": t}) + "\n" for t in texts).encode()
@@ -428,7 +417,10 @@ def test_assign_by_the_lists_filters_and_list_every_import_problem(
     selected = {"documents": "selected", "document_ids": [d["id"] for d in first]}
     assign = {"annotators": [ann1], "per_document": 1, **selected}
     api(page, base, "POST", f"/api/projects/{pid}/assignments/", assign)
-    # --- assign "budget" + unassigned: 110 documents, counted before --------------------------
+
+
+def assign_the_documents_matching_the_filters(page: Page, base: str, pid: int, artifacts) -> None:
+    """ "budget" and unassigned: 110 documents, counted before they are assigned."""
     page.goto(f"{base}/projects/{pid}/assign/")
     form = page.get_by_test_id("assign-form")
     form.get_by_label("The documents matching filters").check()
@@ -451,3 +443,23 @@ def test_assign_by_the_lists_filters_and_list_every_import_problem(
     listing = f"/api/projects/{pid}/documents/?limit=1"
     assert api(page, base, "GET", listing + "&q=budget&status=todo")["count"] == 120
     assert api(page, base, "GET", listing + "&q=weather&status=unassigned")["count"] == 10
+
+
+def test_assign_by_the_lists_filters_and_list_every_import_problem(
+    web_server, page: Page, artifacts
+):
+    """Bulk work and broken files: "the documents matching" the document list's filters are selected
+    by the server (all of them, more than a list page), the count shown first; a broken
+    file's report lists every problem (the first 200, then all on demand, or as a file)."""
+    base = web_server.url
+    login(page, base, "demo-admin")
+    body = {"name": "Filtered assignment", "taxonomy": mafalda_id(page, base)}
+    project = api(page, base, "POST", "/api/projects/", {**body, "annotators_per_document": 2})
+    pid = project["id"]
+    for name in ("review-ann1", "review-ann2"):
+        member = {"user": name, "role": "annotator"}
+        api(page, base, "POST", f"/api/projects/{pid}/members/", member)
+    page.goto(f"{base}/projects/{pid}/import/")
+    every_problem_of_a_broken_file_listed(page)
+    import_texts_ten_assigned(page, base, pid)
+    assign_the_documents_matching_the_filters(page, base, pid, artifacts)

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.e2e.browser import api, login
 from tests.e2e.conftest import run_seed
@@ -17,18 +17,11 @@ from tests.e2e.conftest import run_seed
 pytestmark = pytest.mark.e2e
 
 
-def test_admin_imports_model_outputs_and_sees_them_in_the_results(
-    web_server, page: Page, tmp_path: Path
+def import_a_bad_file_then_the_ranked_outputs(
+    page: Page, base: str, project: int, form: Locator, tmp_path: Path
 ) -> None:
-    seeded = run_seed(web_server, "seed_run_imports.py")
-    base, project = web_server.url, seeded["project"]
-    login(page, base, seeded["admin"])
-    page.goto(f"{base}/projects/{project}/import/")
-    form = page.get_by_test_id("outputs-import-form")
-    expect(form).to_be_visible()
-    fields = form.get_by_label("Form field").locator("option").all_inner_texts()
-    assert fields == ["Fallacy types (ranked)", "Fallacious? (detection)"], fields
-
+    """A file with an unknown id names its line and imports nothing; the good one imports
+    "gpt types"."""
     bad = tmp_path / "bad.jsonl"
     bad.write_text(
         json.dumps({"id": "s1", "output": "Ad hominem"})
@@ -57,6 +50,9 @@ def test_admin_imports_model_outputs_and_sees_them_in_the_results(
     form.get_by_role("button", name="Import outputs").click()
     expect(page.get_by_test_id("outputs-imported")).to_contain_text("gpt types")
 
+
+def import_a_csv_choosing_its_columns(page: Page, form: Locator, tmp_path: Path) -> None:
+    """A CSV of detection answers: its id and output columns guessed, "gpt detection"."""
     table = tmp_path / "detection.csv"
     table.write_text("item_id,text,answer\ns1,x,yes\ns2,y,no\ns3,z,no\n", encoding="utf-8")
     form.get_by_label("Form field").select_option("fallacious")
@@ -68,7 +64,11 @@ def test_admin_imports_model_outputs_and_sees_them_in_the_results(
     form.get_by_role("button", name="Import outputs").click()
     expect(page.get_by_test_id("outputs-imported")).to_contain_text("gpt detection")
 
-    # SmartyPat-shaped published outputs: whole records, the ids of two files prefixed
+
+def import_whole_records_of_two_files(
+    page: Page, base: str, project: int, form: Locator, tmp_path: Path
+) -> None:
+    """SmartyPat-shaped published outputs: whole records, the ids of two files prefixed."""
     bench, benign = tmp_path / "bench.json", tmp_path / "benign.json"
     record = {"sentence": "...", "logic_error": "yes", "logic_fallacies": ["Ad hominem"]}
     bench.write_text(json.dumps([{"id": 1, **record}, {"id": 2, **record}]), encoding="utf-8")
@@ -88,6 +88,23 @@ def test_admin_imports_model_outputs_and_sees_them_in_the_results(
     [smarty] = [run for run in runs if run["name"] == "smarty records"]
     outputs = api(page, base, "GET", f"/api/evaluation/runs/{smarty['id']}/requests/")
     assert outputs["count"] == 3, outputs
+
+
+def test_admin_imports_model_outputs_and_sees_them_in_the_results(
+    web_server, page: Page, tmp_path: Path
+) -> None:
+    seeded = run_seed(web_server, "seed_run_imports.py")
+    base, project = web_server.url, seeded["project"]
+    login(page, base, seeded["admin"])
+    page.goto(f"{base}/projects/{project}/import/")
+    form = page.get_by_test_id("outputs-import-form")
+    expect(form).to_be_visible()
+    fields = form.get_by_label("Form field").locator("option").all_inner_texts()
+    assert fields == ["Fallacy types (ranked)", "Fallacious? (detection)"], fields
+
+    import_a_bad_file_then_the_ranked_outputs(page, base, project, form, tmp_path)
+    import_a_csv_choosing_its_columns(page, form, tmp_path)
+    import_whole_records_of_two_files(page, base, project, form, tmp_path)
 
     page.goto(f"{base}/projects/{project}/results/")
     row = page.locator('[data-testid=results-row][data-row="|gpt-x|"]')
