@@ -31,7 +31,8 @@ from evaluation.benchmarks.mafalda import MafaldaTask
 from evaluation.models import PromptVariant
 from evaluation.runs import selectors
 from evaluation.runs.api import ERRORS, TAGS
-from evaluation.runs.serializers import LaunchOptionsSerializer, VariantSerializer
+from evaluation.runs.launch_options_serializers import LaunchOptionsSerializer
+from evaluation.runs.serializers import VariantSerializer
 
 #: A first span run reads this many texts (the whole gold version is one click away).
 SAMPLE_TEXTS = 2

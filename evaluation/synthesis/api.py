@@ -45,7 +45,8 @@ from evaluation.backends import BACKENDS, ModelSpec
 from evaluation.models import GeneratedItem, GenerationJob, GenerationRelease
 from evaluation.runs.launch import LaunchError
 from evaluation.runs.launch_options_api import credential_options
-from evaluation.runs.serializers import CredentialOptionSerializer, flatten_errors
+from evaluation.runs.launch_options_serializers import CredentialOptionSerializer
+from evaluation.runs.serializers import flatten_errors
 from evaluation.synthesis.options import BASELINES, generation_models, generation_projects
 from evaluation.synthesis.review import (
     NothingToRelease,
