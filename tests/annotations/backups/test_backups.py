@@ -191,35 +191,8 @@ def import_scored_run(
     score_and_store(run=run)
 
 
-def build_item_project() -> Project:
-    admin = User.objects.get(username="bk-admin")
-    annotator = User.objects.create_user("bk-item-annotator")
-    project = create_project(
-        name="Backup items",
-        taxonomy=install_preset(name="mafalda"),
-        kind="items",
-        form=FORM,
-        created_by=admin,
-    )
-    add_member(project=project, user=annotator, role="annotator")
-    documents = add_documents(
-        project=project,
-        texts=[
-            NewDocument(text=text, metadata={"gold": {"type": "a", "explanation": f"why {i}"}})
-            for i, text in enumerate(TEXTS)
-        ],
-    )
-    assign_to_annotators(project=project, annotators=[annotator], per_document=1)
-    annotation = start_and_save_response(
-        document=documents[0],
-        annotator=annotator,
-        response={"type": "b", "explanation": "because"},
-        expected_revision=None,
-    )
-    submit_response(annotation=annotation, expected_revision=annotation.revision, by=annotator)
-    start_and_save_response(
-        document=documents[1], annotator=annotator, response={"type": "a"}, expected_revision=None
-    )
+def _judged_answers(*, project: Project, documents: list[Document], admin: User) -> None:
+    """A free-text run of answers to every item, and a finished judge run of it."""
     answers = ModelRun.objects.create(
         project=project, name="answers", backend="random", task="free-text",
         field="explanation", status="done", created_by=admin,
@@ -251,6 +224,38 @@ def build_item_project() -> Project:
     complete_scoring(run_id=judge.pk)
     judge.refresh_from_db()
     assert judge.status == "done", judge.error
+
+
+def build_item_project() -> Project:
+    admin = User.objects.get(username="bk-admin")
+    annotator = User.objects.create_user("bk-item-annotator")
+    project = create_project(
+        name="Backup items",
+        taxonomy=install_preset(name="mafalda"),
+        kind="items",
+        form=FORM,
+        created_by=admin,
+    )
+    add_member(project=project, user=annotator, role="annotator")
+    documents = add_documents(
+        project=project,
+        texts=[
+            NewDocument(text=text, metadata={"gold": {"type": "a", "explanation": f"why {i}"}})
+            for i, text in enumerate(TEXTS)
+        ],
+    )
+    assign_to_annotators(project=project, annotators=[annotator], per_document=1)
+    annotation = start_and_save_response(
+        document=documents[0],
+        annotator=annotator,
+        response={"type": "b", "explanation": "because"},
+        expected_revision=None,
+    )
+    submit_response(annotation=annotation, expected_revision=annotation.revision, by=annotator)
+    start_and_save_response(
+        document=documents[1], annotator=annotator, response={"type": "a"}, expected_revision=None
+    )
+    _judged_answers(project=project, documents=documents, admin=admin)
     return project
 
 
