@@ -6,7 +6,7 @@ The contract (see ``base.Backend``):
   already be in the cache). vLLM 0.32 reads no GGUF by itself: with ``settings.gguf_file``
   (a GGUF file inside the folder), the backend de-quantizes it once into a safetensors copy
   under ``$FALLACY_DATA_DIR/models/`` (``model_files.ensure_safetensors``) and loads that.
-- Settings (``check`` validates them without importing vLLM or torch):
+- Settings (``check`` validates them without importing vLLM or torch, ``vllm_settings``):
   ``tensor_parallel_size`` (1; one worker process per GPU, one large model across them),
   ``load_format`` (``auto``; ``dummy`` = random weights, for benchmarks), ``enforce_eager``
   (false; true skips torch.compile/graph capture: much faster start, for tests and CPU),
@@ -80,6 +80,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from evaluation.backends import spec_checks, vllm_settings
 from evaluation.backends.base import (
     Backend,
     BackendError,
@@ -90,34 +91,14 @@ from evaluation.backends.base import (
     SettingProblem,
     cuda_facts,
     package_versions,
-    render_chat,
 )
-from evaluation.backends.setting_rules import Flag, Number, OneOf, Rule, Whole
+from evaluation.backends.chat_prompts import ChatPrompts, load_tokenizer
+from evaluation.backends.setting_rules import Rule
 
 DEFAULT_CHUNK_SIZE = 256
 DEFAULT_CPU_KV_CACHE_GIB = 2.0
 SHUTDOWN_GRACE_SECONDS = 30.0
-LOAD_FORMATS = ("auto", "safetensors", "pt", "dummy")
-DTYPES = ("auto", "float32", "bfloat16", "float16")
 _GiB = 1024**3
-
-_POSITIVE_INTS = ("tensor_parallel_size", "max_model_len", "max_num_seqs", "chunk_size")
-_BOOLS = ("enforce_eager", "trust_remote_code")
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _looks_like_path(model: str) -> bool:
-    """A local path rather than a hub id (``org/name`` has exactly one slash)."""
-    if model.startswith(("/", "./", "../", "~")) or model in (".", ".."):
-        return True
-    return model.count("/") > 1
 
 
 def request_seed(seed: int, key: str) -> int:
@@ -144,7 +125,7 @@ def cpu_defaults(
     return {name: value for name, value in defaults.items() if not environ.get(name)}
 
 
-class VLLMBackend(Backend):
+class VLLMBackend(ChatPrompts, Backend):
     """vLLM's offline engine (see the module docstring)."""
 
     name = "vllm"
@@ -164,26 +145,12 @@ class VLLMBackend(Backend):
             "chunk_size",
         }
     )
-    #: what a project admin may set; ``gguf_file``, ``revision``, ``trust_remote_code`` and
-    #: the pickle-reading ``load_format: pt`` are the operator's
-    tenant_settings: ClassVar[Mapping[str, Rule]] = {
-        "tensor_parallel_size": Whole(1, 16),
-        "load_format": OneOf(("auto", "safetensors", "dummy")),
-        "enforce_eager": Flag(),
-        "max_model_len": Whole(1, 1 << 20),
-        "gpu_memory_utilization": Number(0, 1),
-        "kv_cache_memory_gib": Number(0, 1024),
-        "max_num_seqs": Whole(1, 4096),
-        "dtype": OneOf(DTYPES),
-        "chunk_size": Whole(1, 1 << 16),
-    }
+    tenant_settings: ClassVar[Mapping[str, Rule]] = vllm_settings.TENANT_SETTINGS
     loads_model_files = True
 
     def __init__(self, spec: ModelSpec, params: GenerationParams) -> None:
         super().__init__(spec, params)
-        problems = self.check(spec)
-        if problems:
-            raise BackendError("; ".join(str(problem) for problem in problems))
+        spec_checks.refuse(self.check(spec))
         self.chunk_size: int = int(spec.settings.get("chunk_size") or DEFAULT_CHUNK_SIZE)
         self._llm: Any = None
         self._tokenizer: Any = None
@@ -198,75 +165,7 @@ class VLLMBackend(Backend):
 
     @classmethod
     def check(cls, spec: ModelSpec) -> list[SettingProblem]:
-        problems = super().check(spec)
-        settings = spec.settings
-        if not isinstance(spec.model, str) or not spec.model.strip():
-            problems.append(SettingProblem("model", "a model folder or hub id is required"))
-            return problems
-        model = os.path.expanduser(spec.model)
-        load_format = settings.get("load_format", "auto")
-        if load_format not in LOAD_FORMATS:
-            problems.append(
-                SettingProblem(
-                    "settings.load_format",
-                    f"{load_format!r} is not one of {', '.join(LOAD_FORMATS)}",
-                )
-            )
-        if _looks_like_path(spec.model) and not os.path.exists(model):
-            problems.append(SettingProblem("model", f"no such file or folder: {spec.model}"))
-        elif os.path.isfile(model):
-            problems.append(
-                SettingProblem(
-                    "model",
-                    "vLLM loads a model folder; for a GGUF file give its folder as model "
-                    "and the file name as settings.gguf_file",
-                )
-            )
-
-        gguf_file = settings.get("gguf_file")
-        if gguf_file is not None:
-            if not isinstance(gguf_file, str) or not gguf_file.endswith(".gguf"):
-                problems.append(SettingProblem("settings.gguf_file", "must be a .gguf file name"))
-            elif not os.path.isfile(os.path.join(model, gguf_file)):
-                problems.append(
-                    SettingProblem(
-                        "settings.gguf_file", f"no such file in {spec.model}: {gguf_file}"
-                    )
-                )
-        for key in _POSITIVE_INTS:
-            value = settings.get(key)
-            if value is not None and (not _is_int(value) or value < 1):
-                problems.append(
-                    SettingProblem(f"settings.{key}", f"must be a positive integer, not {value!r}")
-                )
-        utilization = settings.get("gpu_memory_utilization")
-        if utilization is not None and (not _is_number(utilization) or not 0 < utilization <= 1):
-            problems.append(
-                SettingProblem(
-                    "settings.gpu_memory_utilization",
-                    f"must be a number in (0, 1], not {utilization!r}",
-                )
-            )
-        kv_cache = settings.get("kv_cache_memory_gib")
-        if kv_cache is not None and (not _is_number(kv_cache) or kv_cache <= 0):
-            problems.append(
-                SettingProblem(
-                    "settings.kv_cache_memory_gib", f"must be a positive number, not {kv_cache!r}"
-                )
-            )
-        dtype = settings.get("dtype")
-        if dtype is not None and dtype not in DTYPES:
-            problems.append(
-                SettingProblem("settings.dtype", f"{dtype!r} is not one of {', '.join(DTYPES)}")
-            )
-        revision = settings.get("revision")
-        if revision is not None and (not isinstance(revision, str) or not revision.strip()):
-            problems.append(SettingProblem("settings.revision", "must be a non-empty string"))
-        for key in _BOOLS:
-            value = settings.get(key)
-            if value is not None and not isinstance(value, bool):
-                problems.append(SettingProblem(f"settings.{key}", "must be true or false"))
-        return problems
+        return super().check(spec) + vllm_settings.problems_of(spec)
 
     @classmethod
     def fingerprint(cls, spec: ModelSpec) -> str:
@@ -352,36 +251,14 @@ class VLLMBackend(Backend):
         """The model's tokenizer, loaded with transformers from the files the engine loads
         (so prompts render and tokenize without starting the engine)."""
         if self._tokenizer is None:
-            from transformers import AutoTokenizer
-
             settings = self.spec.settings
             kwargs: dict[str, Any] = {
                 "trust_remote_code": bool(settings.get("trust_remote_code", False))
             }
             if settings.get("revision") and not settings.get("gguf_file"):
                 kwargs["revision"] = settings["revision"]
-            try:
-                self._tokenizer = AutoTokenizer.from_pretrained(self.model_path, **kwargs)
-            except (OSError, ValueError) as error:
-                raise BackendError(
-                    f"cannot load the tokenizer of {self.spec.model}: {error}"
-                ) from error
+            self._tokenizer = load_tokenizer(self.model_path, kwargs, model=self.spec.model)
         return self._tokenizer
-
-    # -- prompts -------------------------------------------------------------------------
-
-    def _render(self, prompt: str) -> tuple[str, bool]:
-        return render_chat(self.tokenizer, prompt)
-
-    def render_prompt(self, prompt: str) -> str:
-        """The text the model sees (chat template around one user message, if any)."""
-        return self._render(prompt)[0]
-
-    def encode_prompt(self, prompt: str) -> list[int]:
-        """Token ids of the rendered prompt: a chat template writes its own special tokens,
-        a raw prompt gets the tokenizer's (e.g. BOS)."""
-        rendered, templated = self._render(prompt)
-        return list(self.tokenizer(rendered, add_special_tokens=not templated)["input_ids"])
 
     # -- generation ----------------------------------------------------------------------
 
