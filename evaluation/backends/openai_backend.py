@@ -31,29 +31,24 @@ Contract:
 - Decoding: ``temperature``, ``top_p``, ``max_tokens`` (``max_new_tokens``) and ``seed`` from
   the run's ``GenerationParams``. A guided request also sends ``guided_choice`` (its labels;
   vLLM's extension); a text outside the labels is kept as is (the parser reports it).
-- Standard library only (``urllib`` and threads): the runner needs no client library.
+- Standard library only (``urllib`` and threads): the runner needs no client library. The
+  server and its key are resolved and checked in ``openai_server``, one attempt is posted by
+  ``openai_http``.
 """
 
 from __future__ import annotations
 
-import email.utils
-import http.client
 import json
-import os
 import platform
 import random
-import ssl
 import threading
 import time
-import urllib.error
-import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, ClassVar
 
-from evaluation.backends import credentials as operator
-from evaluation.backends import failures
+from evaluation.backends import failures, spec_checks
 from evaluation.backends.base import (
     Backend,
     BackendError,
@@ -62,27 +57,27 @@ from evaluation.backends.base import (
     GenerationResult,
     ModelSpec,
     SettingProblem,
-    env_or_setting,
+)
+from evaluation.backends.openai_http import MAX_WAIT, AttemptFailure, NoRedirect, post_json
+from evaluation.backends.openai_server import (
+    api_root,
+    base_url_of,
+    is_local,
+    public_url,
+    read_key,
+    server_problems,
 )
 from evaluation.backends.setting_rules import Flag, Number, Rule, Text, Whole
 
-DEFAULT_KEY_ENV = "OPENAI_API_KEY"
-BASE_URL_ENV = "OPENAI_BASE_URL"
 #: the key sent to a local server when none is configured (vLLM's server accepts any)
 LOCAL_KEY = "EMPTY"
-LOCAL_HOSTS = operator.LOCAL_HOSTS
-NO_KEY = "no API key for this server: choose an operator's credential (settings.credential)"
 
 DEFAULT_CONCURRENCY = 8
 DEFAULT_MAX_RETRIES = 5
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_BACKOFF = 1.0
-#: longest wait between two attempts, whatever the backoff or the server's Retry-After
-MAX_WAIT = 60.0
 #: how long ``environment()`` waits for ``/v1/models``
 MODELS_TIMEOUT = 10.0
-#: the most characters of a server's message quoted in an error
-MESSAGE_CHARS = 500
 
 
 class _Secret:
@@ -97,27 +92,6 @@ class _Secret:
         return "'***'"
 
     __str__ = __repr__
-
-
-class _Failure(Exception):
-    """One failed attempt: ``status`` is the HTTP status, or a word for a connection error;
-    ``public`` its class of failure as the run's users read it (``failures``)."""
-
-    def __init__(
-        self,
-        status: str,
-        message: str,
-        *,
-        public: str,
-        retry: bool,
-        delay: float | None = None,
-    ) -> None:
-        super().__init__(f"{status}: {message}")
-        self.status = status
-        self.message = message
-        self.public = public
-        self.retry = retry
-        self.delay = delay  # what the server asked for (Retry-After), else None
 
 
 class _Stopped(BackendError):
@@ -139,117 +113,6 @@ class _Run:
                 self.failure = error
         self.stop.set()
         return error
-
-
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    """Redirects are errors: the key is never carried to another address."""
-
-    def redirect_request(
-        self,
-        req: urllib.request.Request,
-        fp: Any,
-        code: int,
-        msg: str,
-        headers: Any,
-        newurl: str,
-    ) -> None:
-        return None
-
-
-def _is_local(url: str) -> bool:
-    return operator.is_local(url)
-
-
-def _public_url(url: str) -> str:
-    """``url`` without credentials, query or fragment, and without a trailing slash."""
-    parts = urllib.parse.urlsplit(url.strip())
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    netloc = f"{host}:{port}" if port else host
-    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
-
-
-def _api_root(url: str) -> str:
-    """The ``.../v1`` root of the API from a base URL given with or without it."""
-    root = url.strip().rstrip("/")
-    return root if root.endswith("/v1") else f"{root}/v1"
-
-
-def _credential(settings: Mapping[str, Any]) -> operator.Credential | None:
-    name = settings.get("credential")
-    return operator.credentials().get(name) if isinstance(name, str) else None
-
-
-def _base_url(settings: Mapping[str, Any]) -> str | None:
-    """``settings.base_url``, else the chosen credential's first server, else the variable."""
-    credential = _credential(settings)
-    if not settings.get("base_url") and credential is not None:
-        return credential.base_urls[0]
-    return env_or_setting(settings, "base_url", BASE_URL_ENV)
-
-
-def _read_key(settings: Mapping[str, Any], base_url: str) -> str | None:
-    """The key for ``base_url``: a script's own, the credential's (only for its servers), or
-    ``OPENAI_API_KEY`` (only for ``OPENAI_BASE_URL``)."""
-    if settings.get("api_key"):
-        return str(settings["api_key"])
-    if settings.get("credential"):
-        credential = _credential(settings)
-        return credential.read_key() if credential and credential.allows(base_url) else None
-    default_url = os.environ.get(BASE_URL_ENV)
-    if default_url and operator.url_matches(base_url, default_url):
-        return os.environ.get(DEFAULT_KEY_ENV) or None
-    return None
-
-
-def _retry_after(headers: Any) -> float | None:
-    """Seconds asked by ``Retry-After`` (seconds or an HTTP date) or ``retry-after-ms``."""
-    if headers is None:
-        return None
-    milliseconds = headers.get("retry-after-ms")
-    if milliseconds:
-        try:
-            return min(MAX_WAIT, max(0.0, float(milliseconds) / 1000))
-        except ValueError:
-            pass
-    value = headers.get("Retry-After")
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        seconds = when.timestamp() - time.time()
-    return min(MAX_WAIT, max(0.0, seconds))
-
-
-def _server_message(body: bytes) -> str:
-    """The message of an error answer: ``error.message`` (OpenAI), ``message``, ``detail``,
-    or the start of the body."""
-    text = body.decode("utf-8", "replace").strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        error = data.get("error")
-        if isinstance(error, dict) and error.get("message"):
-            text = str(error["message"])
-        elif isinstance(error, str) and error:
-            text = error
-        elif data.get("message"):
-            text = str(data["message"])
-        elif data.get("detail"):
-            text = str(data["detail"])
-    return text[:MESSAGE_CHARS] or "(empty answer)"
 
 
 class OpenAIBackend(Backend):
@@ -282,22 +145,20 @@ class OpenAIBackend(Backend):
     def __init__(self, spec: ModelSpec, params: GenerationParams) -> None:
         super().__init__(spec, params)
         settings = spec.settings
-        problems = type(self).check(spec)
-        if problems:
-            raise BackendError("; ".join(str(problem) for problem in problems))
-        base_url = _base_url(settings) or ""
-        key = _read_key(settings, base_url) or LOCAL_KEY  # check() refused a remote one
+        spec_checks.refuse(type(self).check(spec))
+        base_url = base_url_of(settings) or ""
+        key = read_key(settings, base_url) or LOCAL_KEY  # check() refused a remote one
         self._key = _Secret(key)
-        self.base_url = _public_url(base_url)
-        self._root = _api_root(base_url)
+        self.base_url = public_url(base_url)
+        self._root = api_root(base_url)
         self.chat = bool(settings.get("chat", True))
         self.concurrency = int(settings.get("concurrency", DEFAULT_CONCURRENCY))
         self.max_retries = int(settings.get("max_retries", DEFAULT_MAX_RETRIES))
         self.timeout = float(settings.get("timeout", DEFAULT_TIMEOUT))
         self.backoff = float(settings.get("backoff", DEFAULT_BACKOFF))
         self._random = random.Random()
-        handlers: list[urllib.request.BaseHandler] = [_NoRedirect()]
-        if _is_local(base_url):
+        handlers: list[urllib.request.BaseHandler] = [NoRedirect()]
+        if is_local(base_url):
             handlers.append(urllib.request.ProxyHandler({}))  # never through a proxy
         self._opener = urllib.request.build_opener(*handlers)
 
@@ -316,96 +177,36 @@ class OpenAIBackend(Backend):
             else problem
             for problem in super().check(spec)
         ]
-        problems += cls._server_problems(settings)
-        for key, minimum in (("concurrency", 1), ("max_retries", 0)):
-            value = settings.get(key)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int) or value < minimum
-            ):
-                wanted = "a positive integer" if minimum else "an integer >= 0"
-                problems.append(SettingProblem(f"settings.{key}", wanted))
-        for key in ("timeout", "backoff"):
-            value = settings.get(key)
-            if value is not None and (
-                isinstance(value, bool) or not isinstance(value, int | float) or value <= 0
-            ):
-                problems.append(SettingProblem(f"settings.{key}", "a positive number of seconds"))
+        problems += server_problems(settings)
+        problems += spec_checks.invalid(
+            settings,
+            ("concurrency",),
+            lambda value: spec_checks.is_whole(value) and value >= 1,
+            lambda _: "a positive integer",
+        )
+        problems += spec_checks.invalid(
+            settings,
+            ("max_retries",),
+            lambda value: spec_checks.is_whole(value) and value >= 0,
+            lambda _: "an integer >= 0",
+        )
+        problems += spec_checks.invalid(
+            settings,
+            ("timeout", "backoff"),
+            lambda value: spec_checks.is_number(value) and value > 0,
+            lambda _: "a positive number of seconds",
+        )
         if "chat" in settings and not isinstance(settings["chat"], bool):
             problems.append(SettingProblem("settings.chat", "true or false"))
         return problems
-
-    @staticmethod
-    def _server_problems(settings: Mapping[str, Any]) -> list[SettingProblem]:
-        """The server address, the credential and the key, checked against the operator's
-        credentials and allowed servers."""
-        name = settings.get("credential")
-        credential = _credential(settings)
-        if name is not None and credential is None:
-            known = ", ".join(sorted(operator.credentials())) or "none configured"
-            return [
-                SettingProblem(
-                    "settings.credential", f"no operator credential {name!r} (known: {known})"
-                )
-            ]
-        base_url = _base_url(settings)
-        if not base_url:
-            return [
-                SettingProblem(
-                    "settings.base_url",
-                    f"no server address: set settings.base_url or {BASE_URL_ENV}",
-                )
-            ]
-        parts = urllib.parse.urlsplit(base_url.strip())
-        try:
-            parts.port  # noqa: B018 - raises on a bad port
-            valid = parts.scheme in ("http", "https") and bool(parts.hostname)
-        except ValueError:
-            valid = False
-        shown = _public_url(base_url)
-        if not valid or parts.query or parts.fragment:
-            return [SettingProblem("settings.base_url", f"not an http(s) URL: {shown!r}")]
-        if parts.username or parts.password:
-            return [
-                SettingProblem(
-                    "settings.base_url",
-                    "no credentials in the URL (it is stored): use settings.credential",
-                )
-            ]
-        if not operator.url_allowed(base_url):
-            return [
-                SettingProblem(
-                    "settings.base_url",
-                    f"{shown!r} is not one of the operator's model servers "
-                    "(MODEL_SERVER_ALLOWED_URLS)",
-                )
-            ]
-        if credential is not None and not credential.allows(base_url):
-            return [
-                SettingProblem(
-                    "settings.base_url",
-                    f"credential {credential.name!r} is only sent to "
-                    f"{', '.join(_public_url(url) for url in credential.base_urls)}",
-                )
-            ]
-        if credential is not None and not credential.read_key():
-            return [
-                SettingProblem(
-                    "settings.credential",
-                    f"credential {credential.name!r} has no key on this server (operator: "
-                    "set its variable)",
-                )
-            ]
-        if not _read_key(settings, base_url) and not _is_local(base_url):
-            return [SettingProblem("settings.credential", NO_KEY)]
-        return []
 
     @classmethod
     def fingerprint(cls, spec: ModelSpec) -> str:
         revision = spec.settings.get("revision")
         if revision:
             return f"revision:{revision}"
-        base_url = _base_url(spec.settings) or ""
-        return f"openai:{_public_url(base_url)}:{spec.model}"
+        base_url = base_url_of(spec.settings) or ""
+        return f"openai:{public_url(base_url)}:{spec.model}"
 
     # ------------------------------------------------------------------------ generation
 
@@ -461,7 +262,7 @@ class OpenAIBackend(Backend):
         while not run.stop.is_set():
             try:
                 answer = self._post(url, data)
-            except _Failure as failure:
+            except AttemptFailure as failure:
                 if not failure.retry or attempt >= self.max_retries:
                     tried = f" after {attempt + 1} attempts" if failure.retry else ""
                     which = f"request {request.key[:12]} failed{tried}"
@@ -498,53 +299,8 @@ class OpenAIBackend(Backend):
         }
 
     def _post(self, url: str, data: bytes) -> Any:
-        """The decoded JSON answer of one attempt, or ``_Failure``."""
-        http_request = urllib.request.Request(url, data=data, headers=self._headers())
-        try:
-            with self._opener.open(http_request, timeout=self.timeout) as response:
-                body = response.read()
-        except urllib.error.HTTPError as error:
-            status = error.code
-            try:
-                message = _server_message(error.read())
-            except (OSError, http.client.HTTPException):
-                message = str(error.reason or "(no answer)")
-            finally:
-                error.close()
-            retry = status == 429 or status >= 500
-            wait_for = _retry_after(error.headers) if retry else None
-            raise _Failure(
-                f"HTTP {status}",
-                message,
-                public=failures.http_status(status),
-                retry=retry,
-                delay=wait_for,
-            ) from None
-        except urllib.error.URLError as error:  # refused, unknown host, TLS...
-            reason = error.reason
-            retry = not isinstance(reason, ssl.SSLCertVerificationError)
-            raise _Failure(
-                "connection error",
-                str(reason),
-                public=failures.transport_failure(error, timeout=self.timeout),
-                retry=retry,
-            ) from None
-        except (OSError, http.client.HTTPException) as error:  # reset, timed out, cut short
-            raise _Failure(
-                "connection error",
-                f"{type(error).__name__}: {error}",
-                public=failures.transport_failure(error, timeout=self.timeout),
-                retry=True,
-            ) from None
-        try:
-            return json.loads(body)
-        except ValueError:
-            raise _Failure(
-                "bad answer",
-                f"not JSON: {body[:200].decode('utf-8', 'replace')!r}",
-                public=failures.INVALID,
-                retry=False,
-            ) from None
+        """The decoded JSON answer of one attempt, or ``AttemptFailure``."""
+        return post_json(self._opener, url, data, headers=self._headers(), timeout=self.timeout)
 
     def _text(self, answer: Any) -> str:
         try:
