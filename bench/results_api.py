@@ -94,7 +94,7 @@ def build_item_project(models: int, rng: random.Random) -> Any:
     from annotations.models import Annotation, Document
     from annotations.services.projects import create_project
     from annotations.services.taxonomy import install_preset
-    from evaluation.items.runs import score_item_run
+    from evaluation.items.scorer import score_item_run
     from evaluation.models import ModelRun, PromptVariant
 
     project = create_project(

@@ -7,8 +7,8 @@ class EvaluationConfig(AppConfig):
 
     def ready(self) -> None:
         """Hook evaluation's rules into the annotation app (which imports no evaluation) and
-        register the sweeps that fail jobs whose process died and evaluation's part of a
-        project archive."""
+        register the sweeps that fail jobs whose process died, evaluation's part of a
+        project archive and the run scorers of span and item tasks."""
         from fallacy_platform.liveness import register_sweep
 
         from annotations import orderings
@@ -17,10 +17,13 @@ class EvaluationConfig(AppConfig):
         from annotations.services.hf_exports import register_item_profiles
         from annotations.services.label_studio_exports import register_prediction_exporter
         from evaluation.agreement.jobs import adjudication_order
+        from evaluation.items.scorer import ITEM_RUN_SCORER
         from evaluation.models import SuggestionSettings
         from evaluation.runs.backups import PART
         from evaluation.runs.label_studio import export_predictions, import_predictions
         from evaluation.runs.liveness import fail_stale_scoring, fail_stale_shards
+        from evaluation.runs.scored import SPAN_RUN_SCORER
+        from evaluation.runs.scorers import ITEMS, SPANS, register_run_scorer
         from evaluation.scoring.item_profiles import describe_profiles
         from evaluation.suggestions.services import disagreement_first
         from evaluation.synthesis.liveness import fail_stale_generation_jobs
@@ -33,3 +36,5 @@ class EvaluationConfig(AppConfig):
         register_item_profiles(describe_profiles)
         register_prediction_importer(import_predictions)
         register_prediction_exporter(export_predictions)
+        register_run_scorer(SPANS, SPAN_RUN_SCORER)
+        register_run_scorer(ITEMS, ITEM_RUN_SCORER)

@@ -12,7 +12,7 @@ the bench and on the benign sentences apart), each with its own ``id_prefix`` (b
 are imported as ``good-<line>``, their outputs carry ``1..N``: prefix ``good-``); ids are
 unique across the files. Each record becomes the item's one output (``unit_index`` 0, its
 raw answer; ``output_column`` ``*``: the whole record as JSON); the run is
-then parsed and scored by ``items.runs.score_item_run``, as a model's item run is, so
+then parsed and scored by ``items.scorer.score_item_run``, as a model's item run is, so
 it shows on the project's Results tab (whose board is stored again once the import
 commits: ``results.warm_after_commit``). Items without a record count as missing.
 
@@ -53,7 +53,8 @@ from evaluation.items.output_files import (
     parse_outputs_here,
     read_outputs,
 )
-from evaluation.items.runs import JUDGE_PREFIX, score_item_run
+from evaluation.items.runs import JUDGE_PREFIX
+from evaluation.items.scorer import score_item_run
 from evaluation.models import ModelRun, RunOutput
 from evaluation.runs.imports import RunImportError, create_imported_run
 
@@ -214,6 +215,43 @@ def skipped_report(skipped: Sequence[SkippedRecord]) -> dict[str, object]:
     }
 
 
+def _parse_bounded(files: Sequence[OutputsFile], columns: OutputColumns) -> None:
+    """Read each file whole in the bounded child first (when not small): a file that is too
+    large or malformed fails there, before anything is stored."""
+    for file in files:
+        bounded_parse(
+            f"{parse_outputs_here.__module__}:parse_outputs_here",
+            file.path,
+            file.name or "",
+            columns.id,
+            columns.output,
+            name=file.name or "",
+        )
+
+
+def _record_import(
+    run: ModelRun,
+    columns: OutputColumns,
+    stored: list[dict[str, object]],
+    missing: int,
+    skipped: list[SkippedRecord] | None,
+    id_prefix: str,
+) -> None:
+    """The run's import settings and counts in its ``config``."""
+    run.config = {
+        **run.config,
+        "id_column": columns.id,
+        "output_column": columns.output,
+        "outputs": sum(int(part["outputs"]) for part in stored),
+        "missing": missing,
+    }
+    if skipped is not None:
+        run.config["skipped"] = skipped_report(skipped)
+    if len(stored) > 1 or id_prefix or skipped:
+        run.config["files"] = stored
+    run.save(update_fields=["config"])
+
+
 @transaction.atomic
 def import_item_run(
     *,
@@ -241,15 +279,7 @@ def import_item_run(
         id=id_column.strip() or OutputColumns.id,
         output=output_column.strip() or OutputColumns.output,
     )
-    for file in files:  # each read whole in the bounded child first (when not small)
-        bounded_parse(
-            f"{parse_outputs_here.__module__}:parse_outputs_here",
-            file.path,
-            file.name or "",
-            columns.id,
-            columns.output,
-            name=file.name or "",
-        )
+    _parse_bounded(files, columns)
     shape = file_shape(path, files[0].name or "")
     run = create_imported_run(
         project=project,
@@ -266,18 +296,7 @@ def import_item_run(
     skipped: list[SkippedRecord] | None = [] if skip_unmatched else None
     stored = _store(run, files, columns, skipped)
     scores = score_item_run(run)
-    run.config = {
-        **run.config,
-        "id_column": columns.id,
-        "output_column": columns.output,
-        "outputs": sum(int(part["outputs"]) for part in stored),
-        "missing": scores[0].report.get("missing", 0),
-    }
-    if skipped is not None:
-        run.config["skipped"] = skipped_report(skipped)
-    if len(stored) > 1 or id_prefix or skipped:
-        run.config["files"] = stored
-    run.save(update_fields=["config"])
+    _record_import(run, columns, stored, scores[0].report.get("missing", 0), skipped, id_prefix)
     from evaluation.results import warm_after_commit  # imports the item results
 
     warm_after_commit(run.pk)

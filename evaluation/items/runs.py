@@ -14,21 +14,17 @@ against the items' answer key (``Document.metadata["gold"][run.field]``).
   answer; the task never draws the item asked about (``choose_examples``).
 - parsing: the runner reads each answer as it is generated without knowing its item
   (``item_parser``: exact for every kind but segmentation, whose passages are located
-  in the item text); ``score_item_run`` parses every stored answer again with its item
-  and stores what it read (``RunOutput.parsed_labels``), then one report per scoring
-  profile (``RunScore``, no gold version), all in one transaction: ``definition``
-  (stored under the profile name ``items``, which judges, ratings, the Results tab and
-  backups read; its report says ``"profile": "definition"``) and the profiles of the
-  project's benchmark (``project_benchmark``: the form's ``benchmark`` key, set by the
+  in the item text); scoring (``items.scorer``) parses every stored answer again with
+  its item (``merged_parser``).
+- profiles (``run_profiles``): ``definition`` (stored under the profile name ``items``,
+  which judges, ratings, the Results tab and backups read; its report says
+  ``"profile": "definition"``: ``profile_column``) and the profiles of the project's
+  benchmark (``project_benchmark``: the form's ``benchmark`` key, set by the
   ``smartypat`` form preset; ``authors-smartypat``), stored under their own names
-  (``evaluation.scoring.item_profiles``). Ranked answers are read with the taxonomy's
-  aliases; pieces naming no label are counted (``unreadable_labels``). An imported
-  run (published outputs, no prompt variant: ``items.imports``) is parsed and scored the
-  same way, by its ``task``, unparseable answers counting as wrong, but on the items it
-  has outputs for (``covered_items``): a published file covering part of the items is
-  scored on that part, its report saying ``coverage`` (``{"items", "of"}``) and how many
-  items it left out (``missing``); a launched run's items without an output count as
-  wrong.
+  (``evaluation.scoring.item_profiles``).
+- coverage (``covered_items``): an imported run (published outputs, no prompt variant:
+  ``items.imports``) is scored on the items it has outputs for; a launched run's items
+  without an output count as wrong.
 """
 
 from __future__ import annotations
@@ -37,19 +33,11 @@ from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
-from django.db import transaction
-
 from annotations.items import Form, FormError, FormField, parse_form
 from annotations.models import Document, TaxonomyNode
 from evaluation.benchmarks import TaskItem, TaskLabel, UnitPrompt, VariantSpec, get_task
-from evaluation.models import ModelRun, RunOutput, RunScore
+from evaluation.models import ModelRun, RunOutput
 from evaluation.scoring.item_profiles import BENCHMARK_PROFILES, DEFINITION, profiles_for
-from evaluation.scoring.items import score_answers
-from evaluation.scoring.label_answers import (
-    contradictory_summary,
-    read_labels,
-    unreadable_summary,
-)
 
 PROFILE = "items"
 JUDGE_PREFIX = "judge"
@@ -265,113 +253,9 @@ def run_profiles(run: ModelRun) -> list[str]:
     return profiles_for(project_benchmark(run.project))
 
 
-def _profile_reports(
-    run: ModelRun,
-    items: list[TaskItem],
-    answers: list[Any],
-    predictions: list[Any],
-    labels: list[str],
-) -> dict[str, dict[str, Any]]:
-    """Reports under the run's profiles other than ``definition`` (judges: none); ranked
-    answers are read again by each profile from the raw text, others as parsed."""
-    if is_judge(run):
-        return {}
-    task = get_task(run.task)
-    aliases = label_aliases(run.project, labels)
-    reports = {}
-    for name in run_profiles(run)[1:]:
-        report = score_answers(
-            task.answers,
-            [item.gold for item in items],
-            answers if task.answers == "ranked" else predictions,
-            labels=labels,
-            profile=name,
-            aliases=aliases,
-            gold_texts=[item.extra.get("gold_text") for item in items],
-        )
-        if report is not None:
-            reports[name] = report
-    return reports
-
-
-#: field kinds whose SmartyPat output records can contradict themselves (``label_answers``)
-CONTRADICTABLE = ("ranked", "detection")
-
-
 def covered_items(
     run: ModelRun, items: list[TaskItem], answered: Collection[int]
 ) -> list[TaskItem]:
     """The items a run is scored on: all of them for a launched run (an item without an
     output counts as wrong), the items with an output for an imported run."""
     return [item for item in items if item.id in answered] if run.imported else items
-
-
-def score_item_run(run: ModelRun) -> list[RunScore]:
-    """Score the run's stored outputs and store one report per profile (``definition``
-    as profile ``items``; see ``run_profiles``)."""
-    task = get_task(run.task)
-    spec = run_spec(run)
-    all_items = run_items(run)
-    form_field = run_field(run)
-    labels = [label.name for label in field_labels(run.project, form_field)]
-    aliases = label_aliases(run.project, labels) if not (form_field and form_field.labels) else {}
-    read = merged_parser(task, form_field, labels, aliases)
-    by_item: dict[int, list[RunOutput]] = {}
-    for output in RunOutput.objects.filter(run=run).order_by("document_id", "unit_index"):
-        by_item.setdefault(output.document_id, []).append(output)
-    items = covered_items(run, all_items, by_item)
-    changed: list[RunOutput] = []
-    predictions: list[Any] = []
-    answers: list[Any] = []
-    for item in items:
-        parsed = []
-        raw: list[str] = []
-        for output in by_item.get(item.id, []):
-            answer = output.answer if output.answer is not None else output.raw_output
-            value = read(answer, item)
-            if value != output.parsed_labels:
-                output.parsed_labels = value
-                changed.append(output)
-            parsed.append(value)
-            raw.append(answer)
-        if is_judge(run):
-            predictions.append(parsed)  # every repeat, in unit order
-        else:
-            predictions.append(parsed[0] if parsed else None)
-            answers.append(raw[0] if raw else None)
-    ranks = form_field.max if form_field and form_field.kind == "ranked" else 3
-    report = task.score(
-        items, predictions, labels=labels, policy=spec.unparseable, seed=spec.seed, ranks=ranks
-    )
-    extra: dict[str, Any] = {
-        "task": run.task,
-        "field": run.field,
-        "missing": sum(i.id not in by_item for i in all_items),
-    }
-    if run.imported:
-        extra["coverage"] = {"items": len(items), "of": len(all_items)}
-    reports = {DEFINITION: {**report, **extra}}
-    if task.answers == "ranked":
-        spellings = {**aliases, **(dict(form_field.merge) if form_field else {})}
-        readings = [read_labels(a, labels, spellings) if a is not None else None for a in answers]
-        reports[DEFINITION]["unreadable_labels"] = unreadable_summary(
-            [r.unreadable if r is not None else [] for r in readings]
-        )
-    contradictory = contradictory_summary(answers) if task.answers in CONTRADICTABLE else None
-    if contradictory and contradictory["items"]:  # logic_error against the labels: it wins
-        reports[DEFINITION]["contradictory"] = contradictory
-    for name, other in _profile_reports(run, items, answers, predictions, labels).items():
-        reports[name] = {**other, **extra}
-    with transaction.atomic():
-        if changed:
-            RunOutput.objects.bulk_update(changed, ["parsed_labels"], batch_size=500)
-        stored = [
-            RunScore.objects.update_or_create(
-                run=run,
-                gold_standard=None,
-                profile=profile_column(name),
-                defaults={"parser": task.name[:32], "report": body},
-            )[0]
-            for name, body in reports.items()
-        ]
-    return stored

@@ -25,10 +25,10 @@ The tests compare per-text
 F1 (the ``text`` average's units), stored with each score (``per_text``; computed on the
 fly for a score stored without them).
 
-Numbers come from the reports of ``runs.scored.score_stored`` (``Scored.to_dict``), the one
-scoring path ``manage.py score``, ``manage.py results`` and ``POST /api/evaluation/score/``
-share (the project's taxonomy; a partial run scored on the texts it covers, its coverage
-beside): P/R/F1 per level, the bootstrap 95%
+Numbers come from the reports of the run's scorer (``runs.scorers.run_scorer``: for span
+runs ``runs.scored.score_stored``), the one scoring path ``manage.py score``, ``manage.py
+results`` and ``POST /api/evaluation/score/`` share (the project's taxonomy; a partial run
+scored on the texts it covers, its coverage beside): P/R/F1 per level, the bootstrap 95%
 interval of F1 (``f1_low``, ``f1_high``), the share of outputs the parser could not read,
 and each label's F1 at levels 1 and 2.
 
@@ -49,6 +49,7 @@ from annotations.models import GoldStandard, TaxonomyNode
 from evaluation.backends import is_baseline
 from evaluation.models import ModelRun, RunScore
 from evaluation.runs import comparable, selectors, stored
+from evaluation.runs.scorers import run_scorer
 from evaluation.scoring import ScoringInputError, normalise_label
 
 LEVELS: tuple[int, ...] = (0, 1, 2)
@@ -188,13 +189,7 @@ def _with_per_text(run: ModelRun, profile: str, report: dict[str, Any]) -> dict[
     """A stored report, recomputed (not stored) when it lacks per-text scores."""
     if "per_text" in report or run.gold_standard is None:
         return report
-    return selectors.score_run_report(
-        gold_standard=run.gold_standard,
-        run=run,
-        profile=profile,
-        levels=[int(level) for level in report.get("levels", {})],
-        parser=report.get("parser"),
-    )
+    return dict(run_scorer(run).score(run, profile=profile).report)
 
 
 def run_rows(gold: GoldStandard, profile: str) -> list[dict[str, Any]]:

@@ -21,20 +21,28 @@ gave, never on texts it was not given:
 
 ``Scored.coverage`` says how many texts of the version that is: ``{"texts": n, "of": N}``,
 shown beside every figure of a partial work.
+
+The figures come from the span scorer of the scorer interface
+(``evaluation.scoring.span_scorer``); ``SpanRunScorer`` is the span runs' ``RunScorer``
+(``runs.scorers``), which stores them (``runs.services.score_and_store``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
 
 from annotations.models import GoldStandard
-from evaluation.models import ModelRun
+from evaluation.models import ModelRun, RunScore
 from evaluation.runs import stored
-from evaluation.scoring import Corpus, Report, ScoringInputError, score, score_annotator
+from evaluation.runs.scorers import RunNotScorable
+from evaluation.scoring import Corpus, Report, ScoringInputError, as_predictions
+from evaluation.scoring.scorer import Scoring
+from evaluation.scoring.span_scorer import SpanScorer
 
 LEVELS: tuple[int, ...] = (0, 1, 2)
 MAFALDA_2024 = "mafalda-2024"
@@ -42,19 +50,23 @@ MAFALDA_2024 = "mafalda-2024"
 
 @dataclass(frozen=True)
 class Scored:
-    """A report, the version's documents it was scored on (gold order) and their total."""
+    """A span scoring and the version's documents it was scored on (gold order)."""
 
-    report: Report
+    scoring: Scoring
     documents: list[int]
-    of: int
+
+    @property
+    def report(self) -> Report:
+        report: Report = self.scoring.detail
+        return report
 
     @property
     def coverage(self) -> dict[str, int]:
-        return {"texts": len(self.documents), "of": self.of}
+        return self.scoring.coverage.to_dict()
 
     @property
     def partial(self) -> bool:
-        return len(self.documents) < self.of
+        return self.scoring.coverage.partial
 
     def per_text(self) -> dict[str, Any]:
         """``{"documents": [ids], "f1": {level: [F1 of each text]}}`` in document order
@@ -139,26 +151,65 @@ def score_stored(
         )
     documents, total = covered_documents(gold_standard, run=run, annotator=annotator)
     gold = _gold_on(gold_standard, documents, total)
-    mapping = None if profile == MAFALDA_2024 else stored.taxonomy_mapping(taxonomy)
-    options: dict[str, Any] = {
-        "levels": levels,
-        "average": average,
-        "bootstrap_resamples": bootstrap_resamples,
-        "seed": seed,
-    }
+    scorer = SpanScorer(
+        levels=levels,
+        mapping=stored.taxonomy_mapping(taxonomy) if profile != MAFALDA_2024 else None,
+        average=average,
+        bootstrap_resamples=bootstrap_resamples,
+        seed=seed,
+    )
     if annotator is not None:
         work = stored.annotator_corpus(
             gold_standard.project, annotator, gold_standard=gold_standard
         )
-        report = score_annotator(gold, work, mapping=mapping, **options)
+        scoring = scorer.score(gold, as_predictions(work), profile=profile, of=total)
     else:
         assert run is not None
-        report = score(
-            gold,
-            stored.run_predictions(run, gold_standard=gold_standard),
-            profile=profile,
-            parser=stored.span_parser(taxonomy, parser or stored.parser_name(run)),
-            mapping=mapping,
-            **options,
+        scorer = replace(
+            scorer, parser=stored.span_parser(taxonomy, parser or stored.parser_name(run))
         )
-    return Scored(report, [pk for pk, _ in documents], total)
+        predictions = stored.run_predictions(run, gold_standard=gold_standard)
+        scoring = scorer.score(gold, predictions, profile=profile, of=total)
+    return Scored(scoring, [pk for pk, _ in documents])
+
+
+class SpanRunScorer:
+    """The ``RunScorer`` of span runs (``runs.scorers``): a run against its own gold
+    version, at every level up to its own, with the parser it was generated or imported
+    with, under each profile its taxonomy takes; reports with ``coverage`` and ``per_text``."""
+
+    def gold(self, run: ModelRun) -> GoldStandard:
+        if run.gold_standard is None:
+            raise RunNotScorable(f"run {run.name!r} has no gold version to be scored against")
+        return run.gold_standard
+
+    def profiles(self, run: ModelRun) -> list[str]:
+        return list(stored.span_profiles(self.gold(run).project.taxonomy, run.level))
+
+    def score(self, run: ModelRun, *, profile: str) -> Scoring:
+        found = score_stored(
+            gold_standard=self.gold(run),
+            run=run,
+            profile=profile,
+            levels=list(range(run.level + 1)),
+            parser=stored.parser_name(run),
+        )
+        return replace(found.scoring, report=found.to_dict(per_text=True))
+
+    def store(self, run: ModelRun) -> list[RunScore]:
+        gold = self.gold(run)
+        parser = stored.parser_name(run)
+        reports = {profile: self.score(run, profile=profile) for profile in self.profiles(run)}
+        with transaction.atomic():
+            return [
+                RunScore.objects.update_or_create(
+                    run=run,
+                    gold_standard=gold,
+                    profile=profile,
+                    defaults={"parser": parser, "report": dict(scoring.report)},
+                )[0]
+                for profile, scoring in reports.items()
+            ]
+
+
+SPAN_RUN_SCORER = SpanRunScorer()

@@ -24,10 +24,14 @@ from rest_framework.views import APIView
 
 from annotations.models import GoldStandard, Membership
 from annotations.selectors.access import gold_standards_for
+from evaluation.access import visible_run
 from evaluation.models import ModelRun
 from evaluation.runs import selectors, stored
 from evaluation.runs.scored import score_stored
+from evaluation.runs.scorers import ITEMS, run_scorer, task_kind
 from evaluation.scoring import AVERAGES, PARSER_NAMES, PROFILES, ScoringInputError
+from evaluation.scoring.item_profiles import DEFINITION
+from evaluation.scoring.item_profiles import PROFILES as ITEM_PROFILES
 
 LEVEL_CHOICES = (0, 1, 2)
 SPAN_PROFILE = "paper"  # humans produce spans; mafalda-2024 scores per-sentence outputs only
@@ -55,7 +59,12 @@ class ScoringErrorsMixin:
 
 
 class ScoreRequestSerializer(serializers.Serializer):
-    gold_standard = serializers.IntegerField(help_text="Gold standard version id.")
+    gold_standard = serializers.IntegerField(
+        required=False,
+        allow_null=True,
+        help_text="Gold standard version id (span runs and annotators; an item run is scored "
+        "against its items' answer key, without one).",
+    )
     run = serializers.IntegerField(
         required=False, allow_null=True, help_text="A run of the gold's project."
     )
@@ -70,7 +79,12 @@ class ScoreRequestSerializer(serializers.Serializer):
         allow_empty=False,
         default=list(LEVEL_CHOICES),
     )
-    profile = serializers.ChoiceField(choices=PROFILES, default="paper")
+    profile = serializers.ChoiceField(
+        choices=[*PROFILES, *ITEM_PROFILES, "items"],
+        required=False,
+        help_text="Spans: paper (default) or mafalda-2024; item runs: definition (default) or "
+        "their benchmark's.",
+    )
     parser = serializers.ChoiceField(
         choices=PARSER_NAMES,
         required=False,
@@ -84,6 +98,13 @@ class ScoreRequestSerializer(serializers.Serializer):
         if (run_id is None) == (annotator_id is None):
             raise serializers.ValidationError(
                 {"non_field_errors": ["Give exactly one of `run` and `annotator`."]}
+            )
+        if attrs.get("gold_standard") is None:
+            return self._item_run(attrs)
+        attrs["profile"] = attrs.get("profile") or SPAN_PROFILE
+        if attrs["profile"] not in PROFILES:
+            raise serializers.ValidationError(
+                {"profile": [f"Spans are scored with profile {' or '.join(PROFILES)}."]}
             )
         gold = visible_gold(self.context["request"], attrs["gold_standard"])
         attrs["gold_standard"] = gold
@@ -119,6 +140,17 @@ class ScoreRequestSerializer(serializers.Serializer):
         attrs["annotator"] = get_user_model().objects.get(pk=annotator_id)
         return attrs
 
+    def _item_run(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        """An item run, scored without a gold version (span runs and annotators need one)."""
+        run_id = attrs.get("run")
+        run = visible_run(self.context["request"], run_id) if run_id is not None else None
+        if run is None or task_kind(run.task) != ITEMS:
+            raise serializers.ValidationError(
+                {"gold_standard": ["Required, but for an item run (scored on its items)."]}
+            )
+        attrs["run"], attrs["profile"] = run, attrs.get("profile") or DEFINITION
+        return attrs
+
 
 class AgreementQuerySerializer(QuerySerializer):
     gold_standard = serializers.IntegerField()
@@ -141,7 +173,9 @@ class ScoreView(ScoringErrorsMixin, APIView):
     @extend_schema(
         tags=["evaluation"],
         summary="Score a stored run or an annotator against a gold standard version",
-        description="Exactly one of `run` and `annotator`. The answer is the scoring "
+        description="Exactly one of `run` and `annotator`. An item run is scored without "
+        "`gold_standard`, against its items' answer key: its report as stored under `profile` "
+        "(with `coverage` `{items, of}`). Otherwise the answer is the scoring "
         "report: profile, parser, average, texts and, per level, P/R/F1 with span counts, "
         "a bootstrap 95% interval of F1, per-label scores and a confusion table; "
         "`coverage` `{texts, of}`: the version's texts it was scored on (a limited run: its "
@@ -159,6 +193,9 @@ class ScoreView(ScoringErrorsMixin, APIView):
         options = ScoreRequestSerializer(data=request.data, context={"request": request})
         options.is_valid(raise_exception=True)
         data = options.validated_data
+        if data.get("gold_standard") is None:  # an item run
+            scoring = run_scorer(data["run"]).score(data["run"], profile=data["profile"])
+            return Response({**scoring.report, "coverage": scoring.coverage.to_dict()})
         found = score_stored(
             gold_standard=data["gold_standard"],
             run=data.get("run"),

@@ -62,22 +62,6 @@ def score_run(
     ).report
 
 
-def score_run_report(
-    *,
-    gold_standard: GoldStandard,
-    run: ModelRun,
-    profile: str,
-    levels: Sequence[int] = LEVELS,
-    parser: str | None = None,
-) -> dict[str, Any]:
-    """``score_run``'s report as stored (``text`` average): ``Report.to_dict`` with its
-    ``coverage`` and ``per_text`` F1."""
-    found = score_stored(
-        gold_standard=gold_standard, run=run, profile=profile, levels=levels, parser=parser
-    )
-    return found.to_dict(per_text=True)
-
-
 def score_stored_annotator(
     *,
     gold_standard: GoldStandard,

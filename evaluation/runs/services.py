@@ -263,38 +263,15 @@ def finish_shard(*, run_id: int, index: int, status: str, error: str = "") -> Mo
 
 
 def score_and_store(*, run: ModelRun) -> list[RunScore]:
-    """Score the run against its gold version under each profile that applies and store
-    the reports (all levels up to the run's, per-label tables); one transaction."""
-    from evaluation.runs import stored as stored_data
-    from evaluation.runs.selectors import score_run_report
+    """Score the run under each profile that applies and store the reports, in one
+    transaction, through the scorer of its task kind (``runs.scorers``: span runs against
+    their gold version, item runs against their items' answer key)."""
+    from evaluation.runs.scorers import RunNotScorable, run_scorer
 
-    if is_item_task(run.task):
-        from evaluation.items.runs import score_item_run
-
-        return score_item_run(run)
-    gold = run.gold_standard
-    if gold is None:
-        raise RunStateError(f"run {run.name!r} has no gold version to be scored against")
-    parser = stored_data.parser_name(run)
-    levels = list(range(run.level + 1))
-    profiles = stored_data.span_profiles(gold.project.taxonomy, run.level)
-    reports = {
-        profile: score_run_report(
-            gold_standard=gold, run=run, profile=profile, levels=levels, parser=parser
-        )
-        for profile in profiles
-    }
-    with transaction.atomic():
-        stored = [
-            RunScore.objects.update_or_create(
-                run=run,
-                gold_standard=gold,
-                profile=profile,
-                defaults={"parser": parser, "report": report},
-            )[0]
-            for profile, report in reports.items()
-        ]
-    return stored
+    try:
+        return run_scorer(run).store(run)
+    except RunNotScorable as error:
+        raise RunStateError(str(error)) from error
 
 
 def complete_scoring(*, run_id: int) -> ModelRun:

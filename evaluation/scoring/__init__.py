@@ -45,7 +45,11 @@ Humans (``agreement``): ``score_annotator(gold, annotator)`` and
 ``krippendorff``), ``cohen_kappas`` / ``fleiss_kappa`` (statsmodels), ``cooccurrence`` and
 ``distribution`` (over spans), ``alphas`` (many groups at once), ``all_figures``; None where
 undefined. Other tasks: ``tasks``. Item projects' answers (model runs and humans alike):
-``items`` (``score_answers``, ``aggregate_skills``).
+``items`` (``score_answers``, ``aggregate_skills``; each kind's figures: ``item_kinds``).
+
+One interface (``scorer``): ``Scorer.score(gold, predictions, profile=, of=)`` -> ``Scoring``
+(profile, typed ``Score``s with their unit, ``Coverage``, the JSON report), implemented by
+``span_scorer.SpanScorer`` and ``item_scorer.ItemScorer``.
 """
 
 from .agreement import PairwiseAgreement, pairwise_agreement, score_annotator

@@ -396,58 +396,71 @@ def profile_report(
     if len(golds) != len(answers):
         raise ScoringInputError(f"{len(golds)} gold answers but {len(answers)} answers")
     if kind == "ranked":
-        body = categorisation(
-            golds, answers, profile=profile, labels=labels, aliases=aliases, gold_texts=gold_texts
-        )
-        primary = "sum_s" if profile.s_total == "sum" else "mean_s"
-        counts: Counter[str] = Counter()
-        for gold in golds:
-            if gold is not None and (profile.s_items == "all" or gold):
-                counts.update(g.casefold() for g in gold or ["no fallacy"])
-        return {
-            **_base(kind, profile, len(golds)),
-            "primary": {"name": primary, "value": body[primary]},
-            "metrics": {
-                "sum_s": body["sum_s"],
-                "mean_s": body["mean_s"],
-                "per_type_accuracy": body["per_type_accuracy"],
-            },
-            "per_item_s": body["per_item_s"],
-            "predicted_counts": body["predicted_counts"],
-            "gold_counts": dict(counts),
-            "scored": body["s_items"],
-            "unparseable": {"count": body["unusable"], "policy": profile.name, "replaced": 0},
-            "unreadable_labels": body["unreadable_labels"],
-        }
+        return _ranked_report(profile, golds, answers, labels, aliases, gold_texts)
     if kind == "detection":
-        predictions = [read_detection(a) if isinstance(a, str) else a for a in answers]
-        predictions = [p if isinstance(p, bool) else None for p in predictions]
-        body = detection(golds, predictions, profile=profile)
-        scored = sum(g is not None for g in golds)
-        return {
-            **_base(kind, profile, len(golds)),
-            "primary": {"name": "f1", "value": body["f1"]},
-            "metrics": {k: body[k] for k in ("f1", "precision", "recall")},
-            "counts": body["counts"],
-            "benign_counted": body["benign_counted"],
-            "benign_items": body["benign_items"],
-            "predicted_counts": {
-                "fallacious": body["counts"]["yes_fallacious"] + body["counts"]["yes_benign"]
-            },
-            "gold_counts": {
-                "fallacious": sum(g is True for g in golds),
-                "sound": sum(g is False for g in golds),
-            },
-            "scored": scored,
-            "unparseable": {
-                "count": sum(
-                    p is None for g, p in zip(golds, predictions, strict=True) if g is not None
-                ),
-                "policy": profile.name,
-                "replaced": 0,
-            },
-        }
+        return _detection_report(profile, golds, answers)
     return None
+
+
+def _ranked_report(
+    profile: ItemProfile,
+    golds: Sequence[Any],
+    answers: Sequence[Any],
+    labels: Sequence[str],
+    aliases: Mapping[str, str] | None,
+    gold_texts: Sequence[str | None] | None,
+) -> dict[str, Any]:
+    """A ranked field's report: S per item, their sum and mean, per-type accuracy."""
+    body = categorisation(
+        golds, answers, profile=profile, labels=labels, aliases=aliases, gold_texts=gold_texts
+    )
+    primary = "sum_s" if profile.s_total == "sum" else "mean_s"
+    counts: Counter[str] = Counter()
+    for gold in golds:
+        if gold is not None and (profile.s_items == "all" or gold):
+            counts.update(g.casefold() for g in gold or ["no fallacy"])
+    return {
+        **_base("ranked", profile, len(golds)),
+        "primary": {"name": primary, "value": body[primary]},
+        "metrics": {
+            "sum_s": body["sum_s"],
+            "mean_s": body["mean_s"],
+            "per_type_accuracy": body["per_type_accuracy"],
+        },
+        "per_item_s": body["per_item_s"],
+        "predicted_counts": body["predicted_counts"],
+        "gold_counts": dict(counts),
+        "scored": body["s_items"],
+        "unparseable": {"count": body["unusable"], "policy": profile.name, "replaced": 0},
+        "unreadable_labels": body["unreadable_labels"],
+    }
+
+
+def _detection_report(
+    profile: ItemProfile, golds: Sequence[Any], answers: Sequence[Any]
+) -> dict[str, Any]:
+    """A detection field's report: P/R/F1 of the fallacious class and the answer counts."""
+    predictions = [read_detection(a) if isinstance(a, str) else a for a in answers]
+    predictions = [p if isinstance(p, bool) else None for p in predictions]
+    body = detection(golds, predictions, profile=profile)
+    unparseable = sum(p is None for g, p in zip(golds, predictions, strict=True) if g is not None)
+    return {
+        **_base("detection", profile, len(golds)),
+        "primary": {"name": "f1", "value": body["f1"]},
+        "metrics": {k: body[k] for k in ("f1", "precision", "recall")},
+        "counts": body["counts"],
+        "benign_counted": body["benign_counted"],
+        "benign_items": body["benign_items"],
+        "predicted_counts": {
+            "fallacious": body["counts"]["yes_fallacious"] + body["counts"]["yes_benign"]
+        },
+        "gold_counts": {
+            "fallacious": sum(g is True for g in golds),
+            "sound": sum(g is False for g in golds),
+        },
+        "scored": sum(g is not None for g in golds),
+        "unparseable": {"count": unparseable, "policy": profile.name, "replaced": 0},
+    }
 
 
 def describe_profiles(benchmark: str | None) -> list[tuple[str, str]]:

@@ -79,8 +79,19 @@ def score_text(
     pred_by_label: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for span in predictions:
         pred_by_label[span.label].append((span.start, span.end))
-
     counts = TextCounts(predicted=len(predictions))
+    _add_precision(counts, predictions, gold_by_label, per_label)
+    _add_recall(counts, gold, pred_by_label, per_label)
+    return counts
+
+
+def _add_precision(
+    counts: TextCounts,
+    predictions: Sequence[PredSpan],
+    gold_by_label: dict[str, list[tuple[int, int]]],
+    per_label: dict[str, LabelTally] | None,
+) -> None:
+    """Each prediction's best overlap share with a gold span carrying its label."""
     for span in predictions:
         length = span.end - span.start
         best = 0
@@ -99,6 +110,15 @@ def score_text(
             tally.precision_sum += score
             tally.predicted += 1
 
+
+def _add_recall(
+    counts: TextCounts,
+    gold: Sequence[GoldSpan],
+    pred_by_label: dict[str, list[tuple[int, int]]],
+    per_label: dict[str, LabelTally] | None,
+) -> None:
+    """Each required gold span's best overlap share with a prediction of one of its labels
+    (a span that allows "no fallacy" is not required); per label, the counts of gold spans."""
     for span in gold:
         required = NO_FALLACY not in span.labels
         start, end = span.start, span.end
@@ -127,7 +147,6 @@ def score_text(
                 tally.recall_sum += score
                 tally.required += 1
         counts.recall_sum += best_score
-    return counts
 
 
 def join_sentence_runs(

@@ -160,37 +160,8 @@ def mafalda_2024_spans(
         raise ScoringInputError(
             f"{prediction.origin}: profile mafalda-2024 scores per-sentence outputs, not spans"
         )
-    # Steps 1-3: parse, cumulative positions, runs at level 2 (⊥ and unknown included).
-    level_2_spans: list[PredSpan] = []
-    if prediction is not None:
-        parsed = _parse_sentences(prediction, parser, tally)
-        label_sets = [
-            frozenset({UNKNOWN}) if labels == UNREADABLE or not labels else labels
-            for labels in parsed
-        ]
-        positions = []
-        start = 0
-        for item in prediction.sentences or ():
-            positions.append((start, start + len(item.sentence)))
-            start += len(item.sentence) + 1
-        level_2_spans = join_sentence_runs(positions, label_sets)
-    # Step 6: gold ranges in first-occurrence order, then uncovered ranges (keyed by
-    # range like the published scorer, so an uncovered range equal to a gold range
-    # replaces it).
-    ranges: dict[tuple[int, int], frozenset[str] | None] = {
-        (span.start, span.end): span.labels for span in gold.spans
-    }
-    uncovered = []
-    cursor = 0
-    for range_start, range_end in list(ranges):
-        if cursor < range_start:
-            uncovered.append((cursor, range_start - 1))
-        cursor = max(cursor, range_end + 1)
-    if cursor < len(gold.text):
-        uncovered.append((cursor, len(gold.text)))
-    for key in uncovered:
-        ranges[key] = None
-
+    level_2_spans = _sentence_runs(prediction, parser, tally) if prediction is not None else []
+    ranges = _scored_ranges(gold)
     result: LevelSpans = {}
     for level in levels:
         gold_spans = [
@@ -213,6 +184,42 @@ def mafalda_2024_spans(
         ]
         result[level] = (predicted, gold_spans, annotated)
     return result
+
+
+def _sentence_runs(
+    prediction: TextPrediction, parser: OutputParser | None, tally: ParseTally
+) -> list[PredSpan]:
+    """Steps 1-3: parse, cumulative positions, runs at level 2 (⊥ and unknown included)."""
+    parsed = _parse_sentences(prediction, parser, tally)
+    label_sets = [
+        frozenset({UNKNOWN}) if labels == UNREADABLE or not labels else labels for labels in parsed
+    ]
+    positions = []
+    start = 0
+    for item in prediction.sentences or ():
+        positions.append((start, start + len(item.sentence)))
+        start += len(item.sentence) + 1
+    return join_sentence_runs(positions, label_sets)
+
+
+def _scored_ranges(gold: TextGold) -> dict[tuple[int, int], frozenset[str] | None]:
+    """Step 6: gold ranges in first-occurrence order, then uncovered ranges (``None``; keyed
+    by range like the published scorer, so an uncovered range equal to a gold range
+    replaces it)."""
+    ranges: dict[tuple[int, int], frozenset[str] | None] = {
+        (span.start, span.end): span.labels for span in gold.spans
+    }
+    uncovered = []
+    cursor = 0
+    for range_start, range_end in list(ranges):
+        if cursor < range_start:
+            uncovered.append((cursor, range_start - 1))
+        cursor = max(cursor, range_end + 1)
+    if cursor < len(gold.text):
+        uncovered.append((cursor, len(gold.text)))
+    for key in uncovered:
+        ranges[key] = None
+    return ranges
 
 
 PROFILE_FUNCTIONS = {"paper": paper_spans, "mafalda-2024": mafalda_2024_spans}

@@ -18,7 +18,7 @@ from .levels import (
 )
 from .metric import LabelTally, TextCounts, f1_of, overlap_pairs, score_text
 from .parsers import OutputParser, get_parser
-from .profiles import PROFILE_FUNCTIONS, PROFILES, UNCOVERED, UNKNOWN, ParseTally
+from .profiles import PROFILE_FUNCTIONS, PROFILES, UNCOVERED, UNKNOWN, LevelSpans, ParseTally
 
 AVERAGES: tuple[str, ...] = ("text", "corpus")
 NONE_LABEL = "(none)"
@@ -248,6 +248,28 @@ def _level_report(
     )
 
 
+class _TextTallies:
+    """Per level: each text's counts, the per-label sums, the confusion table (``details``)
+    and the number of annotated gold spans."""
+
+    def __init__(self, levels: Sequence[int], details: bool) -> None:
+        self.details = details
+        self.per_text: dict[int, list[TextCounts]] = {level: [] for level in levels}
+        self.per_label: dict[int, dict[str, LabelTally]] = {level: {} for level in levels}
+        self.confusion: dict[int, Counter[tuple[str, str]]] = {lv: Counter() for lv in levels}
+        self.gold_spans = dict.fromkeys(levels, 0)
+
+    def add(self, spans: LevelSpans) -> None:
+        """One text's spans per level: (predicted, gold scored, gold annotated)."""
+        for level, (predicted, gold_scored, gold_annotated) in spans.items():
+            per_label = self.per_label[level] if self.details else None
+            self.per_text[level].append(score_text(predicted, gold_scored, per_label))
+            self.gold_spans[level] += len(gold_annotated)
+            if self.details:
+                pairs = overlap_pairs(predicted, gold_annotated, NONE_LABEL)
+                self.confusion[level].update(pairs)
+
+
 def score(
     corpus: Corpus,
     predictions: Predictions,
@@ -270,31 +292,18 @@ def score(
     mapping = _checked_options(profile, average, levels, mapping)
     resolved_parser = _resolve_parser(parser, predictions)
     aligned = align(corpus, predictions)
-    spans_of = PROFILE_FUNCTIONS[profile]
     tally = ParseTally()
-
-    per_text: dict[int, list[TextCounts]] = {level: [] for level in levels}
-    per_label: dict[int, dict[str, LabelTally]] = {level: {} for level in levels}
-    confusion: dict[int, Counter[tuple[str, str]]] = {level: Counter() for level in levels}
-    gold_spans = dict.fromkeys(levels, 0)
+    texts = _TextTallies(levels, details)
+    spans_of = PROFILE_FUNCTIONS[profile]
     for gold, prediction in zip(corpus.texts, aligned, strict=True):
-        for level, (predicted, gold_scored, gold_annotated) in spans_of(
-            gold, prediction, levels, mapping, resolved_parser, tally
-        ).items():
-            per_text[level].append(
-                score_text(predicted, gold_scored, per_label[level] if details else None)
-            )
-            gold_spans[level] += len(gold_annotated)
-            if details:
-                confusion[level].update(overlap_pairs(predicted, gold_annotated, NONE_LABEL))
-
+        texts.add(spans_of(gold, prediction, levels, mapping, resolved_parser, tally))
     level_reports = {
         level: _level_report(
             level,
-            per_text[level],
-            per_label[level],
-            gold_spans=gold_spans[level],
-            confusion=confusion[level],
+            texts.per_text[level],
+            texts.per_label[level],
+            gold_spans=texts.gold_spans[level],
+            confusion=texts.confusion[level],
             average=average,
             bootstrap_resamples=bootstrap_resamples,
             seed=seed,

@@ -4,7 +4,7 @@ responses: the data of the item leaderboard tests
 
 Built directly with the models (items, runs and their parsed outputs, responses), then each
 multiple-choice and classification run is scored by the platform's own
-``evaluation.items.runs.score_item_run``. The free-text run's BERTScore and the judge runs'
+``evaluation.items.scorer.score_item_run``. The free-text run's BERTScore and the judge runs'
 reports are stored as given (no model is loaded).
 
 Run as a script against the database the environment selects, after ``migrate``::
@@ -191,7 +191,7 @@ def _documents(project) -> list:
 
 def _variant_runs(project, documents: list) -> dict[str, int]:
     """The finished runs of ``RUNS``, scored; their ids by "field/variant"."""
-    from evaluation.items.runs import score_item_run
+    from evaluation.items.scorer import score_item_run
 
     runs: dict[str, int] = {}
     for variant_name, kind, shots, field, task, raws in RUNS:

@@ -28,7 +28,8 @@ from django.utils import timezone
 
 from annotations.models import Annotation, Document, Membership, Project
 from annotations.services.projects import add_member, create_project
-from evaluation.items.runs import PROFILE, score_item_run
+from evaluation.items.runs import PROFILE
+from evaluation.items.scorer import score_item_run
 from evaluation.models import ModelRun, PromptVariant, RunOutput, RunScore
 from evaluation.scoring.items import score_answers
 from tests.support.factories import make_taxonomy

@@ -5,7 +5,8 @@ predictions (a model run's stored parsed outputs, ``RunOutput.parsed_labels`` of
 unit; an annotator's responses), each item's option keys and reference text, and the
 unparseable policy. From it the leaderboard recomputes a report on a subset of the items
 (``restricted(...).report(profile)``) and the per-item units of the paired tests
-(``units``), through the pure scorer; nothing is written.
+(``units``), through the item scorer (``scoring.item_scorer``, as the run's stored reports
+are); nothing is written.
 
 Subsets (``parse_subset``): ``KEY=VALUE`` keeps the items whose metadata (a top-level key,
 else a column of the imported record, ``metadata["record"]``) has that value, compared as
@@ -27,7 +28,8 @@ from evaluation.items.runs import covered_items, field_labels, project_items
 from evaluation.models import ModelRun, RunOutput
 from evaluation.scoring.core import ScoringInputError
 from evaluation.scoring.item_profiles import scores_item
-from evaluation.scoring.items import score_answers
+from evaluation.scoring.item_scorer import ItemGold, ItemPredictions, ItemScorer
+from evaluation.scoring.items import RANKS
 from evaluation.scoring.significance import counts_from_tp_fp_fn
 
 #: The profile every item field is scored with: the metric as its paper defines it.
@@ -50,29 +52,27 @@ def profile_name(stored: str) -> str:
 
 
 def score_report(answers: Answers, profile: str) -> dict[str, Any]:
-    """The report of ``answers`` under ``profile`` (the pure scorer; no database). A profile
+    """The report of ``answers`` under ``profile`` (the item scorer; no database). A profile
     other than ``definition`` reads the raw answers itself (a run's text, a person's labels),
     with the taxonomy's aliases and the gold cells as written."""
-    arguments: dict[str, Any] = {
-        "labels": list(answers.labels),
-        "options": [list(o) for o in answers.options],
-        "policy": answers.policy,
-        "seed": answers.seed,
-    }
-    if answers.kind == "ranked":
-        arguments["ranks"] = answers.ranks
-    if answers.kind == "free-text":
-        arguments["references"] = list(answers.references)
+    gold = ItemGold(
+        kind=answers.kind,
+        golds=answers.golds,
+        labels=list(answers.labels),
+        options=[list(o) for o in answers.options],
+        references=list(answers.references) if answers.kind == "free-text" else None,
+        gold_texts=answers.gold_texts,
+        aliases=dict(answers.aliases),
+        ranks=answers.ranks if answers.kind == "ranked" else RANKS,
+    )
+    predictions = ItemPredictions(parsed=answers.predictions, raw=answers.raw)
+    scorer = ItemScorer(policy=answers.policy, seed=answers.seed)
     if profile == DEFAULT_PROFILE:
-        return score_answers(answers.kind, answers.golds, answers.predictions, **arguments)
-    arguments.update(profile=profile, aliases=dict(answers.aliases), gold_texts=answers.gold_texts)
+        return scorer.report(gold, predictions, profile)
     try:
-        report = score_answers(answers.kind, answers.golds, answers.raw, **arguments)
+        return scorer.report(gold, predictions, profile)
     except TypeError as error:  # a scorer without named profiles
         raise ScoringInputError(f"profile {profile!r} cannot score {answers.kind}") from error
-    if report is None:
-        raise ScoringInputError(f"profile {profile!r} has no figures for {answers.kind}")
-    return report
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,10 @@ string is not theirs; they are tried in order and the file reader comes last.
 A stored gold version with a run or annotator of the same project is scored through the one
 path of the leaderboard and the API (``evaluation.runs.scored.score_stored``): the project's
 taxonomy and the coverage rule (a partial run scored on the texts it covers, ``coverage``
-n/N beside the figures). Otherwise a stored side's project taxonomy gives the level mapping
+n/N beside the figures). A stored item run (``gold:PROJECT run:PROJECT/RUN`` on an item
+project: its items' answer key) is scored by its run scorer (``evaluation.runs.scorers``),
+as it is stored, under ``--profile`` (default ``definition``; ``items`` is the same).
+Otherwise a stored side's project taxonomy gives the level mapping
 and the parser; files alone are scored with MAFALDA's taxonomy, gold texts without a
 prediction as empty predictions (the published scorer's rule).
 """
@@ -22,7 +25,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotations.models import Taxonomy
+from annotations.models import Project, Taxonomy
 from evaluation.models import ModelRun
 from evaluation.runs import stored
 from evaluation.runs.references import (
@@ -32,6 +35,7 @@ from evaluation.runs.references import (
     stored_work,
 )
 from evaluation.runs.scored import score_stored
+from evaluation.runs.scorers import ITEMS, run_scorer, task_kind
 from evaluation.scoring import (
     AVERAGES,
     PARSER_NAMES,
@@ -44,6 +48,9 @@ from evaluation.scoring import (
     read_predictions,
     score,
 )
+from evaluation.scoring.item_profiles import DEFINITION
+from evaluation.scoring.item_profiles import PROFILES as ITEM_PROFILES
+from evaluation.scoring.scorer import Scoring
 
 GoldResolver = Callable[[str], Corpus | None]
 PredictionResolver = Callable[[str], Predictions | None]
@@ -106,7 +113,13 @@ class Command(BaseCommand):
             "or run:PROJECT/RUN, or annotator:PROJECT/USERNAME",
         )
         parser.add_argument("--level", choices=["0", "1", "2", "all"], default="all")
-        parser.add_argument("--profile", choices=PROFILES, default="paper")
+        parser.add_argument(
+            "--profile",
+            choices=[*PROFILES, *ITEM_PROFILES, "items"],
+            default=None,
+            help="spans: paper (default) or mafalda-2024; item runs: definition (default) "
+            "or their benchmark's",
+        )
         parser.add_argument(
             "--parser",
             choices=PARSER_NAMES,
@@ -122,6 +135,11 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         levels = (0, 1, 2) if options["level"] == "all" else (int(options["level"]),)
         try:
+            item_run = item_run_reference(options["gold"], options["pred"])
+            if item_run is not None:
+                self.write_items(score_item_run(item_run, options["profile"]), options)
+                return
+            options["profile"] = options["profile"] or "paper"
             report, coverage = score_references(options["gold"], options["pred"], levels, options)
         except ScoringInputError as error:
             raise CommandError(str(error)) from error
@@ -132,6 +150,54 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(data, ensure_ascii=False))
         else:
             self.stdout.write(format_table(report, coverage))
+
+    def write_items(self, scoring: Scoring, options: dict[str, Any]) -> None:
+        if options["format"] == "json":
+            data = {**scoring.report, "coverage": scoring.coverage.to_dict()}
+            self.stdout.write(json.dumps(data, ensure_ascii=False))
+        else:
+            self.stdout.write(format_item_table(scoring))
+
+
+def item_run_reference(gold: str, pred: str) -> ModelRun | None:
+    """The item run PRED names when GOLD names an item project (``gold:PROJECT``: its items'
+    answer key), which must be the run's; ``None`` otherwise (the span path says what is
+    wrong with a reference)."""
+    if not (gold.startswith("gold:") and pred.startswith("run:")):
+        return None
+    project = Project.objects.filter(name=gold.removeprefix("gold:"), kind="items").first()
+    if project is None:
+        return None
+    run = stored_work(pred)
+    if not isinstance(run, ModelRun) or task_kind(run.task) != ITEMS:
+        return None
+    if run.project_id != project.pk:
+        raise ScoringInputError(
+            f"{gold}: an item run is scored against its project's answer key: "
+            f"gold:{run.project.name}"
+        )
+    return run
+
+
+def score_item_run(run: ModelRun, profile: str | None) -> Scoring:
+    """The item run's scoring as its run scorer stores it, under ``profile``."""
+    return run_scorer(run).score(run, profile=profile or DEFINITION)
+
+
+def format_item_table(scoring: Scoring) -> str:
+    """An item scoring: the setting and coverage, then one row per figure (primary first)."""
+    report, coverage = scoring.report, scoring.coverage
+    lines = [
+        f"profile={scoring.profile}  task={report.get('task', '-')}"
+        f"  field={report.get('field') or '-'}"
+        f"  coverage {coverage.scored}/{coverage.of} {coverage.unit}",
+        "",
+        f"{'metric':<24}  {'value':>9}",
+    ]
+    for figure in scoring.scores:
+        value = "-" if figure.value is None else f"{figure.value:.4f}"
+        lines.append(f"{figure.metric:<24}  {value:>9}")
+    return "\n".join(lines)
 
 
 def _taxonomy_of(work: Any, version: Any) -> Taxonomy | None:

@@ -18,7 +18,7 @@ from annotations.models import Annotation, Document, Project, TaxonomyNode
 from annotations.services.documents import update_document
 from evaluation import results
 from evaluation.items.leaderboard import item_leaderboard
-from evaluation.items.runs import score_item_run
+from evaluation.items.scorer import score_item_run
 from evaluation.models import ModelRun, PromptVariant, RunScore, StoredBoard
 from evaluation.results import item_results_json
 from evaluation.results.store import render
