@@ -8,7 +8,7 @@ class EvaluationConfig(AppConfig):
     def ready(self) -> None:
         """Hook evaluation's rules into the annotation app (which imports no evaluation) and
         register the sweeps that fail jobs whose process died, evaluation's part of a
-        project archive and the run scorers of span and item tasks."""
+        project archive, the run scorers of span and item tasks and item runs' requests."""
         from fallacy_platform.liveness import register_sweep
 
         from annotations import orderings
@@ -17,11 +17,13 @@ class EvaluationConfig(AppConfig):
         from annotations.services.hf_exports import register_item_profiles
         from annotations.services.label_studio_exports import register_prediction_exporter
         from evaluation.agreement.jobs import adjudication_order
+        from evaluation.items.runs import item_parser, item_prompts
         from evaluation.items.scorer import ITEM_RUN_SCORER
         from evaluation.models import SuggestionSettings
         from evaluation.runs.backups import PART
         from evaluation.runs.label_studio import export_predictions, import_predictions
         from evaluation.runs.liveness import fail_stale_scoring, fail_stale_shards
+        from evaluation.runs.prompts import register_item_requests
         from evaluation.runs.scored import SPAN_RUN_SCORER
         from evaluation.runs.scorers import ITEMS, SPANS, register_run_scorer
         from evaluation.scoring.item_profiles import describe_profiles
@@ -38,3 +40,4 @@ class EvaluationConfig(AppConfig):
         register_prediction_exporter(export_predictions)
         register_run_scorer(SPANS, SPAN_RUN_SCORER)
         register_run_scorer(ITEMS, ITEM_RUN_SCORER)
+        register_item_requests(prompts=item_prompts, parser=item_parser)

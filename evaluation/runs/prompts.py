@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 from annotations.models import GoldSpan, GoldStandard, Sentence, TaxonomyNode
 from evaluation.benchmarks import (
@@ -99,12 +101,34 @@ def example_pool(
     return pool
 
 
+# How item runs build their requests and read their answers (``evaluation.items.runs``),
+# registered when the app loads, so that runs imports nothing of items.
+_ITEM_REQUESTS: dict[str, Callable[[ModelRun], Any]] = {}
+
+
+def register_item_requests(
+    *,
+    prompts: Callable[[ModelRun], list[UnitPrompt]],
+    parser: Callable[[ModelRun], Callable[[str], Any]],
+) -> None:
+    _ITEM_REQUESTS.update(prompts=prompts, parser=parser)
+
+
+def _item_hook(name: str) -> Callable[[ModelRun], Any]:
+    if name not in _ITEM_REQUESTS:
+        raise LookupError("item runs' requests are not registered (evaluation.apps)")
+    return _ITEM_REQUESTS[name]
+
+
+def item_answer_parser(run: ModelRun) -> Callable[[str], Any]:
+    """How an item run's answer becomes its prediction."""
+    return _item_hook("parser")(run)
+
+
 def run_prompts(run: ModelRun) -> list[UnitPrompt]:
     """Every request of the run, in document and unit order."""
     if is_item_task(run.task):
-        from evaluation.items.runs import item_prompts
-
-        return item_prompts(run)
+        return _item_hook("prompts")(run)
     gold = run.gold_standard
     task = get_task(run.prompt_variant.task)
     variant = run.prompt_variant.spec()

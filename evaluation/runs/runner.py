@@ -52,7 +52,7 @@ from evaluation.runs.outputs import (
     record_generated,
 )
 from evaluation.runs.progress import GENERATING, LOADING
-from evaluation.runs.prompts import parse_answer, run_parser, run_prompts
+from evaluation.runs.prompts import item_answer_parser, parse_answer, run_parser, run_prompts
 from evaluation.runs.services import claim_next_shard, finish_shard, running_shards_of
 from evaluation.runs.stored import taxonomy_mapping
 
@@ -120,9 +120,7 @@ def _output_readers(run: ModelRun) -> tuple[Callable[[str], str], Callable[[str]
         return task.answer(variant, raw)
 
     if is_item_task(run.task):
-        from evaluation.items.runs import item_parser
-
-        return answer_of, item_parser(run)
+        return answer_of, item_answer_parser(run)
     parser = run_parser(run)
     mapping = taxonomy_mapping(run.project.taxonomy)
 

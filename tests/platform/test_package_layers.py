@@ -85,9 +85,6 @@ BESIDE = frozenset(
 )
 # Edges that break the layers today: (importing unit, imported unit) -> why it stays.
 KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("evaluation.runs", "evaluation.items"): "runs' prompts and runner branch on item tasks "
-    "into items.runs for prompts and parsers (lazy imports; scoring goes through the run "
-    "scorers registered with runs.scorers when the app loads)",
     ("evaluation.items", "evaluation.results"): "an item run's import warms the results "
     "cache (items.imports, a lazy import of results.warm_after_commit)",
 }
