@@ -1,5 +1,5 @@
-"""The project's shape: no import cycle among its modules, no module over 600 lines (migrations
-aside), no function over 80 lines, no app importing another app's views or API modules. Plain
+"""The project's shape: no import cycle among its modules, no module over 500 lines (migrations
+aside), no function over 60 lines, no app importing another app's views or API modules. Plain
 ``ast`` walks of the source files; no database.
 
 An import anywhere in a file counts (module level and inside functions), except under
@@ -20,8 +20,8 @@ from pathlib import Path
 
 from tests.support.paths import ROOT
 
-MAX_MODULE_LINES = 600
-MAX_FUNCTION_LINES = 80
+MAX_MODULE_LINES = 500
+MAX_FUNCTION_LINES = 60
 
 
 @dataclass(frozen=True)
@@ -338,16 +338,16 @@ def test_no_app_imports_another_app_s_views_or_api() -> None:
     )
 
 
-def test_no_module_over_600_lines() -> None:
+def test_no_module_over_500_lines() -> None:
     reports = long_modules(ROOT, MODULE_SIZE_SCOPE)
     failing = [report for report in reports if not pending(report, MODULE_SIZE_PENDING)]
-    assert not failing, "modules over 600 lines:\n" + "\n".join(failing)
+    assert not failing, "modules over 500 lines:\n" + "\n".join(failing)
 
 
-def test_no_function_over_80_lines() -> None:
+def test_no_function_over_60_lines() -> None:
     reports = long_functions(ROOT, FUNCTION_LENGTH_SCOPE)
     failing = [report for report in reports if not pending(report, FUNCTION_LENGTH_PENDING)]
-    assert not failing, "functions over 80 lines:\n" + "\n".join(failing)
+    assert not failing, "functions over 60 lines:\n" + "\n".join(failing)
 
 
 def write_tree(root: Path, files: dict[str, str]) -> None:
@@ -415,21 +415,21 @@ def test_the_cycle_finder_sees_a_cycle_through_a_package_s_init(tmp_path: Path) 
 
 
 def test_the_length_checks_report_long_functions_and_modules(tmp_path: Path) -> None:
-    body = "".join(f"    x{n} = {n}\n" for n in range(80))
+    body = "".join(f"    x{n} = {n}\n" for n in range(60))
     write_tree(
         tmp_path,
         {
             "app/long.py": "def short():\n    pass\n\n\nclass C:\n    def method(self):\n"
             + body.replace("    ", "        "),
-            "app/ok.py": f"def fits():\n{body[: body.rindex('    x79')]}",
-            "app/big.py": "x = 1\n" * 601,
+            "app/ok.py": f"def fits():\n{body[: body.rindex('    x59')]}",
+            "app/big.py": "x = 1\n" * 501,
             "app/migrations/0001_initial.py": "x = 1\n" * 700 + f"def f():\n{body}",
         },
     )
-    assert long_functions(tmp_path, ["app"]) == ["app/long.py:6 method 81"]
-    assert long_modules(tmp_path, ["app"]) == ["app/big.py 601"]
-    assert pending("app/long.py:6 method 81", ["app/long.py::method"])
-    assert not pending("app/long.py:6 method 81", ["app/long.py::other"])
+    assert long_functions(tmp_path, ["app"]) == ["app/long.py:6 method 61"]
+    assert long_modules(tmp_path, ["app"]) == ["app/big.py 501"]
+    assert pending("app/long.py:6 method 61", ["app/long.py::method"])
+    assert not pending("app/long.py:6 method 61", ["app/long.py::other"])
 
 
 def test_the_view_import_check_reports_each_cross_app_view_import(tmp_path: Path) -> None:
