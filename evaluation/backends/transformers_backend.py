@@ -92,6 +92,7 @@ class TransformersBackend(ChatPrompts, Backend):
     )
     tenant_settings = transformers_settings.TENANT_SETTINGS
     loads_model_files = True
+    chunk_requests = 256  # a run's part is sorted by length and batched as a whole
 
     def __init__(self, spec: ModelSpec, params: GenerationParams) -> None:
         super().__init__(spec, params)

@@ -147,6 +147,7 @@ class VLLMBackend(ChatPrompts, Backend):
     )
     tenant_settings: ClassVar[Mapping[str, Rule]] = vllm_settings.TENANT_SETTINGS
     loads_model_files = True
+    chunk_requests = 1024  # the engine schedules a whole part at once
 
     def __init__(self, spec: ModelSpec, params: GenerationParams) -> None:
         super().__init__(spec, params)

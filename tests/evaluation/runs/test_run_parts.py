@@ -56,6 +56,8 @@ def test_part_count_follows_the_backend_and_stops_at_the_cap(settings) -> None:
     assert part_count(size + 1, "openai") == 2
     assert part_count(2000, "openai") == min(MAX_SHARDS, -(-2000 // size))
     assert part_count(10**7, "openai") == MAX_SHARDS
+    # a local model batches a whole part: fewer, larger parts (FLUB's 834 items in 4)
+    assert part_count(834, "transformers") == 4 and part_count(834, "vllm") == 1
     settings.RUN_CHUNK_REQUESTS = 10
     assert part_count(2000, "openai") == MAX_SHARDS
     assert part_count(95, "openai") == 10
