@@ -107,3 +107,18 @@ def check_template(template: str, allowed: frozenset[str], required: Sequence[st
     for name in required:
         if name not in names:
             raise TaskError(f"template: the placeholder {{{name}}} is required")
+
+
+EXAMPLES_LEAD = "Examples of other texts with the expected answer:\n\n{examples}\n\n"
+
+
+def answer_templates(
+    instruction: str, reply: str, *, body: str = "Text: {text}\n\n", examples_after: str = "\n\n"
+) -> tuple[str, str]:
+    """The zero-shot and few-shot templates of a task that asks for a short answer: the
+    instruction, (the examples,) the ``body`` (the text and what else the item shows),
+    the ``reply`` rule, then "Answer:"; ``examples_after`` joins the instruction and the
+    examples."""
+    zero_shot = f"{instruction}\n\n{body}{reply}\nAnswer:"
+    few_shot = f"{instruction}{examples_after}{EXAMPLES_LEAD}{body}{reply}\nAnswer:"
+    return zero_shot, few_shot

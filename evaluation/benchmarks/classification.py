@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from evaluation.benchmarks.answering import AnswerTask, exact_label, find_labels
-from evaluation.benchmarks.base import VariantSpec
+from evaluation.benchmarks.base import VariantSpec, answer_templates
 from evaluation.benchmarks.items import TaskItem, register
 
 _INSTRUCTION = (
@@ -20,29 +20,8 @@ _INSTRUCTION = (
     "are:\n{labels}"
 )
 
-_ZERO_SHOT = (
-    _INSTRUCTION
-    + """
-
-Text: {text}
-
-Reply with exactly one label from the list, written as in the list.
-Answer:"""
-)
-
-_FEW_SHOT = (
-    _INSTRUCTION
-    + """
-
-Examples of other texts with the expected answer:
-
-{examples}
-
-Text: {text}
-
-Reply with exactly one label from the list, written as in the list.
-Answer:"""
-)
+_REPLY = "Reply with exactly one label from the list, written as in the list."
+_ZERO_SHOT, _FEW_SHOT = answer_templates(_INSTRUCTION, _REPLY)
 
 _CHAIN_OF_THOUGHT = (
     _INSTRUCTION

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from evaluation.benchmarks.answering import AnswerTask
-from evaluation.benchmarks.base import TaskLabel, VariantSpec
+from evaluation.benchmarks.base import TaskLabel, VariantSpec, answer_templates
 from evaluation.benchmarks.items import TaskItem, register
 from evaluation.scoring.label_answers import read_detection
 
@@ -26,26 +26,8 @@ _INSTRUCTION = (
     "do not support its conclusion, or it misleads by a trick) or sound."
 )
 
-_ZERO_SHOT = (
-    _INSTRUCTION
-    + """
-
-Text: {text}
-
-Reply with one word: "fallacious" or "sound".
-Answer:"""
-)
-
-_FEW_SHOT = (
-    _INSTRUCTION
-    + """ Examples of other texts with the expected answer:
-
-{examples}
-
-Text: {text}
-
-Reply with one word: "fallacious" or "sound".
-Answer:"""
+_ZERO_SHOT, _FEW_SHOT = answer_templates(
+    _INSTRUCTION, 'Reply with one word: "fallacious" or "sound".', examples_after=" "
 )
 
 _CHAIN_OF_THOUGHT = (

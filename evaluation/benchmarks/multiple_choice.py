@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from evaluation.benchmarks.answering import AnswerTask, clean_answer
-from evaluation.benchmarks.base import TaskLabel, VariantSpec
+from evaluation.benchmarks.base import TaskLabel, VariantSpec, answer_templates
 from evaluation.benchmarks.items import TaskItem, register
 
 _INSTRUCTION = (
@@ -22,32 +22,11 @@ _INSTRUCTION = (
     "wrong, tricky or funny in the text."
 )
 
-_ZERO_SHOT = (
-    _INSTRUCTION
-    + """
-
-Text: {text}
-
-Options:
-{options}
-
-Reply with the letter of one option only.
-Answer:"""
-)
-
-_FEW_SHOT = (
-    _INSTRUCTION
-    + """ Examples of other texts with the expected answer:
-
-{examples}
-
-Text: {text}
-
-Options:
-{options}
-
-Reply with the letter of one option only.
-Answer:"""
+_ZERO_SHOT, _FEW_SHOT = answer_templates(
+    _INSTRUCTION,
+    "Reply with the letter of one option only.",
+    body="Text: {text}\n\nOptions:\n{options}\n\n",
+    examples_after=" ",
 )
 
 _CHAIN_OF_THOUGHT = (

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from evaluation.benchmarks.answering import AnswerTask
-from evaluation.benchmarks.base import TaskLabel, VariantSpec
+from evaluation.benchmarks.base import TaskLabel, VariantSpec, answer_templates
 from evaluation.benchmarks.items import TaskItem, register
 from evaluation.scoring.label_answers import LabelReader
 
@@ -32,29 +32,7 @@ _REPLY = (
     'commas. If the reasoning is sound, reply "no fallacy".'
 )
 
-_ZERO_SHOT = (
-    _INSTRUCTION
-    + f"""
-
-Text: {{text}}
-
-{_REPLY}
-Answer:"""
-)
-
-_FEW_SHOT = (
-    _INSTRUCTION
-    + f"""
-
-Examples of other texts with the expected answer:
-
-{{examples}}
-
-Text: {{text}}
-
-{_REPLY}
-Answer:"""
-)
+_ZERO_SHOT, _FEW_SHOT = answer_templates(_INSTRUCTION, _REPLY)
 
 _CHAIN_OF_THOUGHT = (
     _INSTRUCTION

@@ -22,7 +22,7 @@ from evaluation.benchmarks.answering import (
     exact_label,
     says_no_fallacy,
 )
-from evaluation.benchmarks.base import TaskLabel, VariantSpec
+from evaluation.benchmarks.base import TaskLabel, VariantSpec, answer_templates
 from evaluation.benchmarks.items import TaskItem, register
 
 _INSTRUCTION = (
@@ -34,29 +34,7 @@ _REPLY = (
     'the text ("type: passage"). If there is none, reply "none".'
 )
 
-_ZERO_SHOT = (
-    _INSTRUCTION
-    + f"""
-
-Text: {{text}}
-
-{_REPLY}
-Answer:"""
-)
-
-_FEW_SHOT = (
-    _INSTRUCTION
-    + f"""
-
-Examples of other texts with the expected answer:
-
-{{examples}}
-
-Text: {{text}}
-
-{_REPLY}
-Answer:"""
-)
+_ZERO_SHOT, _FEW_SHOT = answer_templates(_INSTRUCTION, _REPLY)
 
 _CHAIN_OF_THOUGHT = (
     _INSTRUCTION
