@@ -7,7 +7,6 @@ the items its S is scored on; ``results --compare`` takes a run's name or id."""
 from __future__ import annotations
 
 import io
-import json
 from pathlib import Path
 from typing import Any
 
@@ -28,33 +27,16 @@ from tests.support.runs import (
     twenty_text_world,
     write_jsonl,
 )
+from tests.support.scoring_entry_points import LEVELS, command_json, level_figures
 
 pytestmark = pytest.mark.django_db
 SCORE = f"{BASE}/score/"
-LEVELS = ("0", "1", "2")
-METRICS = ("precision", "recall", "f1")
-
-
-def _command(name: str, *args: str) -> Any:
-    out = io.StringIO()
-    call_command(name, *args, "--format", "json", stdout=out)
-    return json.loads(out.getvalue())
-
-
-def _figures(levels: dict[str, Any]) -> dict[str, tuple[float, ...]]:
-    """P/R/F1 and the F1 interval per level, from a report's or a row's levels."""
-    found = {}
-    for level in LEVELS:
-        scores = levels[level]
-        interval = scores.get("f1_ci95") or [scores.get("f1_low"), scores.get("f1_high")]
-        found[level] = (*(scores[m] for m in METRICS), *interval)
-    return found
 
 
 def _four_ways(project: str, gold: Any, run: ModelRun, admin: Any) -> list[tuple[Any, Any]]:
     """(figures, coverage) of the run from the four entry points."""
-    scored = _command("score", f"gold:{project}@{gold.version}", f"run:{project}/{run.name}")
-    [row] = [r for r in _command("results", "--project", project) if r["id"] == run.pk]
+    scored = command_json("score", f"gold:{project}@{gold.version}", f"run:{project}/{run.name}")
+    [row] = [r for r in command_json("results", "--project", project) if r["id"] == run.pk]
     client = client_for(admin)
     board = client.get(LEADERBOARD, {"gold_standard": gold.pk}).json()
     [api_row] = [r for r in board["rows"] if r["kind"] == "run" and r["id"] == run.pk]
@@ -62,10 +44,10 @@ def _four_ways(project: str, gold: Any, run: ModelRun, admin: Any) -> list[tuple
     assert posted.status_code == 200, posted.content
     posted = posted.json()
     return [
-        (_figures(scored["levels"]), scored["coverage"]),
-        (_figures(row["levels"]), row["coverage"]),
-        (_figures(api_row["levels"]), api_row["coverage"]),
-        (_figures(posted["levels"]), posted["coverage"]),
+        (level_figures(scored["levels"]), scored["coverage"]),
+        (level_figures(row["levels"]), row["coverage"]),
+        (level_figures(api_row["levels"]), api_row["coverage"]),
+        (level_figures(posted["levels"]), posted["coverage"]),
     ]
 
 
@@ -135,10 +117,10 @@ def test_a_run_on_a_custom_taxonomy_agrees_everywhere(tmp_path: Path) -> None:
     assert coverage == {"texts": 3, "of": 3}
     for level in LEVELS:  # see test_custom_taxonomy_runs: (1 + 1 + 0) / 3 at each level
         assert figures[level][2] == pytest.approx(2 / 3)
-    scored = _command("score", f"gold:{project.name}", f"run:{project.name}/own")
+    scored = command_json("score", f"gold:{project.name}", f"run:{project.name}/own")
     assert scored["mapping"] == "taxonomy:greek-latin@1"
     with pytest.raises(CommandError, match="mafalda-2024 scores only MAFALDA's taxonomy"):
-        _command("score", f"gold:{project.name}", "run:Own/own", "--profile", "mafalda-2024")
+        command_json("score", f"gold:{project.name}", "run:Own/own", "--profile", "mafalda-2024")
 
 
 def test_an_annotator_agrees_between_the_command_and_the_apis(tmp_path: Path) -> None:
@@ -150,7 +132,7 @@ def test_an_annotator_agrees_between_the_command_and_the_apis(tmp_path: Path) ->
     project, gold, admin, _ = world
     person = User.objects.create_user("person")
     annotate_texts(tmp_path, project, person, {0: "ad hominem", 1: None, 2: "straw man"})
-    scored = _command("score", f"gold:{project.name}", f"annotator:{project.name}/person")
+    scored = command_json("score", f"gold:{project.name}", f"annotator:{project.name}/person")
     assert scored["coverage"] == {"texts": 3, "of": 20}
     board = client_for(admin).get(LEADERBOARD, {"gold_standard": gold.pk}).json()
     [row] = [r for r in board["rows"] if r["kind"] == "annotator"]
@@ -158,9 +140,9 @@ def test_an_annotator_agrees_between_the_command_and_the_apis(tmp_path: Path) ->
     posted = client_for(admin).post(SCORE, body, format="json").json()
     _same(
         [
-            (_figures(scored["levels"]), scored["coverage"]),
-            (_figures(row["levels"]), row["coverage"]),
-            (_figures(posted["levels"]), posted["coverage"]),
+            (level_figures(scored["levels"]), scored["coverage"]),
+            (level_figures(row["levels"]), row["coverage"]),
+            (level_figures(posted["levels"]), posted["coverage"]),
         ]
     )
     assert scored["levels"]["2"]["f1"] == pytest.approx(2 / 3)
@@ -170,8 +152,8 @@ def test_results_compare_takes_a_run_name_or_id_on_span_projects(tmp_path: Path)
     world = twenty_text_world(tmp_path)
     one = answered_run(world, "one", correct=set(range(10)))
     two = answered_run(world, "two", correct=set(range(5)))
-    by_key = _command("results", "--project", "Twenty", "--compare", f"run:{one.pk}", "two")
-    by_id = _command("results", "--project", "Twenty", "--compare", str(one.pk), str(two.pk))
+    by_key = command_json("results", "--project", "Twenty", "--compare", f"run:{one.pk}", "two")
+    by_id = command_json("results", "--project", "Twenty", "--compare", str(one.pk), str(two.pk))
     assert by_key == by_id
     assert (by_id["a"]["name"], by_id["b"]["name"]) == ("one", "two")
     assert by_id["test"]["difference"] == pytest.approx(0.25)
@@ -184,8 +166,8 @@ def test_item_results_compare_takes_a_run_name_and_smartypat_s_is_tested_on_its_
     project = Project.objects.get(pk=seed.build()["project"])
     runs = {run.name: run for run in ModelRun.objects.filter(project=project)}
     one, two = sorted(name for name in runs if name.endswith(" types"))
-    found = _command("results", "--project", project.name, "--compare", one, two)
-    by_id = _command(
+    found = command_json("results", "--project", project.name, "--compare", one, two)
+    by_id = command_json(
         "results", "--project", project.name, "--compare", str(runs[one].pk), str(runs[two].pk)
     )
     assert found == by_id

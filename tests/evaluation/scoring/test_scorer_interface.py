@@ -6,14 +6,11 @@ the item leaderboard) and ``manage.py results``. The pure scorers type what they
 
 from __future__ import annotations
 
-import io
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.management import call_command
 
 from annotations.services.projects import create_project
 from evaluation.items.leaderboard import item_leaderboard
@@ -28,27 +25,10 @@ from evaluation.scoring.span_scorer import SpanScorer
 from tests.support import item_results
 from tests.support.item_results import FORM
 from tests.support.runs import BASE, answered_run, client_for, twenty_text_world
+from tests.support.scoring_entry_points import LEVELS, METRICS, command_json, level_figures
 
 pytestmark = pytest.mark.django_db
 SCORE = f"{BASE}/score/"
-LEVELS = ("0", "1", "2")
-METRICS = ("precision", "recall", "f1")
-
-
-def _command(name: str, *args: str) -> Any:
-    out = io.StringIO()
-    call_command(name, *args, "--format", "json", stdout=out)
-    return json.loads(out.getvalue())
-
-
-def _span_figures(levels: dict[str, Any]) -> dict[str, tuple[float, ...]]:
-    """P/R/F1 and the F1 interval per level, from a report's or a board row's levels."""
-    found = {}
-    for level in LEVELS:
-        scores = levels[level]
-        interval = scores.get("f1_ci95") or [scores.get("f1_low"), scores.get("f1_high")]
-        found[level] = (*(scores[m] for m in METRICS), *interval)
-    return found
 
 
 def test_a_span_run_scores_the_same_through_every_entry_point(tmp_path: Path) -> None:
@@ -66,11 +46,15 @@ def test_a_span_run_scores_the_same_through_every_entry_point(tmp_path: Path) ->
     assert scoring.value("f1", level=2) == pytest.approx(7 / 20)
     assert Score("f1", scoring.value("f1", 2), "texts", 2) in scoring.scores
 
-    command = _command("score", f"gold:{project.name}@{gold.version}", f"run:{project.name}/full")
+    command = command_json(
+        "score", f"gold:{project.name}@{gold.version}", f"run:{project.name}/full"
+    )
     posted = client_for(admin).post(SCORE, {"gold_standard": gold.pk, "run": run.pk}).json()
     [board_row] = [r for r in leaderboard(gold_standard=gold)["rows"] if r.get("id") == run.pk]
-    [results_row] = [r for r in _command("results", "--project", project.name) if r["id"] == run.pk]
-    expected = _span_figures(stored["levels"])
+    [results_row] = [
+        r for r in command_json("results", "--project", project.name) if r["id"] == run.pk
+    ]
+    expected = level_figures(stored["levels"])
     for name, report in {
         "manage.py score": command,
         "score API": posted,
@@ -79,7 +63,7 @@ def test_a_span_run_scores_the_same_through_every_entry_point(tmp_path: Path) ->
     }.items():
         assert report["coverage"] == {"texts": 20, "of": 20}, name
         for level in LEVELS:
-            assert _span_figures(report["levels"])[level] == pytest.approx(expected[level]), name
+            assert level_figures(report["levels"])[level] == pytest.approx(expected[level]), name
     for level in LEVELS:
         assert [scoring.value(m, int(level)) for m in METRICS] == list(expected[level][:3])
 
@@ -109,7 +93,7 @@ def test_an_item_run_scores_the_same_through_every_entry_point(
     assert dict(scoring.report) == stored
     assert scoring.value() == stored["primary"]["value"] == stored["metrics"][metric]
 
-    command = _command("score", f"gold:{project.name}", f"run:{project.name}/{run.name}")
+    command = command_json("score", f"gold:{project.name}", f"run:{project.name}/{run.name}")
     posted = client_for(reviewer).post(SCORE, {"run": run.pk}, format="json")
     assert posted.status_code == 200, posted.content
     for name, report in {"manage.py score": command, "score API": posted.json()}.items():
@@ -119,7 +103,7 @@ def test_an_item_run_scores_the_same_through_every_entry_point(
     board = item_leaderboard(project=project)
     [figure] = [f for f in board["figures"] if (f["field"], f["metric"]) == (field, metric)]
     [board_value] = [r["value"] for r in figure["rows"] if r["row"] == "vllm|A|zero-shot"]
-    results = _command("results", "--project", project.name)
+    results = command_json("results", "--project", project.name)
     [row] = [r for r in results if r["model"] == "A" and r["profile"] == "definition"]
     assert board_value == pytest.approx(stored["metrics"][metric])
     assert row["figures"][f"{field}:{metric}"] == pytest.approx(stored["metrics"][metric])
@@ -132,9 +116,9 @@ def test_the_score_entry_points_refuse_what_an_item_run_is_not_scored_with() -> 
     run = runs["A/types"]
     create_project(name="Other items", taxonomy=project.taxonomy, kind="items", form=FORM)
     with pytest.raises(CommandError, match="answer key: gold:SmartyPat results"):
-        _command("score", "gold:Other items", f"run:{project.name}/{run.name}")
+        command_json("score", "gold:Other items", f"run:{project.name}/{run.name}")
     with pytest.raises(CommandError, match="is scored under items"):
-        _command(
+        command_json(
             "score", f"gold:{project.name}", f"run:{project.name}/{run.name}", "--profile", "paper"
         )
     client = client_for(reviewer)
