@@ -51,11 +51,14 @@ class Watched:
 
     def sample(self, at: float) -> Sample:
         status = self.page.get_by_test_id("run-status").inner_text().strip().lower()
-        bar = self.page.get_by_test_id("run-progress").first
-        done = int(bar.get_attribute("aria-valuenow") or 0) if bar.count() else 0
-        total = int(bar.get_attribute("aria-valuemax") or 0) if bar.count() else 0
-        eta = self.page.get_by_test_id("run-eta")
-        text = eta.first.inner_text() if eta.count() else ""
+        # read at once what is on the page now: the bar and the ETA go when the run ends,
+        # and a locator that waits for them would wait for an element that is gone
+        bars = self.page.get_by_test_id("run-progress").evaluate_all(
+            "bars => bars.map(b => ['aria-valuenow', 'aria-valuemax'].map(a => b.getAttribute(a)))"
+        )
+        done, total = (int(value or 0) for value in bars[0]) if bars else (0, 0)
+        etas = self.page.get_by_test_id("run-eta").all_inner_texts()
+        text = etas[0] if etas else ""
         found = Sample(at, status, done, total, text, shown_seconds(text))
         self.samples.append(found)
         return found
