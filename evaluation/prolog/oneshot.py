@@ -59,12 +59,13 @@ NICE = 10  # added to the swipl process's nice value
 
 def _command(cpu_s: int) -> list[str]:
     """``swipl`` on ``oracle_once.pl``, its address space (set later, swipl can hang
-    instead of aborting when an allocation fails) and CPU seconds limited before it starts."""
+    instead of aborting when an allocation fails) and CPU seconds limited and its nice value
+    raised by ``NICE`` before it starts."""
     return [
         "/bin/sh",
         "-c",
         f"ulimit -v {MEMORY_MB * 1024} && ulimit -t {cpu_s + 1} && ulimit -S -t {cpu_s} "
-        '&& exec "$@"',
+        f'&& exec nice -n {NICE} "$@"',
         "sh",
         "swipl",
         f"--stack-limit={STACK_LIMIT}",
@@ -149,14 +150,6 @@ def _peak_mb(pid: int) -> float:
     return 0.0
 
 
-def _lower_priority(pid: int) -> None:
-    """Raise the process's nice value by ``NICE`` (it may already have exited)."""
-    try:
-        os.setpriority(os.PRIO_PROCESS, pid, os.getpriority(os.PRIO_PROCESS, pid) + NICE)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def _stop(process: subprocess.Popen) -> None:
     """Kill the process group (the leader, even exited, keeps its id until reaped), reap."""
     try:
@@ -188,7 +181,6 @@ def _run(request: dict[str, Any], *, time_limit_s: float, what: str) -> dict[str
         close_fds=True,
     )
     try:
-        _lower_priority(process.pid)  # the same process once sh has exec'd swipl
         out, err, passed = _exchange(process, payload, time.monotonic() + wall_s)
     finally:
         _stop(process)
