@@ -73,13 +73,11 @@ class _GoldItem:
 def _gold_item(
     record: MafaldaRecord, resolver: LabelResolver, name: str, report: ImportReport
 ) -> _GoldItem:
-    def fail(field_name: str, message: str) -> DatasetFormatError:
-        return DatasetFormatError(name, record.line, field_name, message)
-
     spans = group_spans(
         record.labels,
         resolver,
-        fail,
+        file_name=name,
+        line=record.line,
         field_name="labels",
         to_clean=lambda: report.to_clean_lines.append(record.line),
     )
@@ -88,7 +86,9 @@ def _gold_item(
         try:
             alignment = sentences_from_units(record.text, record.sentence_units)
         except SentenceError as error:
-            raise fail("sentences_with_labels", str(error)) from None
+            raise DatasetFormatError(
+                name, record.line, "sentences_with_labels", str(error)
+            ) from None
         sentences = alignment.ranges
         report.sentence_units += alignment.units
         report.sentence_units_dropped += [f"{record.line}:{i}" for i in alignment.dropped]

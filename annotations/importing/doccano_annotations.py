@@ -19,7 +19,6 @@ from annotations.importing.batches import (
     count_spans,
     lock_project,
 )
-from annotations.importing.formats import DatasetFormatError
 from annotations.importing.formats.doccano import DoccanoRecord, read_doccano
 from annotations.importing.formats.jsonl import Source, source_name
 from annotations.importing.label_spans import SpanDraft, group_spans
@@ -122,13 +121,11 @@ def import_doccano_annotations(
     now = timezone.now()
 
     def item(record: DoccanoRecord) -> _DoccanoItem:
-        def fail(field_name: str, message: str) -> DatasetFormatError:
-            return DatasetFormatError(name, record.line, field_name, message)
-
         spans = group_spans(
             record.labels,
             resolver,
-            fail,
+            file_name=name,
+            line=record.line,
             field_name="label",
             to_clean=lambda: report.to_clean_lines.append(record.line),
         )

@@ -25,12 +25,18 @@ class SpanDraft:
 def group_spans(
     triples: list[LabelTriple],
     resolver: LabelResolver,
-    fail: Callable[[str, str], DatasetFormatError],
     *,
+    file_name: str,
+    line: int,
     field_name: str,
     to_clean: Callable[[], None],
 ) -> list[SpanDraft]:
-    """Triples grouped by ``(start, end)`` in file order into spans of alternatives."""
+    """Triples grouped by ``(start, end)`` in file order into spans of alternatives; a bad
+    label raises ``DatasetFormatError`` naming the file, ``line`` and the field's index."""
+
+    def fail(place: str, message: str) -> DatasetFormatError:
+        return DatasetFormatError(file_name, line, place, message)
+
     groups: dict[Range, set[str]] = {}
     first_index: dict[Range, int] = {}
     for index, triple in enumerate(triples):

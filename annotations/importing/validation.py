@@ -259,12 +259,14 @@ class FileCheck:
             self.repeated_text(record.line, record.text)
 
     def labelled(self, record: Any, field_name: str, errors: Errors, line: int) -> None:
-        def fail(place: str, message: str) -> DatasetFormatError:
-            return DatasetFormatError(self.name, line, place, message)
-
         try:
             group_spans(
-                record.labels, self.resolver, fail, field_name=field_name, to_clean=lambda: None
+                record.labels,
+                self.resolver,
+                file_name=self.name,
+                line=line,
+                field_name=field_name,
+                to_clean=lambda: None,
             )
         except DatasetFormatError as error:
             errors.add_error(error)
