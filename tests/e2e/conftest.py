@@ -60,11 +60,11 @@ def ensure_frontend_build() -> None:
     subprocess.run([npm, "run", "build"], cwd=frontend, check=True)
 
 
-def run_seed(server: LiveServer, script: str) -> dict:
-    """Run a seed script of tests/e2e against the live server's database; its last line
-    of output is the JSON the test needs (ids, names)."""
+def run_seed(server: LiveServer, script: str, *args: str) -> dict:
+    """Run a seed script of tests/e2e (with ``args``) against the live server's database;
+    its last line of output is the JSON the test needs (ids, names)."""
     out = subprocess.run(
-        [sys.executable, f"tests/e2e/{script}"],
+        [sys.executable, f"tests/e2e/{script}", *args],
         cwd=ROOT,
         env=server.env,
         check=True,

@@ -86,6 +86,20 @@ def generation_projects() -> dict:
     return made
 
 
+def end_queued_job(job_id: int) -> dict:
+    """Fail the generation job ``job_id`` while it is still queued, so that the worker a
+    later test starts on this server's queue skips it instead of generating for minutes."""
+    from evaluation.models import GenerationJob
+
+    ended = GenerationJob.objects.filter(pk=job_id, status=GenerationJob.Status.QUEUED).update(
+        status=GenerationJob.Status.FAILED, error="ended by the test that launched it"
+    )
+    return {"ended": ended}
+
+
 if __name__ == "__main__":
     setup_django()
-    print(json.dumps({"templates": templates_project(), "generation": generation_projects()}))
+    if sys.argv[1:2] == ["end-job"]:
+        print(json.dumps(end_queued_job(int(sys.argv[2]))))
+    else:
+        print(json.dumps({"templates": templates_project(), "generation": generation_projects()}))
