@@ -81,6 +81,9 @@ def test_reviewer_sees_the_flub_leaderboard(web_server, flub: dict, page: Page, 
     page.wait_for_url(f"{base}/projects/{project}/results/")
     expect(page.get_by_test_id("results-page")).to_be_visible()
     expect(page.get_by_test_id("tab-results")).to_have_attribute("aria-current", "page")
+    # the board is on screen once its answer came: the server's first one computes it and
+    # imports the scorers' libraries (a CI run saw that take over 5 s beside other tests)
+    page.wait_for_selector("html[data-ready=results]", timeout=60_000)
 
     rows = page.get_by_test_id("results-row")
     expect(rows).to_have_count(4)  # three prompt variants of one model, one human
