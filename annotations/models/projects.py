@@ -11,7 +11,7 @@ from annotations.naming import NAME_LENGTH
 
 # --- counters kept by the database ---------------------------------------------------------
 # Columns ending in ``_count`` on Project, Membership, Document and AnnotatorCounter (and
-# its ``last_active``) are maintained by database triggers (migrations 0007 and 0018,
+# its ``last_active``) are maintained by database triggers (migrations 0007, 0018 and 0020,
 # PostgreSQL and SQLite) on every insert, update and delete of documents, assignments and
 # annotations, however it is made (services,
 # bulk_create, QuerySet.update/delete, the Django admin, raw SQL). ``save()`` never writes

@@ -1,5 +1,5 @@
 """Recompute the counters the database keeps (``annotations.models``: "counters kept by the
-database"; triggers of migrations 0007 and 0018).
+database"; triggers of migrations 0007, 0018 and 0020).
 
 The triggers keep every ``*_count`` column right on every write, so no service needs to
 call anything here. ``refresh_counts`` recomputes them from the rows: a repair after
