@@ -209,6 +209,9 @@ def _child(folder: Path) -> None:
     peak = _peak_bytes()
     try:
         data = pickle.dumps((*outcome, peak))
+    except MemoryError:  # a result too large to hand back within the memory limit
+        outcome = (False, LimitExceeded("IMPORT_MEMORY_BYTES", NEEDS_MEMORY))
+        data = pickle.dumps((*outcome, _peak_bytes()))
     except Exception as error:  # noqa: BLE001 - an exception that does not pickle
         failed = ChildFailed(f"{type(outcome[1]).__name__}: {error}")
         data = pickle.dumps((False, failed, peak))
